@@ -1,0 +1,76 @@
+# pollguard: plain make. Flags for libbsd and inih come from pkg-config.
+
+PREFIX ?=	/usr/local
+BINDIR ?=	$(PREFIX)/bin
+MANDIR ?=	$(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?=		cc
+AR ?=		ar
+PKG_CONFIG ?=	pkg-config
+CFLAGS ?=	-O2 -g
+override CFLAGS +=	-std=c99 -D_GNU_SOURCE -DLIBBSD_OPENBSD_VIS -Wall -Wextra -Ilib \
+		$(shell $(PKG_CONFIG) --cflags libbsd-overlay inih)
+BASE_LIBS =	$(shell $(PKG_CONFIG) --libs inih libbsd-overlay)
+
+LIB_OBJS =	lib/config.o lib/decide.o lib/duration.o lib/state.o
+TOOLS =		bin/pollguard-check bin/pollguard-touch
+MAN1 =		man/pollguard-check.1 man/pollguard-touch.1
+MAN5 =		man/pollguard.conf.5
+MAN7 =		man/pollguard.7
+UNIT_TESTS =	$(patsubst %.c,%,$(wildcard tests/unit/t_*.c))
+TEST_PROGS =	$(UNIT_TESTS) tests/pgstate
+
+all: $(TOOLS)
+
+$(LIB_OBJS) bin/tool.o bin/pollguard-check.o bin/pollguard-touch.o: \
+    lib/pollguard.h
+bin/tool.o bin/pollguard-check.o bin/pollguard-touch.o: bin/tool.h
+
+lib/libpollguard.a: $(LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJS)
+
+# Each tool links only what it uses: neither links libcurl (yet).
+bin/pollguard-check: bin/pollguard-check.o bin/tool.o lib/libpollguard.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bin/pollguard-check.o bin/tool.o \
+	    lib/libpollguard.a $(BASE_LIBS)
+
+bin/pollguard-touch: bin/pollguard-touch.o bin/tool.o lib/libpollguard.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bin/pollguard-touch.o bin/tool.o \
+	    lib/libpollguard.a $(BASE_LIBS)
+
+$(TEST_PROGS): %: %.c lib/libpollguard.a lib/pollguard.h
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libpollguard.a $(BASE_LIBS)
+$(UNIT_TESTS): tests/unit/tap.h
+
+# The README's commands: dependencies first (installed as root, or named).
+deps:
+	@sh scripts/deps
+
+check: deps
+	@$(MAKE) --no-print-directory all $(TEST_PROGS)
+	@sh tests/run
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
+	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+
+uninstall:
+	rm -f $(TOOLS:bin/%=$(DESTDIR)$(BINDIR)/%) \
+	    $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) \
+	    $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%) \
+	    $(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%)
+
+clean:
+	rm -f lib/*.o lib/libpollguard.a bin/*.o $(TOOLS) $(TEST_PROGS)
+
+.PHONY: all check clean deps demo install uninstall

@@ -1,0 +1,108 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <vis.h>
+
+#include "tool.h"
+
+void
+tool_init(void)
+{
+	openlog(getprogname(), LOG_PID, LOG_USER);
+}
+
+static void
+vlog(int prio, int to_stderr, const char *fmt, va_list ap)
+{
+	char	 msg[PG_ERR_MAX * 2];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	syslog(prio, "%s", msg);
+	if (to_stderr)
+		fprintf(stderr, "%s: %s\n", getprogname(), msg);
+}
+
+void
+tool_error(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, 1, fmt, ap);
+	va_end(ap);
+}
+
+void
+tool_die(int status, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, 1, fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void
+tool_die_errno(int status, const char *fmt, ...)
+{
+	char	 msg[PG_ERR_MAX * 2];
+	va_list	 ap;
+	int	 saved = errno;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tool_die(status, "%s: %s", msg, strerror(saved));
+}
+
+void
+tool_warn(const struct tool *t, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_WARNING, !t->quiet && (t->verbose || isatty(STDERR_FILENO)),
+	    fmt, ap);
+	va_end(ap);
+}
+
+void
+tool_explain(const struct tool *t, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (!t->verbose)
+		return;
+	fprintf(stderr, "%s: ", getprogname());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+tool_setup(struct tool *t, const char *confopt, const char *id)
+{
+	char	 err[PG_ERR_MAX], safe[PG_NAME_MAX * 4 + 1];
+
+	if (!pg_cluster_id_valid(id)) {
+		/* Escaped and cut short: the argument is untrusted text. */
+		strnvis(safe, id, sizeof(safe), VIS_CSTYLE | VIS_OCTAL);
+		tool_die(EX_USAGE, "invalid cluster ID '%s' (1 to %d letters,"
+		    " digits, '.', '_', '-', not starting with '.')", safe,
+		    PG_NAME_MAX);
+	}
+	if (pg_config_load(pg_config_path(confopt), &t->cfg, err,
+	    sizeof(err)) == -1)
+		tool_die(EX_CONFIG, "%s", err);
+	if ((t->cluster = pg_config_cluster(t->cfg, id)) == NULL)
+		tool_die(EX_CONFIG, "%s: no [cluster %s]", t->cfg->path, id);
+	if (pg_state_open(&t->state, t->cfg->state, 1, err,
+	    sizeof(err)) == -1)
+		tool_die(EX_CANTCREAT, "%s", err);
+}

@@ -1,0 +1,60 @@
+/*
+ * What pollguard's tools share beyond the library: messages (stderr and
+ * syslog) and the set-up every tool does. Unlike the library, these exit.
+ */
+#ifndef TOOL_H
+#define TOOL_H
+
+#include <sysexits.h>
+
+#include "pollguard.h"
+
+#ifndef __dead
+#define __dead	__attribute__((__noreturn__))
+#endif
+
+/* Exit status of a local run that is still going (touch --). */
+#define EXIT_RUNNING	EX_TEMPFAIL
+
+struct tool {
+	struct pg_config		*cfg;
+	const struct pg_cluster		*cluster;
+	struct pg_state			 state;
+	int				 quiet;	/* no warnings on stderr */
+	int				 verbose;
+};
+
+/* Open syslog under the program's name. */
+void	 tool_init(void);
+
+/* An error: stderr and syslog. */
+void	 tool_error(const char *, ...)
+	    __attribute__((__format__(__printf__, 1, 2)));
+
+/* tool_error, then exit with the status given. */
+__dead void	 tool_die(int, const char *, ...)
+	    __attribute__((__format__(__printf__, 2, 3)));
+
+/* tool_die with ": strerror(errno)" appended. */
+__dead void	 tool_die_errno(int, const char *, ...)
+	    __attribute__((__format__(__printf__, 2, 3)));
+
+/*
+ * A warning: always to syslog; to stderr when it is a terminal, or with
+ * -v, and never with -q. Cron mails what a job prints, so a warning that
+ * needs no action stays off a non-terminal stderr.
+ */
+void	 tool_warn(const struct tool *, const char *, ...)
+	    __attribute__((__format__(__printf__, 2, 3)));
+
+/* With -v: a line on stderr explaining what happens. */
+void	 tool_explain(const struct tool *, const char *, ...)
+	    __attribute__((__format__(__printf__, 2, 3)));
+
+/*
+ * Validate the cluster argument (exit 64), load the config (exit 78), find
+ * the cluster in it (exit 78) and open the state directory (exit 73).
+ */
+void	 tool_setup(struct tool *, const char *, const char *);
+
+#endif /* TOOL_H */

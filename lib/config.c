@@ -1,0 +1,761 @@
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <ini.h>
+
+#include "pollguard.h"
+
+/*
+ * Debian's inih calls the handler without a line number, never for an
+ * empty section, splits lines longer than 199 characters silently and
+ * reads an indented line after a key as a continuation of its value. We
+ * therefore feed it through our own line reader, which counts lines,
+ * rejects what inih would misread, and sees every section header.
+ */
+
+enum section {
+	SEC_NONE,
+	SEC_GLOBAL,
+	SEC_SERVE,
+	SEC_PEER,
+	SEC_CLUSTER
+};
+
+struct parse {
+	FILE			*fp;
+	struct pg_config	*cfg;
+	int			 line;
+	enum section		 sec;
+	unsigned int		 seen;		/* keys of this section so far */
+	int			 seen_global;
+	int			 seen_serve;
+	int			 has_password;
+	char			**peerlists;	/* per cluster, NULL: default */
+	int			*peerlines;
+	char			*err;
+	size_t			 errlen;
+	int			 failed;
+	int			 errline;
+};
+
+static int
+fail(struct parse *p, int line, const char *fmt, ...)
+{
+	char	 msg[PG_ERR_MAX];
+	va_list	 ap;
+
+	if (p->failed)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(p->err, p->errlen, "%s:%d: %s", p->cfg->path, line,
+		    msg);
+	else
+		snprintf(p->err, p->errlen, "%s: %s", p->cfg->path, msg);
+	p->failed = 1;
+	p->errline = line;
+	return 0;
+}
+
+static int
+copy(struct parse *p, char *dst, size_t len, const char *src,
+    const char *key)
+{
+	if (strlcpy(dst, src, len) >= len)
+		return fail(p, p->line, "%s: too long (at most %zu "
+		    "characters)", key, len - 1);
+	return 1;
+}
+
+static int
+has_control(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+static int
+duration(struct parse *p, const char *key, const char *val, int64_t min,
+    int64_t max, int64_t *ms)
+{
+	const char	*errstr;
+	char		 lo[32], hi[32];
+
+	if (pg_duration_parse(val, min, max, ms, &errstr) == 0)
+		return 1;
+	if (pg_duration_format(min, lo, sizeof(lo)) == -1 ||
+	    pg_duration_format(max, hi, sizeof(hi)) == -1)
+		lo[0] = hi[0] = '\0';
+	if (strcmp(errstr, "invalid") == 0)
+		return fail(p, p->line, "%s: invalid duration '%s' (a whole "
+		    "number with a unit ms, s, m, h or d)", key, val);
+	if (strcmp(errstr, "too small") == 0)
+		return fail(p, p->line, "%s: %s is too small (minimum %s)",
+		    key, val, lo);
+	return fail(p, p->line, "%s: %s is too large (maximum %s)", key, val,
+	    hi);
+}
+
+/* The bit of key in keys[], failing on unknown and repeated keys. */
+static int
+key_bit(struct parse *p, const char *section, const char *const *keys,
+    const char *key, unsigned int *bit)
+{
+	unsigned int	 i;
+
+	for (i = 0; keys[i] != NULL; i++)
+		if (strcmp(keys[i], key) == 0)
+			break;
+	if (keys[i] == NULL)
+		return fail(p, p->line, "unknown key '%s' in [%s]", key,
+		    section);
+	if (p->seen & (1U << i))
+		return fail(p, p->line, "'%s' set twice in [%s]", key,
+		    section);
+	p->seen |= 1U << i;
+	*bit = i;
+	return 1;
+}
+
+static const char *const global_keys[] = {
+	"node", "state", "timeout", "connect_timeout", "settle", NULL
+};
+
+static int
+global_key(struct parse *p, const char *key, const char *val)
+{
+	struct pg_config	*cfg = p->cfg;
+	unsigned int		 k;
+
+	if (!key_bit(p, "pollguard", global_keys, key, &k))
+		return 0;
+	switch (k) {
+	case 0:
+		if (!pg_peer_name_valid(val))
+			return fail(p, p->line, "node: invalid name '%s' "
+			    "(letters, digits, '.', '_', '-'; at most %d)",
+			    val, PG_NAME_MAX);
+		return copy(p, cfg->node, sizeof(cfg->node), val, key);
+	case 1:
+		if (val[0] != '/')
+			return fail(p, p->line, "state: '%s' is not an "
+			    "absolute path", val);
+		return copy(p, cfg->state, sizeof(cfg->state), val, key);
+	case 2:
+		return duration(p, key, val, 100, 60 * 1000,
+		    &cfg->timeout_ms);
+	case 3:
+		return duration(p, key, val, 10, 60 * 1000,
+		    &cfg->connect_timeout_ms);
+	default:
+		return duration(p, key, val, 0, 10 * 1000, &cfg->settle_ms);
+	}
+}
+
+static int
+url_valid(const char *url)
+{
+	const char	*host, *end;
+
+	if (strncasecmp(url, "http://", 7) == 0)
+		host = url + 7;
+	else if (strncasecmp(url, "https://", 8) == 0)
+		host = url + 8;
+	else
+		return 0;
+	end = host + strcspn(host, "/?#");
+	if (end == host || *host == ':' || memchr(host, '@', end - host))
+		return 0;
+	return strpbrk(url, " \t") == NULL && !has_control(url);
+}
+
+static const char *const peer_keys[] = {
+	"url", "user", "password", "cafile", NULL
+};
+
+static int
+peer_key(struct parse *p, const char *key, const char *val)
+{
+	struct pg_peer	*peer = &p->cfg->peers[p->cfg->npeers - 1];
+	char		 section[PG_NAME_MAX + 8];
+	unsigned int	 k;
+
+	snprintf(section, sizeof(section), "peer %s", peer->name);
+	if (!key_bit(p, section, peer_keys, key, &k))
+		return 0;
+	switch (k) {
+	case 0:
+		if (!url_valid(val))
+			return fail(p, p->line, "url: '%s' is not an http:// "
+			    "or https:// URL with a host (credentials go in "
+			    "user and password)", val);
+		return copy(p, peer->url, sizeof(peer->url), val, key);
+	case 1:
+		if (has_control(val) || strchr(val, ':') != NULL)
+			return fail(p, p->line, "user: must not contain ':' "
+			    "or control characters");
+		return copy(p, peer->user, sizeof(peer->user), val, key);
+	case 2:
+		p->has_password = 1;
+		return copy(p, peer->password, sizeof(peer->password), val,
+		    key);
+	default:
+		if (val[0] != '/')
+			return fail(p, p->line, "cafile: '%s' is not an "
+			    "absolute path", val);
+		return copy(p, peer->cafile, sizeof(peer->cafile), val, key);
+	}
+}
+
+static const char *const cluster_keys[] = {
+	"name", "wait", "peers", "unreachable", NULL
+};
+
+static int
+cluster_key(struct parse *p, const char *key, const char *val)
+{
+	size_t			 i = p->cfg->nclusters - 1;
+	struct pg_cluster	*c = &p->cfg->clusters[i];
+	char			 section[PG_NAME_MAX + 16];
+	unsigned int		 k;
+
+	snprintf(section, sizeof(section), "cluster %s", c->id);
+	if (!key_bit(p, section, cluster_keys, key, &k))
+		return 0;
+	switch (k) {
+	case 0:
+		if (has_control(val))
+			return fail(p, p->line, "name: control characters");
+		return copy(p, c->name, sizeof(c->name), val, key);
+	case 1:
+		return duration(p, key, val, PG_WAIT_MIN_MS, PG_WAIT_MAX_MS,
+		    &c->wait_ms);
+	case 2:
+		if ((p->peerlists[i] = strdup(val)) == NULL)
+			return fail(p, p->line, "%s", strerror(errno));
+		p->peerlines[i] = p->line;
+		return 1;
+	default:
+		if (strcmp(val, "run") == 0)
+			c->unreachable = PG_UNREACHABLE_RUN;
+		else if (strcmp(val, "skip") == 0)
+			c->unreachable = PG_UNREACHABLE_SKIP;
+		else
+			return fail(p, p->line, "unreachable: '%s' is "
+			    "neither 'run' nor 'skip'", val);
+		return 1;
+	}
+}
+
+/* Parse host:port, [v6]:port or :port. */
+static int
+listen_valid(const char *val)
+{
+	char		 host[INET6_ADDRSTRLEN + 2];
+	unsigned char	 buf[sizeof(struct in6_addr)];
+	const char	*colon, *errstr;
+	size_t		 n;
+
+	if ((colon = strrchr(val, ':')) == NULL)
+		return 0;
+	strtonum(colon + 1, 1, 65535, &errstr);
+	if (errstr != NULL || colon[1] == '+')
+		return 0;
+	n = colon - val;
+	if (n == 0)
+		return 1;
+	if (n >= sizeof(host))
+		return 0;
+	memcpy(host, val, n);
+	host[n] = '\0';
+	if (host[0] == '[') {
+		if (n < 3 || host[n - 1] != ']')
+			return 0;
+		host[n - 1] = '\0';
+		return inet_pton(AF_INET6, host + 1, buf) == 1;
+	}
+	return inet_pton(AF_INET, host, buf) == 1;
+}
+
+static int
+user_name_valid(const char *s)
+{
+	size_t	 n;
+
+	n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+	return n > 0 && n <= 32 && s[n] == '\0' &&
+	    (islower((unsigned char)s[0]) || s[0] == '_');
+}
+
+#define SEPARATORS	", \t"
+
+static const char *const serve_keys[] = {
+	"listen", "user", "password", "allow", "run_as", NULL
+};
+
+static int
+serve_key(struct parse *p, const char *key, const char *val)
+{
+	struct pg_serve	*sv = &p->cfg->serve;
+	char		 list[PG_VALUE_MAX], *tok, *last;
+	unsigned int	 k;
+
+	if (!key_bit(p, "serve", serve_keys, key, &k))
+		return 0;
+	switch (k) {
+	case 0:
+		if (!listen_valid(val))
+			return fail(p, p->line, "listen: '%s' is not ADDR:PORT,"
+			    " [ADDR]:PORT or :PORT", val);
+		return copy(p, sv->listen, sizeof(sv->listen), val, key);
+	case 1:
+		if (has_control(val) || strchr(val, ':') != NULL)
+			return fail(p, p->line, "user: must not contain ':' "
+			    "or control characters");
+		return copy(p, sv->user, sizeof(sv->user), val, key);
+	case 2:
+		p->has_password = 1;
+		return copy(p, sv->password, sizeof(sv->password), val, key);
+	case 3:
+		if (!copy(p, list, sizeof(list), val, key))
+			return 0;
+		for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
+		    tok = strtok_r(NULL, SEPARATORS, &last)) {
+			if (sv->nallow == PG_ALLOW_MAX)
+				return fail(p, p->line, "allow: more than %d "
+				    "entries", PG_ALLOW_MAX);
+			if (pg_net_parse(tok, &sv->allow[sv->nallow]) == -1)
+				return fail(p, p->line, "allow: '%s' is not "
+				    "an address or CIDR range", tok);
+			sv->nallow++;
+		}
+		return 1;
+	default:
+		if (!user_name_valid(val))
+			return fail(p, p->line, "run_as: invalid user name "
+			    "'%s'", val);
+		return copy(p, sv->run_as, sizeof(sv->run_as), val, key);
+	}
+}
+
+static int
+handler(void *arg, const char *section, const char *key, const char *val)
+{
+	struct parse	*p = arg;
+
+	(void)section;	/* the reader tracks sections itself */
+	if (p->failed)
+		return 0;
+	if (val[0] == '\0')
+		return fail(p, p->line, "%s: empty value", key);
+	switch (p->sec) {
+	case SEC_GLOBAL:
+		return global_key(p, key, val);
+	case SEC_SERVE:
+		return serve_key(p, key, val);
+	case SEC_PEER:
+		return peer_key(p, key, val);
+	case SEC_CLUSTER:
+		return cluster_key(p, key, val);
+	default:
+		return fail(p, p->line, "'%s' before the first [section]",
+		    key);
+	}
+}
+
+static int
+grow(struct parse *p, void *arrp, size_t n, size_t size)
+{
+	void	**arr = arrp, *na;
+
+	if ((na = reallocarray(*arr, n + 1, size)) == NULL)
+		return fail(p, p->line, "%s", strerror(errno));
+	*arr = na;
+	memset((char *)na + n * size, 0, size);
+	return 1;
+}
+
+static int
+new_peer(struct parse *p, const char *name)
+{
+	struct pg_config	*cfg = p->cfg;
+	size_t			 i;
+
+	if (!pg_peer_name_valid(name))
+		return fail(p, p->line, "invalid peer name '%s' (letters, "
+		    "digits, '.', '_', '-'; at most %d)", name, PG_NAME_MAX);
+	for (i = 0; i < cfg->npeers; i++)
+		if (strcasecmp(cfg->peers[i].name, name) == 0)
+			return fail(p, p->line, "[peer %s] repeats line %d",
+			    name, cfg->peers[i].line);
+	if (cfg->npeers == PG_PEERS_MAX)
+		return fail(p, p->line, "more than %d peers", PG_PEERS_MAX);
+	if (!grow(p, &cfg->peers, cfg->npeers, sizeof(*cfg->peers)))
+		return 0;
+	strlcpy(cfg->peers[cfg->npeers].name, name,
+	    sizeof(cfg->peers[0].name));
+	cfg->peers[cfg->npeers++].line = p->line;
+	return 1;
+}
+
+static int
+new_cluster(struct parse *p, const char *id)
+{
+	struct pg_config	*cfg = p->cfg;
+	size_t			 i, n = cfg->nclusters;
+
+	if (!pg_cluster_id_valid(id))
+		return fail(p, p->line, "invalid cluster ID '%s' (letters, "
+		    "digits, '.', '_', '-', not starting with '.'; at most "
+		    "%d)", id, PG_NAME_MAX);
+	for (i = 0; i < n; i++)
+		if (strcmp(cfg->clusters[i].id, id) == 0)
+			return fail(p, p->line, "[cluster %s] repeats line %d",
+			    id, cfg->clusters[i].line);
+	if (n == PG_CLUSTERS_MAX)
+		return fail(p, p->line, "more than %d clusters",
+		    PG_CLUSTERS_MAX);
+	if (!grow(p, &cfg->clusters, n, sizeof(*cfg->clusters)) ||
+	    !grow(p, &p->peerlists, n, sizeof(*p->peerlists)) ||
+	    !grow(p, &p->peerlines, n, sizeof(*p->peerlines)))
+		return 0;
+	strlcpy(cfg->clusters[n].id, id, sizeof(cfg->clusters[0].id));
+	cfg->clusters[n].line = p->line;
+	cfg->nclusters++;
+	return 1;
+}
+
+/* A section header "[...]" starting at column 0 of the current line. */
+static int
+section(struct parse *p, const char *line)
+{
+	char		 name[PG_VALUE_MAX], *arg;
+	const char	*end;
+	size_t		 n;
+
+	if ((end = strchr(line, ']')) == NULL)
+		return fail(p, p->line, "section header without ']'");
+	n = end - line - 1;
+	memcpy(name, line + 1, n);
+	name[n] = '\0';
+	end += 1 + strspn(end + 1, " \t\r\n");
+	if (*end != '\0' && *end != ';' && *end != '#')
+		return fail(p, p->line, "text after the section header");
+	p->seen = 0;
+	if ((arg = strchr(name, ' ')) != NULL) {
+		*arg++ = '\0';
+		arg += strspn(arg, " \t");
+	}
+	if (strcmp(name, "pollguard") == 0 && arg == NULL) {
+		if (p->seen_global)
+			return fail(p, p->line, "[pollguard] repeats line %d",
+			    p->seen_global);
+		p->seen_global = p->line;
+		p->sec = SEC_GLOBAL;
+		return 1;
+	}
+	if (strcmp(name, "serve") == 0 && arg == NULL) {
+		if (p->seen_serve)
+			return fail(p, p->line, "[serve] repeats line %d",
+			    p->seen_serve);
+		p->seen_serve = p->line;
+		p->sec = SEC_SERVE;
+		return 1;
+	}
+	if (strcmp(name, "peer") == 0 && arg != NULL) {
+		p->sec = SEC_PEER;
+		return new_peer(p, arg);
+	}
+	if (strcmp(name, "cluster") == 0 && arg != NULL) {
+		p->sec = SEC_CLUSTER;
+		return new_cluster(p, arg);
+	}
+	if (arg != NULL)
+		arg[-1] = ' ';
+	return fail(p, p->line, "unknown section [%s] (expected [pollguard], "
+	    "[serve], [peer NAME] or [cluster ID])", name);
+}
+
+static char *
+reader(char *buf, int size, void *arg)
+{
+	struct parse	*p = arg;
+	char		*line;
+	size_t		 n = 0;
+	int		 c = EOF;
+
+	if (p->failed)
+		return NULL;
+	while (n < (size_t)size - 1 && (c = getc(p->fp)) != EOF) {
+		if (c == '\0') {
+			fail(p, p->line + 1, "NUL byte");
+			return NULL;
+		}
+		buf[n++] = c;
+		if (c == '\n')
+			break;
+	}
+	if (n == 0)
+		return NULL;
+	buf[n] = '\0';
+	p->line++;
+	if (c != '\n' && c != EOF && (c = getc(p->fp)) != '\n' && c != EOF) {
+		fail(p, p->line, "line longer than %d characters", size - 1);
+		return NULL;
+	}
+	line = buf;
+	if (p->line == 1 && strncmp(line, "\xEF\xBB\xBF", 3) == 0)
+		line += 3;	/* inih skips a UTF-8 byte order mark */
+	n = strspn(line, " \t");
+	if (line[0] == '[')
+		section(p, line);
+	else if (n > 0 && strchr(";#\r\n", line[n]) == NULL)
+		fail(p, p->line, "line starts with white space (inih would "
+		    "read it as part of the previous value)");
+	return p->failed ? NULL : buf;
+}
+
+/* Resolve what needs the whole file: defaults and cross-references. */
+static int
+finish(struct parse *p)
+{
+	struct pg_config	*cfg = p->cfg;
+	struct pg_cluster	*c;
+	char			*tok, *last, host[256];
+	size_t			 i, j, k;
+
+	if (cfg->node[0] == '\0') {
+		if (gethostname(host, sizeof(host)) == -1)
+			return fail(p, 0, "gethostname: %s", strerror(errno));
+		host[sizeof(host) - 1] = '\0';
+		host[strcspn(host, ".")] = '\0';
+		if (!pg_peer_name_valid(host))
+			return fail(p, 0, "host name '%s' is not a valid node "
+			    "name; set node in [pollguard]", host);
+		strlcpy(cfg->node, host, sizeof(cfg->node));
+	}
+	if (cfg->connect_timeout_ms > cfg->timeout_ms)
+		return fail(p, p->seen_global, "connect_timeout is longer "
+		    "than timeout");
+	for (i = 0; i < cfg->npeers; i++) {
+		if (cfg->peers[i].url[0] == '\0')
+			return fail(p, cfg->peers[i].line, "[peer %s] has no "
+			    "url", cfg->peers[i].name);
+		if ((cfg->peers[i].user[0] == '\0') !=
+		    (cfg->peers[i].password[0] == '\0'))
+			return fail(p, cfg->peers[i].line, "[peer %s] needs "
+			    "both user and password, or neither",
+			    cfg->peers[i].name);
+	}
+	if ((cfg->serve.user[0] == '\0') != (cfg->serve.password[0] == '\0'))
+		return fail(p, p->seen_serve, "[serve] needs both user and "
+		    "password, or neither");
+	for (i = 0; i < cfg->nclusters; i++) {
+		c = &cfg->clusters[i];
+		if (c->wait_ms == 0)
+			return fail(p, c->line, "[cluster %s] has no wait",
+			    c->id);
+		if ((c->peers = calloc(cfg->npeers + 1, sizeof(*c->peers))) ==
+		    NULL)
+			return fail(p, 0, "%s", strerror(errno));
+		if (p->peerlists[i] == NULL) {
+			for (j = 0; j < cfg->npeers; j++)
+				if (strcasecmp(cfg->peers[j].name,
+				    cfg->node) != 0)
+					c->peers[c->npeers++] = j;
+			continue;
+		}
+		for (tok = strtok_r(p->peerlists[i], SEPARATORS, &last);
+		    tok != NULL; tok = strtok_r(NULL, SEPARATORS, &last)) {
+			for (j = 0; j < cfg->npeers; j++)
+				if (strcasecmp(cfg->peers[j].name, tok) == 0)
+					break;
+			if (j == cfg->npeers)
+				return fail(p, p->peerlines[i], "peers: no "
+				    "[peer %s] in this file", tok);
+			for (k = 0; k < c->npeers; k++)
+				if (c->peers[k] == j)
+					return fail(p, p->peerlines[i],
+					    "peers: %s listed twice", tok);
+			if (strcasecmp(tok, cfg->node) != 0)
+				c->peers[c->npeers++] = j;
+		}
+	}
+	return 1;
+}
+
+const char *
+pg_config_path(const char *opt)
+{
+	const char	*env;
+
+	if (opt != NULL)
+		return opt;
+	if ((env = getenv(PG_CONF_ENV)) != NULL && env[0] != '\0')
+		return env;
+	return PG_CONF_DEFAULT;
+}
+
+int
+pg_config_load(const char *path, struct pg_config **cfgp, char *err,
+    size_t errlen)
+{
+	struct parse		 p;
+	struct pg_config	*cfg;
+	struct stat		 sb;
+	size_t			 i;
+	int			 fd, r;
+
+	memset(&p, 0, sizeof(p));
+	if ((cfg = calloc(1, sizeof(*cfg))) == NULL) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	p.cfg = cfg;
+	p.err = err;
+	p.errlen = errlen;
+	if (strlcpy(cfg->path, path, sizeof(cfg->path)) >= sizeof(cfg->path)) {
+		snprintf(err, errlen, "config file name too long");
+		free(cfg);
+		return -1;
+	}
+	strlcpy(cfg->state, PG_STATE_DEFAULT, sizeof(cfg->state));
+	cfg->timeout_ms = 2000;
+	cfg->connect_timeout_ms = 1000;
+	cfg->settle_ms = 500;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1 ||
+	    fstat(fd, &sb) == -1) {
+		fail(&p, 0, "%s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		fail(&p, 0, "not a regular file");
+		goto out;
+	}
+	if ((p.fp = fdopen(fd, "r")) == NULL) {
+		fail(&p, 0, "%s", strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	r = ini_parse_stream(reader, &p, handler, &p);
+	if (!p.failed && ferror(p.fp))
+		fail(&p, 0, "read error");
+	if (r > 0 && (!p.failed || r < p.errline)) {
+		p.failed = 0;
+		fail(&p, r, "syntax error (expected [section] or key = value)");
+	}
+	if (!p.failed && r < 0)
+		fail(&p, 0, "out of memory");
+	if (!p.failed)
+		finish(&p);
+	if (!p.failed && p.has_password && (sb.st_mode & (S_IRGRP | S_IROTH)))
+		fail(&p, 0, "contains passwords but is readable by group or "
+		    "others (mode %04o); run: chmod 600 %s",
+		    (unsigned int)(sb.st_mode & 07777), path);
+out:
+	if (p.fp != NULL)
+		fclose(p.fp);
+	else if (fd != -1)
+		close(fd);
+	for (i = 0; i < cfg->nclusters; i++)
+		free(p.peerlists[i]);
+	free(p.peerlists);
+	free(p.peerlines);
+	if (p.failed) {
+		pg_config_free(cfg);
+		return -1;
+	}
+	*cfgp = cfg;
+	return 0;
+}
+
+void
+pg_config_free(struct pg_config *cfg)
+{
+	size_t	 i;
+
+	if (cfg == NULL)
+		return;
+	for (i = 0; i < cfg->nclusters; i++)
+		free(cfg->clusters[i].peers);
+	free(cfg->clusters);
+	explicit_bzero(cfg->peers, cfg->npeers * sizeof(*cfg->peers));
+	free(cfg->peers);
+	explicit_bzero(cfg, sizeof(*cfg));
+	free(cfg);
+}
+
+const struct pg_cluster *
+pg_config_cluster(const struct pg_config *cfg, const char *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < cfg->nclusters; i++)
+		if (strcmp(cfg->clusters[i].id, id) == 0)
+			return &cfg->clusters[i];
+	return NULL;
+}
+
+int
+pg_net_parse(const char *s, struct pg_net *net)
+{
+	char		 addr[INET6_ADDRSTRLEN];
+	const char	*slash, *errstr;
+	unsigned int	 max, i;
+	size_t		 n;
+
+	memset(net, 0, sizeof(*net));
+	slash = strchr(s, '/');
+	n = slash != NULL ? (size_t)(slash - s) : strlen(s);
+	if (n == 0 || n >= sizeof(addr))
+		return -1;
+	memcpy(addr, s, n);
+	addr[n] = '\0';
+	net->family = strchr(addr, ':') != NULL ? AF_INET6 : AF_INET;
+	max = net->family == AF_INET6 ? 128 : 32;
+	if (inet_pton(net->family, addr, net->addr) != 1)
+		return -1;
+	net->prefix = max;
+	if (slash != NULL) {
+		if (strspn(slash + 1, "0123456789") != strlen(slash + 1))
+			return -1;
+		net->prefix = strtonum(slash + 1, 0, max, &errstr);
+		if (errstr != NULL)
+			return -1;
+	}
+	for (i = net->prefix; i < max; i++)
+		net->addr[i / 8] &= ~(0x80 >> (i % 8));
+	return 0;
+}
+
+int
+pg_net_match(const struct pg_net *net, int family, const void *addr)
+{
+	const unsigned char	*a = addr;
+	unsigned int		 full = net->prefix / 8, rest = net->prefix % 8;
+
+	if (family != net->family)
+		return 0;
+	if (memcmp(a, net->addr, full) != 0)
+		return 0;
+	return rest == 0 ||
+	    ((a[full] ^ net->addr[full]) & (0xff << (8 - rest)) & 0xff) == 0;
+}

@@ -1,0 +1,116 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pollguard.h"
+
+static const struct {
+	const char	*suffix;
+	int64_t		 ms;
+} units[] = {
+	{ "ms",	1 },
+	{ "s",	1000 },
+	{ "m",	60 * 1000 },
+	{ "h",	3600 * 1000 },
+	{ "d",	24 * 3600 * 1000 },
+	{ "",	1000 },		/* a bare number means seconds */
+};
+
+int
+pg_duration_parse(const char *s, int64_t min, int64_t max, int64_t *ms,
+    const char **errstr)
+{
+	char		 digits[24];
+	const char	*errs;
+	size_t		 n, i;
+	long long	 v;
+
+	n = strspn(s, "0123456789");
+	if (n == 0 || n >= sizeof(digits))
+		goto invalid;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(s + n, units[i].suffix) == 0)
+			break;
+	if (i == sizeof(units) / sizeof(units[0]))
+		goto invalid;
+
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	v = strtonum(digits, 0, INT64_MAX / units[i].ms, &errs);
+	if (errs != NULL) {
+		*errstr = "too large";
+		return -1;
+	}
+	v *= units[i].ms;
+	if (v < min) {
+		*errstr = "too small";
+		return -1;
+	}
+	if (v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	*ms = v;
+	*errstr = NULL;
+	return 0;
+invalid:
+	*errstr = "invalid";
+	return -1;
+}
+
+int
+pg_duration_format(int64_t ms, char *buf, size_t len)
+{
+	int64_t	 s;
+	int	 r;
+
+	s = ms / 1000;
+	if (ms == PG_NEVER)
+		r = snprintf(buf, len, "never");
+	else if (ms < 0)
+		r = -1;
+	else if (ms < 1000)
+		r = snprintf(buf, len, "%" PRId64 "ms", ms);
+	else if (ms < 60 * 1000)
+		r = snprintf(buf, len, "%" PRId64 ".%" PRId64 "s", s,
+		    ms % 1000 / 100);
+	else if (s < 3600)
+		r = snprintf(buf, len, "%" PRId64 "m%" PRId64 "s", s / 60,
+		    s % 60);
+	else if (s < 24 * 3600)
+		r = snprintf(buf, len, "%" PRId64 "h%" PRId64 "m", s / 3600,
+		    s % 3600 / 60);
+	else
+		r = snprintf(buf, len, "%" PRId64 "d%" PRId64 "h",
+		    s / (24 * 3600), s % (24 * 3600) / 3600);
+	if (r < 0 || (size_t)r >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+name_valid(const char *s, const char *bad_first)
+{
+	size_t	 n;
+
+	n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789._-");
+	return n > 0 && n <= PG_NAME_MAX && s[n] == '\0' &&
+	    strchr(bad_first, s[0]) == NULL;
+}
+
+int
+pg_cluster_id_valid(const char *s)
+{
+	return name_valid(s, ".");
+}
+
+int
+pg_peer_name_valid(const char *s)
+{
+	return name_valid(s, ".-");
+}

@@ -1,0 +1,362 @@
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pollguard.h"
+
+#define MAGIC		"pollguard-state 1 "
+#define RECORD_MAX	128
+#define BOOT_ID_FILE	"/proc/sys/kernel/random/boot_id"
+
+static void
+boot_id(char *buf)
+{
+	static char	 cached[PG_BOOT_ID_LEN + 1];
+	static int	 done;
+	char		 tmp[PG_BOOT_ID_LEN + 2];
+	ssize_t		 n;
+	int		 fd;
+
+	if (!done) {
+		done = 1;
+		if ((fd = open(BOOT_ID_FILE, O_RDONLY | O_CLOEXEC)) != -1) {
+			n = read(fd, tmp, sizeof(tmp));
+			close(fd);
+			if (n == PG_BOOT_ID_LEN + 1 &&
+			    tmp[PG_BOOT_ID_LEN] == '\n' &&
+			    strspn(tmp, "0123456789abcdef-") ==
+			    PG_BOOT_ID_LEN)
+				memcpy(cached, tmp, PG_BOOT_ID_LEN);
+		}
+	}
+	memcpy(buf, cached, sizeof(cached));
+}
+
+static int
+clock_ns(clockid_t id, int64_t *ns)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(id, &ts) == -1)
+		return -1;
+	*ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return 0;
+}
+
+int
+pg_stamp_now(struct pg_stamp *st)
+{
+	boot_id(st->boot_id);
+	if (clock_ns(CLOCK_BOOTTIME, &st->mono_ns) == -1 ||
+	    clock_ns(CLOCK_REALTIME, &st->wall_ns) == -1)
+		return -1;
+	if (st->wall_ns < 0)
+		st->wall_ns = 0;
+	return 0;
+}
+
+int64_t
+pg_stamp_elapsed(const struct pg_stamp *rec, const struct pg_stamp *now)
+{
+	int64_t	 up, wall;
+	int	 same;
+
+	/* Without boot IDs, a monotonic clock behind the record means a reboot. */
+	if (rec->boot_id[0] != '\0' && now->boot_id[0] != '\0')
+		same = strcmp(rec->boot_id, now->boot_id) == 0;
+	else
+		same = rec->mono_ns <= now->mono_ns;
+	if (same)
+		return now->mono_ns > rec->mono_ns ?
+		    (now->mono_ns - rec->mono_ns) / 1000000 : 0;
+	up = now->mono_ns / 1000000;
+	wall = (now->wall_ns - rec->wall_ns) / 1000000;
+	return wall > up ? wall : up;
+}
+
+int
+pg_stamp_format(const struct pg_stamp *st, char *buf, size_t len)
+{
+	int	 r;
+
+	r = snprintf(buf, len, MAGIC "%s %" PRId64 " %" PRId64 "\n",
+	    st->boot_id[0] != '\0' ? st->boot_id : "-", st->mono_ns,
+	    st->wall_ns);
+	if (r < 0 || (size_t)r >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return r;
+}
+
+static int
+parse_ns(const char *s, size_t n, int64_t *ns)
+{
+	char		 digits[24];
+	const char	*errstr;
+
+	if (n == 0 || n >= sizeof(digits) || strspn(s, "0123456789") < n)
+		return -1;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	*ns = strtonum(digits, 0, INT64_MAX, &errstr);
+	return errstr == NULL ? 0 : -1;
+}
+
+int
+pg_stamp_parse(const char *buf, size_t len, struct pg_stamp *st)
+{
+	const char	*p, *end, *sp;
+	size_t		 n;
+
+	memset(st, 0, sizeof(*st));
+	if (len <= sizeof(MAGIC) - 1 || len > RECORD_MAX ||
+	    buf[len - 1] != '\n' || memchr(buf, '\0', len) != NULL ||
+	    memcmp(buf, MAGIC, sizeof(MAGIC) - 1) != 0)
+		goto bad;
+	p = buf + sizeof(MAGIC) - 1;
+	end = buf + len - 1;
+
+	if ((sp = memchr(p, ' ', end - p)) == NULL)
+		goto bad;
+	n = sp - p;
+	if (n == 1 && *p == '-')
+		st->boot_id[0] = '\0';
+	else if (n == PG_BOOT_ID_LEN &&
+	    strspn(p, "0123456789abcdef-") >= PG_BOOT_ID_LEN)
+		memcpy(st->boot_id, p, PG_BOOT_ID_LEN);
+	else
+		goto bad;
+	p = sp + 1;
+	if ((sp = memchr(p, ' ', end - p)) == NULL ||
+	    parse_ns(p, sp - p, &st->mono_ns) == -1 ||
+	    parse_ns(sp + 1, end - sp - 1, &st->wall_ns) == -1)
+		goto bad;
+	return 0;
+bad:
+	errno = EBADMSG;
+	return -1;
+}
+
+int
+pg_state_open(struct pg_state *st, const char *path, int create, char *err,
+    size_t errlen)
+{
+	struct stat	 sb;
+
+	st->dirfd = -1;
+	if (path[0] != '/') {
+		snprintf(err, errlen, "state directory %s: not an absolute "
+		    "path", path);
+		return -1;
+	}
+	if (strlcpy(st->path, path, sizeof(st->path)) >= sizeof(st->path)) {
+		snprintf(err, errlen, "state directory %s: name too long",
+		    path);
+		return -1;
+	}
+	if (create && mkdir(path, 0755) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create state directory %s: %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	if ((st->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1 || fstat(st->dirfd, &sb) == -1) {
+		snprintf(err, errlen, "state directory %s: %s", path,
+		    strerror(errno));
+		pg_state_close(st);
+		return -1;
+	}
+	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen, "state directory %s is writable by "
+		    "group or others (mode %04o); run: chmod go-w %s", path,
+		    (unsigned int)(sb.st_mode & 07777), path);
+		pg_state_close(st);
+		return -1;
+	}
+	return 0;
+}
+
+void
+pg_state_close(struct pg_state *st)
+{
+	if (st->dirfd != -1)
+		close(st->dirfd);
+	st->dirfd = -1;
+}
+
+int
+pg_state_read(struct pg_state *st, const char *cluster, struct pg_stamp *rec)
+{
+	struct stat	 sb;
+	char		 buf[RECORD_MAX + 1];
+	ssize_t		 n;
+	int		 fd, saved;
+
+	/* O_NONBLOCK: a FIFO planted here must not hang the reader. */
+	fd = openat(st->dirfd, cluster,
+	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &sb) == -1)
+		goto fail;
+	if (!S_ISREG(sb.st_mode)) {
+		errno = EBADMSG;
+		goto fail;
+	}
+	/* Records are replaced, never rewritten: one read sees all of it. */
+	while ((n = read(fd, buf, sizeof(buf))) == -1 && errno == EINTR)
+		;
+	if (n == -1 || pg_stamp_parse(buf, n, rec) == -1)
+		goto fail;
+	close(fd);
+	return 1;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t	 n;
+
+	while (len > 0) {
+		if ((n = write(fd, buf, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int
+pg_state_write(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *rec)
+{
+	char	 buf[RECORD_MAX], tmp[32];
+	int	 fd, len, saved;
+
+	if ((len = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
+		return -1;
+	/* Cluster IDs never start with a dot, so this cannot clash. */
+	snprintf(tmp, sizeof(tmp), ".tmp.%08x%08x", arc4random(),
+	    arc4random());
+	fd = openat(st->dirfd, tmp,
+	    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd == -1)
+		return -1;
+	/* fsync first, so that after a power cut the new name has data. */
+	if (write_all(fd, buf, len) == -1 || fsync(fd) == -1) {
+		saved = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) == -1) {
+		saved = errno;
+		goto fail;
+	}
+	if (renameat(st->dirfd, tmp, st->dirfd, cluster) == -1) {
+		saved = errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlinkat(st->dirfd, tmp, 0);
+	errno = saved;
+	return -1;
+}
+
+int
+pg_state_touch(struct pg_state *st, const char *cluster)
+{
+	struct pg_stamp	 now;
+
+	if (pg_stamp_now(&now) == -1)
+		return -1;
+	return pg_state_write(st, cluster, &now);
+}
+
+int
+pg_state_remove(struct pg_state *st, const char *cluster)
+{
+	if (unlinkat(st->dirfd, cluster, 0) == -1 && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+/*
+ * The run lock is a POSIX record lock on ".CLUSTER.lock". Unlike flock(2)
+ * it can be tested with F_GETLK without being taken, so checking it never
+ * makes a run that starts at the same moment fail; and it is not passed to
+ * children, so a daemon started by the job cannot keep it forever.
+ */
+static int
+lock_open(struct pg_state *st, const char *cluster, int flags)
+{
+	char	 name[PG_NAME_MAX + 8];
+
+	if ((size_t)snprintf(name, sizeof(name), ".%s.lock", cluster) >=
+	    sizeof(name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return openat(st->dirfd, name,
+	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+}
+
+int
+pg_lock_take(struct pg_state *st, const char *cluster, int *fdp)
+{
+	struct flock	 fl;
+	int		 fd, saved;
+
+	if ((fd = lock_open(st, cluster, O_RDWR | O_CREAT)) == -1)
+		return -1;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_SETLK, &fl) == -1) {
+		saved = errno;
+		close(fd);
+		if (saved == EACCES || saved == EAGAIN)
+			return 0;
+		errno = saved;
+		return -1;
+	}
+	*fdp = fd;
+	return 1;
+}
+
+int
+pg_lock_held(struct pg_state *st, const char *cluster)
+{
+	struct flock	 fl;
+	int		 fd, saved;
+
+	if ((fd = lock_open(st, cluster, O_RDONLY)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_GETLK, &fl) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	return fl.l_type != F_UNLCK;
+}
