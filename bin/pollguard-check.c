@@ -2,6 +2,7 @@
  * pollguard-check: may this node poll now? Exit 0 (and claim the round)
  * or skip. This version decides for standalone clusters only.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -15,19 +16,27 @@ usage(void)
 	exit(EX_USAGE);
 }
 
-/* With -v: how long ago this node was last active in the cluster. */
+/*
+ * Read this node's own record: a damaged one is reported, not silently
+ * replaced. With -v, say how long ago this node was last active.
+ */
 static void
-explain_own(struct tool *t)
+read_own(struct tool *t)
 {
 	struct pg_stamp	 rec, now;
 	char		 ago[32];
 	int		 r;
 
-	if (!t->verbose)
-		return;
-	if ((r = pg_state_read(&t->state, t->cluster->id, &rec)) == -1)
+	if ((r = pg_state_read(&t->state, t->cluster->id, &rec)) == -1) {
+		if (errno == EBADMSG)
+			tool_die(EX_DATAERR, "%s/%s: not a valid state record;"
+			    " 'pollguard-touch %s' replaces it", t->state.path,
+			    t->cluster->id, t->cluster->id);
 		tool_die_errno(EX_IOERR, "%s/%s", t->state.path,
 		    t->cluster->id);
+	}
+	if (!t->verbose)
+		return;
 	if (pg_stamp_now(&now) == -1)
 		tool_die_errno(EX_OSERR, "clock");
 	pg_duration_format(r == 0 ? PG_NEVER : pg_stamp_elapsed(&rec, &now),
@@ -70,7 +79,7 @@ main(int argc, char *argv[])
 	tool_init();
 	tool_setup(&t, conf, argv[0]);
 	id = t.cluster->id;
-	explain_own(&t);
+	read_own(&t);
 
 	if ((held = pg_lock_held(&t.state, id)) == -1)
 		tool_die_errno(EX_IOERR, "%s/.%s.lock", t.state.path, id);

@@ -94,7 +94,7 @@ tool_setup(struct tool *t, const char *confopt, const char *id)
 		/* Escaped and cut short: the argument is untrusted text. */
 		strnvis(safe, id, sizeof(safe), VIS_CSTYLE | VIS_OCTAL);
 		tool_die(EX_USAGE, "invalid cluster ID '%s' (1 to %d letters,"
-		    " digits, '.', '_', '-', not starting with '.')", safe,
+		    " digits, '.', '_', '-', not starting with '.' or '-')", safe,
 		    PG_NAME_MAX);
 	}
 	if (pg_config_load(pg_config_path(confopt), &t->cfg, err,

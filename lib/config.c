@@ -363,7 +363,8 @@ handler(void *arg, const char *section, const char *key, const char *val)
 	(void)section;	/* the reader tracks sections itself */
 	if (p->failed)
 		return 0;
-	if (val[0] == '\0')
+	/* "peers =" is the one empty value: a cluster with no peers. */
+	if (val[0] == '\0' && (p->sec != SEC_CLUSTER || strcmp(key, "peers")))
 		return fail(p, p->line, "%s: empty value", key);
 	switch (p->sec) {
 	case SEC_GLOBAL:
@@ -423,8 +424,8 @@ new_cluster(struct parse *p, const char *id)
 
 	if (!pg_cluster_id_valid(id))
 		return fail(p, p->line, "invalid cluster ID '%s' (letters, "
-		    "digits, '.', '_', '-', not starting with '.'; at most "
-		    "%d)", id, PG_NAME_MAX);
+		    "digits, '.', '_', '-', not starting with '.' or '-'; at "
+		    "most %d)", id, PG_NAME_MAX);
 	for (i = 0; i < n; i++)
 		if (strcmp(cfg->clusters[i].id, id) == 0)
 			return fail(p, p->line, "[cluster %s] repeats line %d",
@@ -529,6 +530,9 @@ reader(char *buf, int size, void *arg)
 	else if (n > 0 && strchr(";#\r\n", line[n]) == NULL)
 		fail(p, p->line, "line starts with white space (inih would "
 		    "read it as part of the previous value)");
+	else if (strchr(";#\r\n", line[0]) == NULL &&
+	    line[strcspn(line, "=:")] == ':')
+		fail(p, p->line, "expected key = value, not key: value");
 	return p->failed ? NULL : buf;
 }
 

@@ -60,6 +60,17 @@ invalid:
 	return -1;
 }
 
+/* Two units at most, the smaller left out when it is zero: "2h", "2h5m". */
+static int
+two_units(char *buf, size_t len, int64_t big, const char *bu, int64_t small,
+    const char *su)
+{
+	if (small == 0)
+		return snprintf(buf, len, "%" PRId64 "%s", big, bu);
+	return snprintf(buf, len, "%" PRId64 "%s%" PRId64 "%s", big, bu, small,
+	    su);
+}
+
 int
 pg_duration_format(int64_t ms, char *buf, size_t len)
 {
@@ -73,18 +84,18 @@ pg_duration_format(int64_t ms, char *buf, size_t len)
 		r = -1;
 	else if (ms < 1000)
 		r = snprintf(buf, len, "%" PRId64 "ms", ms);
-	else if (ms < 60 * 1000)
+	else if (ms < 60 * 1000 && ms % 1000 >= 100)
 		r = snprintf(buf, len, "%" PRId64 ".%" PRId64 "s", s,
 		    ms % 1000 / 100);
+	else if (s < 60)
+		r = snprintf(buf, len, "%" PRId64 "s", s);
 	else if (s < 3600)
-		r = snprintf(buf, len, "%" PRId64 "m%" PRId64 "s", s / 60,
-		    s % 60);
+		r = two_units(buf, len, s / 60, "m", s % 60, "s");
 	else if (s < 24 * 3600)
-		r = snprintf(buf, len, "%" PRId64 "h%" PRId64 "m", s / 3600,
-		    s % 3600 / 60);
+		r = two_units(buf, len, s / 3600, "h", s % 3600 / 60, "m");
 	else
-		r = snprintf(buf, len, "%" PRId64 "d%" PRId64 "h",
-		    s / (24 * 3600), s % (24 * 3600) / 3600);
+		r = two_units(buf, len, s / (24 * 3600), "d",
+		    s % (24 * 3600) / 3600, "h");
 	if (r < 0 || (size_t)r >= len) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -103,10 +114,11 @@ name_valid(const char *s, const char *bad_first)
 	    strchr(bad_first, s[0]) == NULL;
 }
 
+/* A leading '-' would read as an option on the command line. */
 int
 pg_cluster_id_valid(const char *s)
 {
-	return name_valid(s, ".");
+	return name_valid(s, ".-");
 }
 
 int

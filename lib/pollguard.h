@@ -46,19 +46,20 @@ int	 pg_duration_parse(const char *, int64_t, int64_t, int64_t *,
 	    const char **);
 
 /*
- * Format milliseconds for people: "250ms", "3.2s", "12m5s", "2h0m",
- * "3d4h"; PG_NEVER formats as "never". Truncation is an error (-1).
+ * Format milliseconds for people, in at most two units and leaving out
+ * what is zero: "250ms", "3.2s", "10s", "12m5s", "2h", "3d4h"; PG_NEVER
+ * formats as "never". Negative or truncated: -1.
  */
 int	 pg_duration_format(int64_t, char *, size_t);
 
 /*
  * True when the string is a valid cluster ID: 1 to PG_NAME_MAX characters
- * of [A-Za-z0-9._-], not starting with a dot. IDs name state files and
- * URL path segments.
+ * of [A-Za-z0-9._-], not starting with '.' or '-'. IDs name state files
+ * and URL path segments, and are command-line arguments.
  */
 int	 pg_cluster_id_valid(const char *);
 
-/* The same for peer and node names, which must not start with '-' either. */
+/* The same rule for peer and node names. */
 int	 pg_peer_name_valid(const char *);
 
 /*
