@@ -273,10 +273,11 @@ listen_valid(const char *val)
 	const char	*colon, *errstr;
 	size_t		 n;
 
-	if ((colon = strrchr(val, ':')) == NULL)
+	if ((colon = strrchr(val, ':')) == NULL ||
+	    strspn(colon + 1, "0123456789") != strlen(colon + 1))
 		return 0;
 	strtonum(colon + 1, 1, 65535, &errstr);
-	if (errstr != NULL || colon[1] == '+')
+	if (errstr != NULL)
 		return 0;
 	n = colon - val;
 	if (n == 0)
@@ -701,7 +702,8 @@ pg_config_free(struct pg_config *cfg)
 	for (i = 0; i < cfg->nclusters; i++)
 		free(cfg->clusters[i].peers);
 	free(cfg->clusters);
-	explicit_bzero(cfg->peers, cfg->npeers * sizeof(*cfg->peers));
+	if (cfg->peers != NULL)
+		explicit_bzero(cfg->peers, cfg->npeers * sizeof(*cfg->peers));
 	free(cfg->peers);
 	explicit_bzero(cfg, sizeof(*cfg));
 	free(cfg);

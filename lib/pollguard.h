@@ -172,7 +172,10 @@ int	 pg_stamp_now(struct pg_stamp *);
  */
 int64_t	 pg_stamp_elapsed(const struct pg_stamp *, const struct pg_stamp *);
 
-/* The record as written to disk, and back. parse: 0, or -1 if malformed. */
+/*
+ * The record as written to disk, and back. format: the length written, or
+ * -1 when it does not fit. parse: 0, or -1 with EBADMSG when malformed.
+ */
 int	 pg_stamp_format(const struct pg_stamp *, char *, size_t);
 int	 pg_stamp_parse(const char *, size_t, struct pg_stamp *);
 

@@ -298,11 +298,21 @@ pg_state_remove(struct pg_state *st, const char *cluster)
 }
 
 /*
- * The run lock is a POSIX record lock on ".CLUSTER.lock". Unlike flock(2)
- * it can be tested with F_GETLK without being taken, so checking it never
- * makes a run that starts at the same moment fail; and it is not passed to
- * children, so a daemon started by the job cannot keep it forever.
+ * The run lock is a record lock on ".CLUSTER.lock". Unlike flock(2) it can
+ * be tested (GETLK) without being taken, so checking it never makes a run
+ * that starts at the same moment fail. Linux's open file description locks
+ * are used where there are any: closing another descriptor of the file,
+ * as a test in the holding process does, does not drop them as it drops
+ * classic POSIX locks. With close-on-exec, the job does not inherit it.
  */
+#ifdef F_OFD_SETLK
+#define LOCK_SET	F_OFD_SETLK
+#define LOCK_GET	F_OFD_GETLK
+#else
+#define LOCK_SET	F_SETLK
+#define LOCK_GET	F_GETLK
+#endif
+
 static int
 lock_open(struct pg_state *st, const char *cluster, int flags)
 {
@@ -328,7 +338,7 @@ pg_lock_take(struct pg_state *st, const char *cluster, int *fdp)
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_WRLCK;
 	fl.l_whence = SEEK_SET;
-	if (fcntl(fd, F_SETLK, &fl) == -1) {
+	if (fcntl(fd, LOCK_SET, &fl) == -1) {
 		saved = errno;
 		close(fd);
 		if (saved == EACCES || saved == EAGAIN)
@@ -351,7 +361,7 @@ pg_lock_held(struct pg_state *st, const char *cluster)
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_WRLCK;
 	fl.l_whence = SEEK_SET;
-	if (fcntl(fd, F_GETLK, &fl) == -1) {
+	if (fcntl(fd, LOCK_GET, &fl) == -1) {
 		saved = errno;
 		close(fd);
 		errno = saved;

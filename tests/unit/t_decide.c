@@ -1,0 +1,303 @@
+/*
+ * Unit tests for decide.c: pg_decide, against the rule in pollguard.h and
+ * an independently written reference, over every combination of answers
+ * of up to three peers.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pollguard.h"
+#include "tap.h"
+
+#define WAIT	(10 * 60 * 1000LL)
+
+/* The answer kinds of the exhaustive loop. */
+enum kind {
+	K_ACTIVE,	/* elapsed one ms below wait */
+	K_EXACT,	/* elapsed exactly wait */
+	K_NEVER,
+	K_UNREACHABLE,
+	K_INVALID,
+	K_COUNT
+};
+
+static const char *const kind_names[] = {
+	"active", "exactly-wait", "never", "unreachable", "invalid"
+};
+
+static const char *const verdict_names[] = {
+	"GO", "SKIP_ACTIVE", "SKIP_LOCAL", "SKIP_UNREACHABLE",
+	"REFUSE_INVALID"
+};
+
+static const char *
+vname(int v)
+{
+	if (v >= 0 && v < 5)
+		return verdict_names[v];
+	return "(bad verdict)";
+}
+
+static struct pg_answer
+answer(enum kind k, int64_t wait)
+{
+	struct pg_answer	 a;
+
+	/* elapsed_ms 0 where it is meaningless: it must not be looked at. */
+	memset(&a, 0, sizeof(a));
+	switch (k) {
+	case K_ACTIVE:
+		a.kind = PG_ANSWER_ELAPSED;
+		a.elapsed_ms = wait - 1;
+		break;
+	case K_EXACT:
+		a.kind = PG_ANSWER_ELAPSED;
+		a.elapsed_ms = wait;
+		break;
+	case K_NEVER:
+		a.kind = PG_ANSWER_NEVER;
+		break;
+	case K_UNREACHABLE:
+		a.kind = PG_ANSWER_UNREACHABLE;
+		break;
+	default:
+		a.kind = PG_ANSWER_INVALID;
+		break;
+	}
+	return a;
+}
+
+/*
+ * The reference: the header's rule written out as a table of questions.
+ * Returns the verdict; *need is the kind the deciding peer must have, or
+ * -1 when no peer decides.
+ */
+static int
+reference(int local, enum pg_unreachable policy, const enum kind *k,
+    size_t n, int *need)
+{
+	int	 has[K_COUNT] = { 0 };
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		has[k[i]] = 1;
+	*need = -1;
+	if (local)
+		return PG_SKIP_LOCAL;
+	if (has[K_ACTIVE]) {
+		*need = K_ACTIVE;
+		return PG_SKIP_ACTIVE;
+	}
+	if (has[K_INVALID]) {
+		*need = K_INVALID;
+		return PG_REFUSE_INVALID;
+	}
+	if (has[K_UNREACHABLE] && policy == PG_UNREACHABLE_SKIP) {
+		*need = K_UNREACHABLE;
+		return PG_SKIP_UNREACHABLE;
+	}
+	return PG_GO;
+}
+
+static void
+decide(int64_t wait, enum pg_unreachable policy, int local,
+    const struct pg_answer *a, size_t n, struct pg_decision *d)
+{
+	/* Garbage first: every field the verdict relies on must be set. */
+	memset(d, 0xa5, sizeof(*d));
+	pg_decide(wait, policy, local, a, n, d);
+}
+
+/* One explicit case with a known verdict and deciding peer. */
+static void
+check(const char *name, int64_t wait, enum pg_unreachable policy, int local,
+    const struct pg_answer *a, size_t n, enum pg_verdict want,
+    int want_standalone, size_t want_peer)
+{
+	struct pg_decision	 d;
+
+	decide(wait, policy, local, a, n, &d);
+	if (!is_int(d.verdict, want, "%s: %s", name, vname(want)))
+		diag("got %s", vname(d.verdict));
+	if (want_standalone >= 0)
+		is_int(d.standalone != 0, want_standalone, "%s: standalone %d",
+		    name, want_standalone);
+	if (want == PG_SKIP_ACTIVE || want == PG_SKIP_UNREACHABLE ||
+	    want == PG_REFUSE_INVALID)
+		is_int(d.peer, want_peer, "%s: peer %zu", name, want_peer);
+}
+
+#define A(k, e)		{ (k), (e) }
+#define EL(e)		A(PG_ANSWER_ELAPSED, e)
+#define NEVER		A(PG_ANSWER_NEVER, 0)
+#define UNREACH		A(PG_ANSWER_UNREACHABLE, 0)
+#define INVALID		A(PG_ANSWER_INVALID, 0)
+#define N(a)		(sizeof(a) / sizeof((a)[0]))
+
+static void
+test_rules(void)
+{
+	const struct pg_answer	 active[] = { EL(0) };
+	const struct pg_answer	 below[] = { EL(WAIT - 1) };
+	const struct pg_answer	 equal[] = { EL(WAIT) };
+	const struct pg_answer	 above[] = { EL(WAIT + 1) };
+	const struct pg_answer	 huge[] = { EL(PG_NEVER) };
+	const struct pg_answer	 never[] = { NEVER };
+	const struct pg_answer	 unreach[] = { UNREACH };
+	const struct pg_answer	 invalid[] = { INVALID };
+	const struct pg_answer	 third[] = { NEVER, EL(WAIT), EL(5) };
+	const struct pg_answer	 second_unreach[] = { NEVER, UNREACH, NEVER };
+	const struct pg_answer	 second_invalid[] = { EL(WAIT), INVALID };
+	const struct pg_answer	 inv_act[] = { INVALID, EL(1) };
+	const struct pg_answer	 act_inv[] = { EL(1), INVALID };
+	const struct pg_answer	 unr_inv[] = { UNREACH, INVALID };
+	const struct pg_answer	 inv_unr[] = { INVALID, UNREACH };
+	const struct pg_answer	 unr_act[] = { UNREACH, EL(WAIT - 1) };
+	const struct pg_answer	 all_go[] = { NEVER, EL(WAIT), UNREACH,
+	    EL(PG_NEVER) };
+	struct pg_answer	 sentinel[2] = { NEVER, EL(0) };
+
+	/* No peers: go, standalone; a local run still skips. */
+	check("no peers", WAIT, PG_UNREACHABLE_RUN, 0, NULL, 0, PG_GO, 1, 0);
+	check("no peers, policy skip", WAIT, PG_UNREACHABLE_SKIP, 0, NULL, 0,
+	    PG_GO, 1, 0);
+	check("no peers, local run", WAIT, PG_UNREACHABLE_RUN, 1, NULL, 0,
+	    PG_SKIP_LOCAL, -1, 0);
+
+	/* A local run beats everything. */
+	check("local run, peer active", WAIT, PG_UNREACHABLE_RUN, 1, active, 1,
+	    PG_SKIP_LOCAL, 0, 0);
+	check("local run, peer invalid", WAIT, PG_UNREACHABLE_SKIP, 1,
+	    invalid, 1, PG_SKIP_LOCAL, 0, 0);
+	check("local run, peer never", WAIT, PG_UNREACHABLE_RUN, 1, never, 1,
+	    PG_SKIP_LOCAL, 0, 0);
+
+	/* Elapsed against wait: strictly below skips, equal allows. */
+	check("elapsed 0", WAIT, PG_UNREACHABLE_RUN, 0, active, 1,
+	    PG_SKIP_ACTIVE, 0, 0);
+	check("elapsed wait - 1", WAIT, PG_UNREACHABLE_RUN, 0, below, 1,
+	    PG_SKIP_ACTIVE, 0, 0);
+	check("elapsed == wait", WAIT, PG_UNREACHABLE_RUN, 0, equal, 1,
+	    PG_GO, 0, 0);
+	check("elapsed wait + 1", WAIT, PG_UNREACHABLE_RUN, 0, above, 1,
+	    PG_GO, 0, 0);
+	check("elapsed PG_NEVER", WAIT, PG_UNREACHABLE_RUN, 0, huge, 1,
+	    PG_GO, 0, 0);
+	check("elapsed PG_NEVER, wait 30d", PG_WAIT_MAX_MS,
+	    PG_UNREACHABLE_SKIP, 0, huge, 1, PG_GO, 0, 0);
+	check("elapsed wait - 1, wait 30d", PG_WAIT_MAX_MS,
+	    PG_UNREACHABLE_RUN, 0, (struct pg_answer[]){ EL(PG_WAIT_MAX_MS -
+	    1) }, 1, PG_SKIP_ACTIVE, 0, 0);
+	check("elapsed 10s, wait 10s", PG_WAIT_MIN_MS, PG_UNREACHABLE_RUN, 0,
+	    (struct pg_answer[]){ EL(PG_WAIT_MIN_MS) }, 1, PG_GO, 0, 0);
+	check("never", WAIT, PG_UNREACHABLE_RUN, 0, never, 1, PG_GO, 0, 0);
+	check("never, policy skip", WAIT, PG_UNREACHABLE_SKIP, 0, never, 1,
+	    PG_GO, 0, 0);
+	check("the third peer active", WAIT, PG_UNREACHABLE_RUN, 0, third,
+	    N(third), PG_SKIP_ACTIVE, 0, 2);
+
+	/* Unreachable peers follow the policy. */
+	check("unreachable, policy run", WAIT, PG_UNREACHABLE_RUN, 0, unreach,
+	    1, PG_GO, 0, 0);
+	check("unreachable, policy skip", WAIT, PG_UNREACHABLE_SKIP, 0,
+	    unreach, 1, PG_SKIP_UNREACHABLE, 0, 0);
+	check("second unreachable, policy skip", WAIT, PG_UNREACHABLE_SKIP, 0,
+	    second_unreach, N(second_unreach), PG_SKIP_UNREACHABLE, 0, 1);
+	check("second unreachable, policy run", WAIT, PG_UNREACHABLE_RUN, 0,
+	    second_unreach, N(second_unreach), PG_GO, 0, 0);
+
+	/* Invalid answers refuse under either policy. */
+	check("invalid, policy run", WAIT, PG_UNREACHABLE_RUN, 0, invalid, 1,
+	    PG_REFUSE_INVALID, 0, 0);
+	check("invalid, policy skip", WAIT, PG_UNREACHABLE_SKIP, 0, invalid,
+	    1, PG_REFUSE_INVALID, 0, 0);
+	check("second invalid", WAIT, PG_UNREACHABLE_RUN, 0, second_invalid,
+	    N(second_invalid), PG_REFUSE_INVALID, 0, 1);
+
+	/* Precedence: active, then invalid, then unreachable. */
+	check("invalid then active", WAIT, PG_UNREACHABLE_SKIP, 0, inv_act,
+	    N(inv_act), PG_SKIP_ACTIVE, 0, 1);
+	check("active then invalid", WAIT, PG_UNREACHABLE_SKIP, 0, act_inv,
+	    N(act_inv), PG_SKIP_ACTIVE, 0, 0);
+	check("unreachable then invalid, policy skip", WAIT,
+	    PG_UNREACHABLE_SKIP, 0, unr_inv, N(unr_inv), PG_REFUSE_INVALID,
+	    0, 1);
+	check("invalid then unreachable, policy skip", WAIT,
+	    PG_UNREACHABLE_SKIP, 0, inv_unr, N(inv_unr), PG_REFUSE_INVALID,
+	    0, 0);
+	check("unreachable then active, policy skip", WAIT,
+	    PG_UNREACHABLE_SKIP, 0, unr_act, N(unr_act), PG_SKIP_ACTIVE, 0, 1);
+	check("never, wait, unreachable, huge: policy run", WAIT,
+	    PG_UNREACHABLE_RUN, 0, all_go, N(all_go), PG_GO, 0, 0);
+	check("never, wait, unreachable, huge: policy skip", WAIT,
+	    PG_UNREACHABLE_SKIP, 0, all_go, N(all_go), PG_SKIP_UNREACHABLE, 0,
+	    2);
+
+	/* Only n answers are read. */
+	check("an active answer beyond n is ignored", WAIT,
+	    PG_UNREACHABLE_RUN, 0, sentinel, 1, PG_GO, 0, 0);
+	check("an active answer beyond n = 0 is ignored", WAIT,
+	    PG_UNREACHABLE_RUN, 0, sentinel + 1, 0, PG_GO, 1, 0);
+}
+
+static void
+test_exhaustive(void)
+{
+	static const int64_t waits[] = { WAIT, PG_WAIT_MIN_MS, PG_WAIT_MAX_MS };
+	struct pg_answer	 a[4];
+	struct pg_decision	 d;
+	enum kind		 k[3];
+	char			 desc[128];
+	size_t			 n, i, combos, c, w;
+	int			 local, policy, want, need, good;
+
+	for (w = 0; w < sizeof(waits) / sizeof(waits[0]); w++)
+	for (n = 0; n <= 3; n++) {
+		for (combos = 1, i = 0; i < n; i++)
+			combos *= K_COUNT;
+		for (c = 0; c < combos; c++)
+		for (policy = 0; policy < 2; policy++)
+		for (local = 0; local < 2; local++) {
+			size_t	 rest = c;
+
+			desc[0] = '\0';
+			for (i = 0; i < n; i++) {
+				k[i] = rest % K_COUNT;
+				rest /= K_COUNT;
+				a[i] = answer(k[i], waits[w]);
+				strlcat(desc, kind_names[k[i]], sizeof(desc));
+				strlcat(desc, i + 1 < n ? "," : "",
+				    sizeof(desc));
+			}
+			/* Beyond n: an active answer that must not count. */
+			for (i = n; i < 4; i++)
+				a[i] = answer(K_ACTIVE, waits[w]);
+			want = reference(local, policy, k, n, &need);
+			decide(waits[w], policy, local, a, n, &d);
+			good = (int)d.verdict == want;
+			if (good && need >= 0)
+				good = d.peer < n &&
+				    k[d.peer] == (enum kind)need;
+			if (good && n > 0)
+				good = d.standalone == 0;
+			if (good && n == 0 && want == PG_GO)
+				good = d.standalone != 0;
+			ok(good, "wait %lld [%s] %s%s: %s", (long long)waits[w],
+			    n == 0 ? "no peers" : desc,
+			    policy == PG_UNREACHABLE_SKIP ? "skip" : "run",
+			    local ? ", local run" : "", vname(want));
+			if (!good)
+				diag("got %s, peer %zu, standalone %d",
+				    vname(d.verdict), d.peer, d.standalone);
+		}
+	}
+}
+
+int
+main(void)
+{
+	test_rules();
+	test_exhaustive();
+	return done_testing();
+}

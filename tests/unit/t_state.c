@@ -1,0 +1,687 @@
+/*
+ * Unit tests for state.c: stamps, the elapsed rule, the record format,
+ * the state directory and the run lock.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pollguard.h"
+#include "tap.h"
+
+#define MS	1000000LL		/* nanoseconds */
+#define SEC	(1000 * MS)
+
+#define BOOT_A	"0284a32f-a568-48ce-ae84-37dc7d40ee3a"
+#define BOOT_B	"9f3c1e2d-0000-4abc-8def-123456789abc"
+
+static char	 base[256];
+
+static struct pg_stamp
+stamp(const char *boot, int64_t mono, int64_t wall)
+{
+	struct pg_stamp	 s;
+
+	memset(&s, 0, sizeof(s));
+	strlcpy(s.boot_id, boot, sizeof(s.boot_id));
+	s.mono_ns = mono;
+	s.wall_ns = wall;
+	return s;
+}
+
+static int
+stamp_eq(const struct pg_stamp *a, const struct pg_stamp *b)
+{
+	return strcmp(a->boot_id, b->boot_id) == 0 &&
+	    a->mono_ns == b->mono_ns && a->wall_ns == b->wall_ns;
+}
+
+static void
+test_now(void)
+{
+	struct pg_stamp	 a, b;
+	struct timespec	 ts;
+	char		 id[64];
+	FILE		*fp;
+
+	is_int(pg_stamp_now(&a), 0, "pg_stamp_now succeeds");
+	is_int(strlen(a.boot_id), PG_BOOT_ID_LEN, "boot ID has 36 characters");
+	if ((fp = fopen("/proc/sys/kernel/random/boot_id", "r")) != NULL) {
+		if (fgets(id, sizeof(id), fp) != NULL) {
+			id[strcspn(id, "\n")] = '\0';
+			is_str(a.boot_id, id, "boot ID is the kernel's");
+		}
+		fclose(fp);
+	} else
+		diag("no /proc/sys/kernel/random/boot_id");
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	ok(llabs((int64_t)ts.tv_sec * SEC + ts.tv_nsec - a.mono_ns) < 5 * SEC,
+	    "mono_ns is CLOCK_BOOTTIME");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ok(llabs((int64_t)ts.tv_sec * SEC + ts.tv_nsec - a.wall_ns) < 5 * SEC,
+	    "wall_ns is CLOCK_REALTIME");
+	is_int(pg_stamp_now(&b), 0, "pg_stamp_now again");
+	ok(b.mono_ns >= a.mono_ns, "mono_ns does not go back");
+	is_str(b.boot_id, a.boot_id, "same boot ID twice");
+	ok(pg_stamp_elapsed(&a, &b) >= 0 && pg_stamp_elapsed(&a, &b) < 1000,
+	    "elapsed between two stamps now is small");
+}
+
+static void
+elapsed_is(struct pg_stamp rec, struct pg_stamp now, int64_t want,
+    const char *name)
+{
+	is_int(pg_stamp_elapsed(&rec, &now), want, "elapsed: %s", name);
+}
+
+static void
+test_elapsed(void)
+{
+	/* Same boot: the monotonic difference; the wall clock is ignored. */
+	elapsed_is(stamp(BOOT_A, 1 * SEC, 1700000000 * SEC),
+	    stamp(BOOT_A, 3 * SEC + 500 * MS, 1700000000 * SEC + 2500 * MS),
+	    2500, "same boot");
+	elapsed_is(stamp(BOOT_A, 1 * SEC, 1700000000 * SEC),
+	    stamp(BOOT_A, 3 * SEC + 500 * MS, 0),
+	    2500, "same boot, wall clock stepped back 54 years");
+	elapsed_is(stamp(BOOT_A, 1 * SEC, 0),
+	    stamp(BOOT_A, 3 * SEC + 500 * MS, 1700000000 * SEC),
+	    2500, "same boot, wall clock stepped forward 54 years");
+	elapsed_is(stamp(BOOT_A, 100 * SEC, 5 * SEC),
+	    stamp(BOOT_A, 100 * SEC, 9000 * SEC),
+	    0, "same boot, same moment");
+	elapsed_is(stamp(BOOT_A, 10 * SEC, 0),
+	    stamp(BOOT_A, 10 * SEC + 86400LL * 40 * SEC, 0),
+	    86400LL * 40 * 1000, "same boot, 40 days");
+	/* From the future: 0. */
+	elapsed_is(stamp(BOOT_A, 50 * SEC, 1000 * SEC),
+	    stamp(BOOT_A, 10 * SEC, 2000 * SEC),
+	    0, "same boot, record from the future");
+	elapsed_is(stamp(BOOT_A, 50 * SEC + 1, 0),
+	    stamp(BOOT_A, 50 * SEC, 0),
+	    0, "same boot, record 1 ns in the future");
+
+	/* Another boot: the larger of uptime and the wall difference. */
+	elapsed_is(stamp(BOOT_B, 5000 * SEC, 1000000 * SEC),
+	    stamp(BOOT_A, 100 * SEC, 1003600 * SEC),
+	    3600 * 1000, "other boot, wall difference above uptime");
+	elapsed_is(stamp(BOOT_B, 5000 * SEC, 1000000 * SEC),
+	    stamp(BOOT_A, 100 * SEC, 1000050 * SEC),
+	    100 * 1000, "other boot, wall difference below uptime");
+	elapsed_is(stamp(BOOT_B, 50 * SEC, 1000000 * SEC),
+	    stamp(BOOT_A, 100 * SEC, 999000 * SEC),
+	    100 * 1000, "other boot, wall clock stepped back: uptime");
+	elapsed_is(stamp(BOOT_B, 10 * SEC, 1000000 * SEC),
+	    stamp(BOOT_A, 100 * SEC, 1000000 * SEC),
+	    100 * 1000, "other boot, equal wall clocks: uptime");
+	/* A record with a larger monotonic value from another boot. */
+	elapsed_is(stamp(BOOT_B, 900000 * SEC, 1000000 * SEC),
+	    stamp(BOOT_A, 100 * SEC, 1000000 * SEC + 30 * SEC),
+	    100 * 1000, "other boot, record's mono ahead: never 0");
+	elapsed_is(stamp(BOOT_B, 1 * SEC, 1000000 * SEC),
+	    stamp(BOOT_A, 100 * SEC + 999 * MS, 1000000 * SEC),
+	    100999, "other boot, uptime in whole ms");
+}
+
+static void
+test_format(void)
+{
+	struct pg_stamp	 s, t;
+	char		 buf[256], rec[256];
+	int		 r;
+
+	s = stamp(BOOT_A, 123456789, 1700000000123456789LL);
+	r = pg_stamp_format(&s, buf, sizeof(buf));
+	/* 0 by the header's general rule; the length is tolerated. */
+	ok(r == 0 || (r > 0 && (size_t)r == strlen(buf)),
+	    "format succeeds (returned %d)", r);
+	is_str(buf, "pollguard-state 1 " BOOT_A " 123456789 "
+	    "1700000000123456789\n", "format: the record line");
+	memset(&t, 0x5a, sizeof(t));
+	is_int(pg_stamp_parse(buf, strlen(buf), &t), 0, "parse it back");
+	ok(stamp_eq(&s, &t), "round trip keeps every field");
+
+	s = stamp(BOOT_B, 0, 0);
+	pg_stamp_format(&s, buf, sizeof(buf));
+	memset(&t, 0x5a, sizeof(t));
+	is_int(pg_stamp_parse(buf, strlen(buf), &t), 0, "parse zeros");
+	ok(stamp_eq(&s, &t), "round trip of zeros");
+
+	s = stamp(BOOT_A, INT64_MAX, INT64_MAX);
+	pg_stamp_format(&s, buf, sizeof(buf));
+	memset(&t, 0x5a, sizeof(t));
+	is_int(pg_stamp_parse(buf, strlen(buf), &t), 0, "parse maxima");
+	ok(stamp_eq(&s, &t), "round trip of INT64_MAX");
+
+	/* An unknown boot ID survives the trip as unknown. */
+	s = stamp("", 42, 43);
+	r = pg_stamp_format(&s, buf, sizeof(buf));
+	ok(r >= 0, "format with unknown boot ID succeeds");
+	memset(&t, 0x5a, sizeof(t));
+	is_int(pg_stamp_parse(buf, strlen(buf), &t), 0,
+	    "parse unknown boot ID");
+	ok(stamp_eq(&s, &t), "round trip of unknown boot ID");
+
+	/* A real stamp. */
+	pg_stamp_now(&s);
+	pg_stamp_format(&s, buf, sizeof(buf));
+	memset(&t, 0x5a, sizeof(t));
+	is_int(pg_stamp_parse(buf, strlen(buf), &t), 0, "parse now");
+	ok(stamp_eq(&s, &t), "round trip of now");
+
+	/* Truncation is an error. */
+	s = stamp(BOOT_A, 123456789, 1700000000123456789LL);
+	snprintf(rec, sizeof(rec), "pollguard-state 1 %s %lld %lld\n", BOOT_A,
+	    123456789LL, 1700000000123456789LL);
+	is_int(pg_stamp_format(&s, buf, strlen(rec)), -1,
+	    "format into a buffer one byte short fails");
+	ok(pg_stamp_format(&s, buf, strlen(rec) + 1) != -1,
+	    "format into a buffer just large enough succeeds");
+	is_int(pg_stamp_format(&s, buf, 0), -1, "format into 0 bytes fails");
+}
+
+static void
+parse_bad(const char *buf, size_t len, const char *name)
+{
+	struct pg_stamp	 t;
+
+	errno = 0;
+	is_int(pg_stamp_parse(buf, len, &t), -1, "parse rejects %s", name);
+}
+
+#define BAD(lit, name)	parse_bad(lit, sizeof(lit) - 1, name)
+
+static void
+test_parse(void)
+{
+	static const char good[] = "pollguard-state 1 " BOOT_A " 5 6\n";
+	char		 buf[512];
+	struct pg_stamp	 t;
+	size_t		 i;
+
+	is_int(pg_stamp_parse(good, strlen(good), &t), 0, "parse a record");
+	is_int(t.mono_ns, 5, "mono_ns");
+	is_int(t.wall_ns, 6, "wall_ns");
+	is_str(t.boot_id, BOOT_A, "boot_id");
+
+	BAD("", "empty");
+	BAD("\n", "a newline");
+	for (i = 1; i < strlen(good); i++)
+		if (pg_stamp_parse(good, i, &t) != -1)
+			break;
+	is_int(i, strlen(good), "parse rejects every truncation");
+	parse_bad(good, strlen(good) - 1, "missing newline");
+	BAD("pollguard-state 1 " BOOT_A " 5\n", "missing field");
+	BAD("pollguard-state 1 " BOOT_A "\n", "no numbers");
+	BAD("pollguard-stat 1 " BOOT_A " 5 6\n", "wrong magic");
+	BAD("Pollguard-state 1 " BOOT_A " 5 6\n", "magic in caps");
+	BAD("pollguard-state 2 " BOOT_A " 5 6\n", "version 2");
+	BAD("pollguard-state 0 " BOOT_A " 5 6\n", "version 0");
+	BAD("pollguard-state 10 " BOOT_A " 5 6\n", "version 10");
+	BAD("pollguard-state  1 " BOOT_A " 5 6\n",
+	    "two spaces after magic");
+	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84-37dc7d40ee3 5 6\n",
+	    "boot ID of 35 characters");
+	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84-37dc7d40ee3aa "
+	    "5 6\n", "boot ID of 37 characters");
+	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84-37dc7d40ee3g "
+	    "5 6\n", "boot ID with 'g'");
+	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84/37dc7d40ee3a "
+	    "5 6\n", "boot ID with '/'");
+	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84 37dc7d40ee3a "
+	    "5 6\n", "boot ID with a space");
+	BAD("pollguard-state 1 " BOOT_A " -5 6\n", "negative mono");
+	BAD("pollguard-state 1 " BOOT_A " 5 -6\n", "negative wall");
+	BAD("pollguard-state 1 " BOOT_A " +5 6\n", "mono with '+'");
+	BAD("pollguard-state 1 " BOOT_A " 0x5 6\n", "hex mono");
+	BAD("pollguard-state 1 " BOOT_A " 5 6 7\n", "third number");
+	BAD("pollguard-state 1 " BOOT_A " 5 6x\n", "garbage after "
+	    "wall");
+	BAD("pollguard-state 1 " BOOT_A " 5 6 \n", "space before "
+	    "newline");
+	BAD("pollguard-state 1 " BOOT_A " 5 6\nx", "garbage after "
+	    "the newline");
+	BAD("pollguard-state 1 " BOOT_A " 5 6\n\n", "two newlines");
+	BAD("pollguard-state 1 " BOOT_A " 5  6\n", "two spaces");
+	BAD("pollguard-state 1 " BOOT_A " 5 6\r\n", "CR LF");
+	BAD("pollguard-state 1 " BOOT_A " 5\0 6\n", "NUL byte");
+	BAD("pollguard-state 1 " BOOT_A " 9223372036854775808 6\n",
+	    "mono above INT64_MAX");
+	BAD("pollguard-state 1 " BOOT_A " 5 99999999999999999999\n",
+	    "wall of 20 digits");
+	/* Overlong: a long run of leading zeros, and plain padding. */
+	snprintf(buf, sizeof(buf), "pollguard-state 1 %s %0300d 6\n", BOOT_A,
+	    5);
+	parse_bad(buf, strlen(buf), "300-digit number");
+	memset(buf, 'x', sizeof(buf));
+	memcpy(buf, good, strlen(good) - 1);
+	buf[sizeof(buf) - 1] = '\n';
+	parse_bad(buf, sizeof(buf), "512-byte line");
+
+	/* The parser reads len bytes, not up to a NUL. */
+	memcpy(buf, good, strlen(good));
+	memcpy(buf + strlen(good), "garbage", 8);
+	is_int(pg_stamp_parse(buf, strlen(good), &t), 0,
+	    "parse stops at len");
+}
+
+static int
+count_tmp(const char *path)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0;
+
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, ".tmp.", 5) == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void
+write_file(const char *path, const char *data, size_t len)
+{
+	int	 fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1)
+		err(1, "%s", path);
+	if (write(fd, data, len) != (ssize_t)len)
+		err(1, "write %s", path);
+	close(fd);
+}
+
+static void
+open_refused(const char *path, int create, const char *name)
+{
+	struct pg_state	 st;
+	char		 errbuf[PG_ERR_MAX];
+	int		 r;
+
+	strlcpy(errbuf, "(unset)", sizeof(errbuf));
+	r = pg_state_open(&st, path, create, errbuf, sizeof(errbuf));
+	is_int(r, -1, "state_open refuses %s", name);
+	if (r == 0)
+		pg_state_close(&st);
+	if (path[0] != '\0')
+		like(errbuf, path, "state_open %s: message names the path",
+		    name);
+}
+
+static void
+test_dir(void)
+{
+	struct pg_state	 st;
+	struct stat	 sb;
+	char		 p[PATH_MAX], errbuf[PG_ERR_MAX];
+	mode_t		 old;
+	int		 r;
+
+	/* Creates the last component, mode 0755 whatever the umask. */
+	snprintf(p, sizeof(p), "%s/state", base);
+	old = umask(0);
+	r = pg_state_open(&st, p, 1, errbuf, sizeof(errbuf));
+	umask(old);
+	if (!is_int(r, 0, "state_open creates a missing directory"))
+		diag("%s", errbuf);
+	else
+		pg_state_close(&st);
+	ok(stat(p, &sb) == 0 && S_ISDIR(sb.st_mode),
+	    "the directory exists");
+	is_int(sb.st_mode & 07777, 0755, "created with mode 0755 (umask 0)");
+	r = pg_state_open(&st, p, 1, errbuf, sizeof(errbuf));
+	is_int(r, 0, "state_open of an existing directory");
+	if (r == 0) {
+		ok(st.dirfd >= 0, "dirfd set");
+		ok(fcntl(st.dirfd, F_GETFD) & FD_CLOEXEC,
+		    "dirfd close-on-exec");
+		is_str(st.path, p, "path kept");
+		pg_state_close(&st);
+	}
+	r = pg_state_open(&st, p, 0, errbuf, sizeof(errbuf));
+	is_int(r, 0, "state_open of an existing directory, no create");
+	if (r == 0)
+		pg_state_close(&st);
+
+	snprintf(p, sizeof(p), "%s/missing", base);
+	open_refused(p, 0, "a missing directory without create");
+	ok(access(p, F_OK) == -1, "and does not create it");
+	snprintf(p, sizeof(p), "%s/a/b", base);
+	open_refused(p, 1, "a missing parent (last component only)");
+	snprintf(p, sizeof(p), "%s/a", base);
+	ok(access(p, F_OK) == -1, "and does not create the parent");
+
+	open_refused("relative-state-dir", 1, "a relative path");
+	ok(access("relative-state-dir", F_OK) == -1,
+	    "and does not create it");
+	rmdir("relative-state-dir");
+	open_refused("", 1, "an empty path");
+
+	snprintf(p, sizeof(p), "%s/file", base);
+	write_file(p, "x\n", 2);
+	open_refused(p, 1, "a regular file");
+	open_refused(p, 0, "a regular file without create");
+
+	snprintf(p, sizeof(p), "%s/groupw", base);
+	mkdir(p, 0755);
+	chmod(p, 0775);
+	open_refused(p, 1, "a group-writable directory");
+	snprintf(p, sizeof(p), "%s/otherw", base);
+	mkdir(p, 0755);
+	chmod(p, 0757);
+	open_refused(p, 0, "a world-writable directory");
+	snprintf(p, sizeof(p), "%s/sticky", base);
+	mkdir(p, 0755);
+	chmod(p, 01777);
+	open_refused(p, 0, "a sticky world-writable directory");
+	snprintf(p, sizeof(p), "%s/private", base);
+	mkdir(p, 0700);
+	r = pg_state_open(&st, p, 0, errbuf, sizeof(errbuf));
+	is_int(r, 0, "state_open of a 0700 directory");
+	if (r == 0)
+		pg_state_close(&st);
+}
+
+static void
+test_records(void)
+{
+	struct pg_state	 st;
+	struct pg_stamp	 w, r, now;
+	struct stat	 sb;
+	char		 dirp[512], p[PATH_MAX], out[PATH_MAX];
+	char		 errbuf[PG_ERR_MAX], buf[512], big[4096];
+	int64_t		 e;
+	ssize_t		 n;
+	int		 i, fd, bad;
+
+	snprintf(dirp, sizeof(dirp), "%s/records", base);
+	if (pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf)) == -1) {
+		ok(0, "state_open %s: %s", dirp, errbuf);
+		return;
+	}
+
+	errno = 0;
+	is_int(pg_state_read(&st, "mail", &r), 0, "no record: 0 (never)");
+
+	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
+	is_int(pg_state_write(&st, "mail", &w), 0, "write a record");
+	memset(&r, 0, sizeof(r));
+	is_int(pg_state_read(&st, "mail", &r), 1, "read it: 1");
+	ok(stamp_eq(&w, &r), "read gives the stamp written");
+	snprintf(p, sizeof(p), "%s/mail", dirp);
+	if ((fd = open(p, O_RDONLY)) != -1) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		close(fd);
+	} else
+		buf[0] = '\0';
+	is_str(buf, "pollguard-state 1 " BOOT_A " 77000000000 "
+	    "1700000000000000000\n", "the file holds the record line");
+	ok(stat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (sb.st_mode & (S_IWGRP | S_IWOTH)) == 0,
+	    "record is a regular file, not writable by others");
+	is_int(pg_state_read(&st, "news", &r), 0,
+	    "another cluster still reads never");
+
+	w = stamp(BOOT_B, 1, 2);
+	is_int(pg_state_write(&st, "mail", &w), 0, "replace the record");
+	memset(&r, 0, sizeof(r));
+	is_int(pg_state_read(&st, "mail", &r), 1, "read the new one");
+	ok(stamp_eq(&w, &r), "read gives the new stamp");
+
+	is_int(pg_state_touch(&st, "mail"), 0, "touch");
+	is_int(pg_state_read(&st, "mail", &r), 1, "read after touch");
+	pg_stamp_now(&now);
+	e = pg_stamp_elapsed(&r, &now);
+	ok(e >= 0 && e < 5000, "elapsed since touch is small (%lld ms)",
+	    (long long)e);
+	ok(strcmp(r.boot_id, now.boot_id) == 0, "touch records this boot");
+
+	/* Malformed records. */
+	write_file(p, "garbage\n", 8);
+	errno = 0;
+	is_int(pg_state_read(&st, "mail", &r), -1, "garbage: -1");
+	is_int(errno, EBADMSG, "garbage: errno EBADMSG");
+	write_file(p, "", 0);
+	errno = 0;
+	is_int(pg_state_read(&st, "mail", &r), -1, "empty file: -1");
+	is_int(errno, EBADMSG, "empty file: errno EBADMSG");
+	write_file(p, "pollguard-state 1 " BOOT_A " 5 6", 56);
+	errno = 0;
+	is_int(pg_state_read(&st, "mail", &r), -1, "no newline: -1");
+	is_int(errno, EBADMSG, "no newline: errno EBADMSG");
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "pollguard-state 1 " BOOT_A " 5 6\n", 57);
+	write_file(p, big, sizeof(big));
+	errno = 0;
+	is_int(pg_state_read(&st, "mail", &r), -1,
+	    "valid line then 4 KB of garbage: -1");
+	is_int(errno, EBADMSG, "valid line then garbage: errno EBADMSG");
+	if ((fd = open(p, O_WRONLY | O_APPEND)) == -1)
+		err(1, "%s", p);
+	for (i = 1; i < 256; i++)
+		if (write(fd, big, sizeof(big)) != sizeof(big))
+			err(1, "write %s", p);
+	close(fd);
+	errno = 0;
+	is_int(pg_state_read(&st, "mail", &r), -1, "1 MB record: -1");
+	is_int(errno, EBADMSG, "1 MB record: errno EBADMSG");
+	unlink(p);
+	mkdir(p, 0755);
+	errno = 0;
+	is_int(pg_state_read(&st, "mail", &r), -1, "a directory as record: -1");
+	rmdir(p);
+
+	/* touch overwrites a malformed record. */
+	write_file(p, "garbage\n", 8);
+	is_int(pg_state_touch(&st, "mail"), 0, "touch over garbage");
+	is_int(pg_state_read(&st, "mail", &r), 1, "then it reads");
+
+	/* Remove. */
+	is_int(pg_state_remove(&st, "mail"), 0, "remove");
+	is_int(pg_state_read(&st, "mail", &r), 0, "after remove: never");
+	ok(access(p, F_OK) == -1, "the file is gone");
+	is_int(pg_state_remove(&st, "mail"), 0, "remove again: success");
+	is_int(pg_state_remove(&st, "never-written"), 0,
+	    "remove of a missing record: success");
+
+	/* A failed write returns -1 and leaves no temporary file. */
+	snprintf(p, sizeof(p), "%s/blocked", dirp);
+	mkdir(p, 0755);
+	snprintf(out, sizeof(out), "%s/blocked/x", dirp);
+	write_file(out, "x", 1);
+	errno = 0;
+	is_int(pg_state_write(&st, "blocked", &w), -1,
+	    "write onto a non-empty directory fails");
+	ok(errno != 0, "with errno set");
+	is_int(count_tmp(dirp), 0, "and leaves no .tmp. file");
+	ok(access(out, F_OK) == 0, "and the directory is untouched");
+	unlink(out);
+	rmdir(p);
+
+	/* No temporary files left behind. */
+	bad = 0;
+	for (i = 0; i < 200; i++) {
+		w = stamp(BOOT_A, i * SEC, i * SEC);
+		if (pg_state_write(&st, i % 2 ? "a" : "b", &w) != 0)
+			bad++;
+	}
+	is_int(bad, 0, "200 writes succeed");
+	is_int(count_tmp(dirp), 0, "no .tmp. files left");
+	is_int(pg_state_read(&st, "a", &r), 1, "last write of a reads");
+	is_int(r.mono_ns, 199 * SEC, "a holds the last write");
+	is_int(pg_state_read(&st, "b", &r), 1, "last write of b reads");
+	is_int(r.mono_ns, 198 * SEC, "b holds the last write");
+
+	/* A symlink at the record's name: the link is replaced. */
+	snprintf(out, sizeof(out), "%s/outside", base);
+	write_file(out, "precious\n", 9);
+	snprintf(p, sizeof(p), "%s/link", dirp);
+	if (symlink(out, p) == -1)
+		err(1, "symlink");
+	w = stamp(BOOT_A, 5, 6);
+	is_int(pg_state_write(&st, "link", &w), 0, "write over a symlink");
+	if ((fd = open(out, O_RDONLY)) != -1) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		close(fd);
+	} else
+		buf[0] = '\0';
+	is_str(buf, "precious\n", "the symlink's target is untouched");
+	ok(lstat(p, &sb) == 0 && S_ISREG(sb.st_mode),
+	    "the record is now a regular file");
+	is_int(pg_state_read(&st, "link", &r), 1, "and reads back");
+	ok(stamp_eq(&w, &r), "with the stamp written");
+
+	/* A dangling symlink: nothing is created at its target. */
+	snprintf(out, sizeof(out), "%s/dangling-target", base);
+	snprintf(p, sizeof(p), "%s/dangle", dirp);
+	if (symlink(out, p) == -1)
+		err(1, "symlink");
+	is_int(pg_state_touch(&st, "dangle"), 0, "touch over a dangling "
+	    "symlink");
+	ok(access(out, F_OK) == -1, "the dangling target is not created");
+
+	pg_state_close(&st);
+	ok(st.dirfd == -1, "close resets dirfd");
+}
+
+/* Run fn in a child; return its exit status or -1. */
+static int
+in_child(int (*fn)(struct pg_state *, const char *), struct pg_state *st,
+    const char *cluster)
+{
+	pid_t	 pid;
+	int	 status;
+
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0)
+		_exit(fn(st, cluster) & 0xff);
+	if (waitpid(pid, &status, 0) == -1 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int
+child_held(struct pg_state *st, const char *cluster)
+{
+	return pg_lock_held(st, cluster);
+}
+
+static int
+child_take(struct pg_state *st, const char *cluster)
+{
+	int	 fd = -1;
+
+	return pg_lock_take(st, cluster, &fd);
+}
+
+static void
+test_lock(void)
+{
+	struct pg_state	 st;
+	struct pg_stamp	 r;
+	char		 dirp[512], p[PATH_MAX], errbuf[PG_ERR_MAX];
+	int		 fd = -1, fd2 = -1, t;
+
+	snprintf(dirp, sizeof(dirp), "%s/locks", base);
+	if (pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf)) == -1) {
+		ok(0, "state_open %s: %s", dirp, errbuf);
+		return;
+	}
+
+	is_int(pg_lock_held(&st, "mail"), 0, "no lock file: not held");
+	is_int(in_child(child_held, &st, "mail"), 0,
+	    "no lock file: not held (child)");
+
+	t = pg_lock_take(&st, "mail", &fd);
+	is_int(t, 1, "take: 1");
+	ok(fd >= 0, "take: a descriptor");
+	ok(fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC),
+	    "lock descriptor is close-on-exec");
+	snprintf(p, sizeof(p), "%s/.mail.lock", dirp);
+	ok(access(p, F_OK) == 0, "lock file is STATE/.mail.lock");
+	is_int(pg_state_read(&st, "mail", &r), 0,
+	    "the lock is not a record: still never");
+
+	is_int(in_child(child_held, &st, "mail"), 1, "held, seen by a child");
+	is_int(in_child(child_take, &st, "mail"), 0,
+	    "take in a child while held: 0");
+	is_int(in_child(child_held, &st, "news"), 0,
+	    "another cluster's lock is free");
+	is_int(in_child(child_take, &st, "news"), 1,
+	    "another cluster's lock can be taken");
+	is_int(in_child(child_held, &st, "mail"), 1,
+	    "still held after a child tried to take it");
+
+	/* The holder asking must not lose the lock. */
+	is_int(pg_lock_held(&st, "mail"), 1, "held, seen by the holder");
+	is_int(in_child(child_held, &st, "mail"), 1,
+	    "still held after the holder asked");
+	t = pg_lock_take(&st, "mail", &fd2);
+	ok(t == 0 || t == 1, "take again in the holder: 0 or 1 (got %d)", t);
+	if (t == 1)
+		close(fd2);
+	is_int(in_child(child_held, &st, "mail"), 1,
+	    "still held after the holder took it again");
+
+	if (fd >= 0)
+		close(fd);
+	is_int(in_child(child_held, &st, "mail"), 0,
+	    "after close: not held (child)");
+	is_int(pg_lock_held(&st, "mail"), 0, "after close: not held");
+	is_int(in_child(child_take, &st, "mail"), 1,
+	    "after close: a child can take it");
+	fd = -1;
+	is_int(pg_lock_take(&st, "mail", &fd), 1, "take again after close");
+	if (fd >= 0)
+		close(fd);
+	pg_state_close(&st);
+}
+
+static void
+rm_rf(const char *path)
+{
+	char	 cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	if (system(cmd) != 0)
+		diag("could not remove %s", path);
+}
+
+int
+main(void)
+{
+	const char	*tmp;
+
+	umask(022);
+	tmp = getenv("TMPDIR");
+	snprintf(base, sizeof(base), "%s/t_state.XXXXXX",
+	    tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
+	if (mkdtemp(base) == NULL)
+		err(1, "mkdtemp");
+	test_now();
+	test_elapsed();
+	test_format();
+	test_parse();
+	test_dir();
+	test_records();
+	test_lock();
+	rm_rf(base);
+	return done_testing();
+}
