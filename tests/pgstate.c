@@ -71,6 +71,12 @@ main(int argc, char *argv[])
 		rec = now;
 		rec.mono_ns -= num * 1000000;
 		rec.wall_ns -= num * 1000000;
+		/* Older than this boot: then it was written in an earlier one. */
+		if (rec.mono_ns < 0) {
+			strlcpy(rec.boot_id, "00000000-0000-0000-0000-"
+			    "000000000000", sizeof(rec.boot_id));
+			rec.mono_ns = now.mono_ns + 1000000000LL;
+		}
 	} else if (strcmp(argv[0], "oldboot") == 0 && argc == 3) {
 		/* Another boot: another ID, a clock reading from then. */
 		rec = now;

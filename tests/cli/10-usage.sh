@@ -1,0 +1,128 @@
+#!/bin/bash
+# Usage errors of pollguard-check and pollguard-touch: exit 64, the usage
+# text of SPEC.md on stderr, invalid cluster IDs refused, an unknown cluster
+# a configuration error (78); none of it writes to the state directory.
+. "${PG_TOP:-.}/tests/lib.sh"
+
+USAGE_CHECK='usage: pollguard-check [-nqv] [-c file] cluster'
+USAGE_TOUCH='usage: pollguard-touch [-c file] cluster
+       pollguard-touch [-c file] cluster -- command [argument ...]
+       pollguard-touch -f [-c file] cluster
+       pollguard-touch -r [-c file] cluster'
+
+LONG64=$(printf 'x%.0s' $(seq 64))
+LONG65=${LONG64}y
+
+mkconf <<EOF
+[cluster c1]
+wait = 10s
+[cluster $LONG64]
+wait = 10s
+EOF
+
+# usage_error TOOL USAGE DESC ARGS...: exit 64, nothing on stdout, and the
+# usage text ends stderr (after a getopt message, if any).
+usage_error()
+{
+	local tool=$1 usage=$2 desc=$3 n
+	shift 3
+	exit_is 64 "$desc: exit 64" "$tool" "$@"
+	n=$(printf '%s\n' "$usage" | wc -l)
+	is "$(tail -n "$n" "$T/err")" "$usage" "$desc: usage on stderr"
+	out_empty "$desc: nothing on stdout"
+}
+
+# bad_id TOOL DESC ARGS...: exit 64 and a message from the tool.
+bad_id()
+{
+	local tool=$1 desc=$2 name
+	shift 2
+	name=${tool##*/}
+	exit_is 64 "$desc: exit 64" "$tool" "$@"
+	err_like "^($name: |usage: $name)" "$desc: message on stderr"
+}
+
+# state_untouched DESC: the state directory is missing or empty.
+state_untouched()
+{
+	if [ -z "$(state_ls)" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "state directory holds: $(state_ls | tr '\n' ' ')"
+	fi
+}
+
+# --- pollguard-check ---
+
+exit_is 64 "check, no arguments: exit 64" "$CHECK"
+is "$(cat "$T/err")" "$USAGE_CHECK" "check, no arguments: stderr is exactly the usage"
+out_empty "check, no arguments: nothing on stdout"
+
+usage_error "$CHECK" "$USAGE_CHECK" "check, no cluster" -c "$CONF"
+usage_error "$CHECK" "$USAGE_CHECK" "check, extra argument" -c "$CONF" c1 extra
+usage_error "$CHECK" "$USAGE_CHECK" "check, -- and a command" -c "$CONF" c1 -- true
+usage_error "$CHECK" "$USAGE_CHECK" "check, unknown option -x" -x -c "$CONF" c1
+usage_error "$CHECK" "$USAGE_CHECK" "check, touch's option -f" -f -c "$CONF" c1
+usage_error "$CHECK" "$USAGE_CHECK" "check, -c without argument" -c
+
+bad_id "$CHECK" "check ../x" -c "$CONF" ../x
+bad_id "$CHECK" "check a/b" -c "$CONF" a/b
+bad_id "$CHECK" "check .x" -c "$CONF" .x
+bad_id "$CHECK" "check empty cluster ID" -c "$CONF" ''
+bad_id "$CHECK" "check 65-character ID" -c "$CONF" "$LONG65"
+bad_id "$CHECK" "check ID with a control character" -c "$CONF" $'a\001b'
+bad_id "$CHECK" "check ID with a newline" -c "$CONF" $'a\nb'
+
+exit_is 78 "check unknown cluster: exit 78" "$CHECK" -c "$CONF" nosuch
+err_has nosuch "check unknown cluster: message names it"
+exit_is 78 "check -n unknown cluster: exit 78" "$CHECK" -n -c "$CONF" nosuch
+
+state_untouched "check: nothing written in the state directory by any of these"
+
+# --- pollguard-touch ---
+
+exit_is 64 "touch, no arguments: exit 64" "$TOUCH"
+is "$(cat "$T/err")" "$USAGE_TOUCH" "touch, no arguments: stderr is exactly the usage"
+out_empty "touch, no arguments: nothing on stdout"
+
+M=$T/marker
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch, no cluster" -c "$CONF"
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch, extra argument without --" -c "$CONF" c1 extra
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch, -- without a command" -c "$CONF" c1 --
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch, unknown option -x" -x -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch, check's option -n" -n -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch, -c without argument" -c
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -f with -- command" -f -c "$CONF" c1 -- touch "$M"
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -r with -- command" -r -c "$CONF" c1 -- touch "$M"
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -f with -r" -f -r -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -r with -f" -r -f -c "$CONF" c1
+assert "touch usage errors: the command was not run" test ! -e "$M"
+
+bad_id "$TOUCH" "touch ../x" -c "$CONF" ../x
+bad_id "$TOUCH" "touch a/b" -c "$CONF" a/b
+bad_id "$TOUCH" "touch .x" -c "$CONF" .x
+bad_id "$TOUCH" "touch empty cluster ID" -c "$CONF" ''
+bad_id "$TOUCH" "touch 65-character ID" -c "$CONF" "$LONG65"
+bad_id "$TOUCH" "touch ID with a control character" -c "$CONF" $'a\001b'
+bad_id "$TOUCH" "touch -r ../x" -r -c "$CONF" ../x
+bad_id "$TOUCH" "touch -f ../x" -f -c "$CONF" ../x
+bad_id "$TOUCH" "touch ../x -- command" -c "$CONF" ../x -- touch "$M"
+assert "touch ../x -- command: the command was not run" test ! -e "$M"
+
+exit_is 78 "touch unknown cluster: exit 78" "$TOUCH" -c "$CONF" nosuch
+err_has nosuch "touch unknown cluster: message names it"
+exit_is 78 "touch -r unknown cluster: exit 78" "$TOUCH" -r -c "$CONF" nosuch
+exit_is 78 "touch -f unknown cluster: exit 78" "$TOUCH" -f -c "$CONF" nosuch
+exit_is 78 "touch unknown cluster -- command: exit 78" "$TOUCH" -c "$CONF" nosuch -- touch "$M"
+assert "touch unknown cluster -- command: the command was not run" test ! -e "$M"
+
+state_untouched "touch: nothing written in the state directory by any of these"
+
+# --- the longest valid ID is fine ---
+
+exit_is 0 "check 64-character ID: exit 0" "$CHECK" -c "$CONF" "$LONG64"
+assert "check 64-character ID: record $STATE/$LONG64 written" test -f "$STATE/$LONG64"
+exit_is 0 "touch 64-character ID: exit 0" "$TOUCH" -c "$CONF" "$LONG64"
+
+finish

@@ -1,0 +1,416 @@
+# tests/lib.sh: TAP helpers shared by the command-line tests in tests/cli.
+#
+# Source it from a bash script that tests/run starts in the top directory
+# with PG_TOP, PG_BIN and PG_PGSTATE set. It gives the script:
+#
+#	$T		one temporary directory, removed on exit
+#	$STATE		the state directory mkconf writes ($T/state)
+#	$CHECK $TOUCH $PGSTATE	the programs under test and the helper
+#	ok, not_ok, is, assert, exit_is, exit_err, err_has, ... TAP helpers
+#	bg		start a background process, stopped by its PID on exit
+#	finish		print the plan and exit 1 when anything failed
+#
+# Nothing here reads /etc/pollguard.conf: POLLGUARD_CONF is unset and every
+# command is given -c, or POLLGUARD_CONF explicitly.
+
+set -u
+umask 022
+export LC_ALL=C
+unset POLLGUARD_CONF
+
+: "${PG_TOP:?PG_TOP is not set (run the tests through tests/run)}"
+: "${PG_BIN:=$PG_TOP/bin}"
+: "${PG_PGSTATE:=$PG_TOP/tests/pgstate}"
+CHECK=$PG_BIN/pollguard-check
+TOUCH=$PG_BIN/pollguard-touch
+PGSTATE=$PG_PGSTATE
+
+# Longest a single command may run before it counts as hung.
+PG_CMD_TIMEOUT=${PG_CMD_TIMEOUT:-60}
+
+_pg_n=0
+_pg_failed=0
+_pg_planned=
+BGPIDS=()
+
+# A test never reads the terminal by accident.
+exec </dev/null
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/pollguard-test.XXXXXX") || {
+	echo "Bail out! mktemp -d failed"
+	exit 1
+}
+STATE=$T/state
+
+# An age for "an old record": a minute, or half the uptime on a machine
+# booted less than two minutes ago (a record of this boot cannot be older
+# than the boot: pgstate write would make a malformed one).
+# uptime_ms: CLOCK_BOOTTIME in milliseconds, from /proc/uptime (10ms steps).
+uptime_ms()
+{
+	local u f
+	read -r u f </proc/uptime
+	f=${u#*.}000
+	echo $((${u%.*} * 1000 + 10#${f:0:3}))
+}
+UPTIME_MS=$(uptime_ms)
+OLD_MS=$((UPTIME_MS < 120000 ? UPTIME_MS / 2 : 60000))
+OLD_MAX=$((OLD_MS + 10000))
+
+# The PIDs of the processes a process started, and theirs, by PID.
+_pg_descendants()
+{
+	local c
+	command -v ps >/dev/null 2>&1 || return 0
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		echo "$c"
+		_pg_descendants "$c"
+	done
+}
+
+# The state letter of a process (R, S, Z...), empty when it is gone.
+_pg_pstate()
+{
+	sed -n 's/^.*) \(.\).*$/\1/p' "/proc/$1/stat" 2>/dev/null
+}
+
+_pg_alive()
+{
+	local s
+	s=$(_pg_pstate "$1")
+	[ -n "$s" ] && [ "$s" != Z ]
+}
+
+_pg_cleanup()
+{
+	local p i all=()
+	for p in "${BGPIDS[@]}"; do
+		all+=($(_pg_descendants "$p") "$p")
+	done
+	for p in "${all[@]}"; do
+		_pg_alive "$p" && kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${all[@]}"; do
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			_pg_alive "$p" || break
+			sleep 0.1
+		done
+		_pg_alive "$p" && kill -KILL "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	chmod -R u+rwx "$T" 2>/dev/null
+	rm -rf "$T"
+}
+trap _pg_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- TAP ------------------------------------------------------------------
+
+# plan N: print the plan first (optional: finish prints it otherwise).
+plan()
+{
+	_pg_planned=$1
+	echo "1..$1"
+}
+
+diag()
+{
+	local l
+	printf '%s\n' "$*" | while IFS= read -r l; do
+		printf '# %s\n' "$l"
+	done
+}
+
+# diag_file FILE [LABEL]: show (the first 20 lines of) a file as diagnostics.
+diag_file()
+{
+	[ -s "$1" ] || { diag "${2:-$1}: (empty)"; return 0; }
+	diag "${2:-$1}:"
+	head -n 20 "$1" | cat -v | sed 's/^/#   /'
+}
+
+ok()
+{
+	_pg_n=$((_pg_n + 1))
+	echo "ok $_pg_n - $*"
+}
+
+not_ok()
+{
+	_pg_n=$((_pg_n + 1))
+	_pg_failed=$((_pg_failed + 1))
+	echo "not ok $_pg_n - $*"
+}
+
+# skip REASON [COUNT]
+skip()
+{
+	local i
+	for ((i = 0; i < ${2:-1}; i++)); do
+		_pg_n=$((_pg_n + 1))
+		echo "ok $_pg_n # SKIP $1"
+	done
+}
+
+bail()
+{
+	echo "Bail out! $*"
+	exit 1
+}
+
+# is GOT WANT DESC
+is()
+{
+	if [ "$1" = "$2" ]; then
+		ok "$3"
+	else
+		not_ok "$3"
+		diag "got:  '$(printf %s "$1" | cat -v)'"
+		diag "want: '$(printf %s "$2" | cat -v)'"
+	fi
+}
+
+# assert DESC COMMAND...: ok when the command succeeds.
+assert()
+{
+	local desc=$1
+	shift
+	if "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		diag "failed: $*"
+	fi
+}
+
+# num_between GOT LOW HIGH DESC: GOT is an integer in LOW..HIGH.
+num_between()
+{
+	if [[ $1 =~ ^-?[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; then
+		ok "$4"
+	else
+		not_ok "$4"
+		diag "got '$1', want an integer in $2..$3"
+	fi
+}
+
+# exit_is WANT DESC COMMAND...: run the command (bounded by a timeout),
+# stdout to $T/out, stderr to $T/err, status in $RC; WANT may list
+# alternatives: "73|74".
+exit_is()
+{
+	local want=$1 desc=$2
+	shift 2
+	timeout -k 5 "$PG_CMD_TIMEOUT" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	case "|$want|" in
+	*"|$RC|"*)
+		ok "$desc"
+		;;
+	*)
+		not_ok "$desc"
+		diag "command: $*"
+		diag "exit status $RC, want $want"
+		diag_file "$T/out" stdout
+		diag_file "$T/err" stderr
+		;;
+	esac
+}
+
+# exit_err DESC COMMAND...: like exit_is, but any error status will do:
+# not a verdict (0..3), not a signal or a timeout (>= 124).
+exit_err()
+{
+	local desc=$1
+	shift
+	timeout -k 5 "$PG_CMD_TIMEOUT" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	if [ "$RC" -ge 4 ] && [ "$RC" -lt 124 ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		diag "command: $*"
+		diag "exit status $RC, want an error status (4..123)"
+		diag_file "$T/err" stderr
+	fi
+}
+
+# err_has STRING DESC: stderr of the last exit_is holds STRING.
+err_has()
+{
+	if grep -qF -- "$1" "$T/err"; then
+		ok "$2"
+	else
+		not_ok "$2"
+		diag "stderr lacks: $1"
+		diag_file "$T/err" stderr
+	fi
+}
+
+# err_like ERE DESC
+err_like()
+{
+	if grep -qE -- "$1" "$T/err"; then
+		ok "$2"
+	else
+		not_ok "$2"
+		diag "stderr does not match: $1"
+		diag_file "$T/err" stderr
+	fi
+}
+
+# err_lacks STRING DESC
+err_lacks()
+{
+	if grep -qF -- "$1" "$T/err"; then
+		not_ok "$2"
+		diag "stderr holds: $1"
+		diag_file "$T/err" stderr
+	else
+		ok "$2"
+	fi
+}
+
+# file_empty FILE DESC
+file_empty()
+{
+	if [ -e "$1" ] && [ ! -s "$1" ]; then
+		ok "$2"
+	else
+		not_ok "$2"
+		diag_file "$1"
+	fi
+}
+
+err_empty()
+{
+	file_empty "$T/err" "$1"
+}
+
+out_empty()
+{
+	file_empty "$T/out" "$1"
+}
+
+# finish: print the plan unless plan did, and exit 1 when a test failed or
+# the count does not match the plan.
+finish()
+{
+	if [ -z "$_pg_planned" ]; then
+		echo "1..$_pg_n"
+	elif [ "$_pg_planned" -ne "$_pg_n" ]; then
+		diag "planned $_pg_planned tests, ran $_pg_n"
+		exit 1
+	fi
+	[ "$_pg_failed" -eq 0 ] || diag "$_pg_failed of $_pg_n failed"
+	[ "$_pg_failed" -eq 0 ]
+	exit
+}
+
+# --- fixtures -------------------------------------------------------------
+
+# mkconf [FILE] < BODY: write a config: a [pollguard] section naming the
+# node "testnode" and the state directory $STATE, then BODY, which starts
+# on line 4. Mode 600. CONF names the file.
+mkconf()
+{
+	CONF=${1:-$T/pollguard.conf}
+	{
+		printf '[pollguard]\nnode = testnode\nstate = %s\n' "$STATE"
+		cat
+	} >"$CONF"
+	chmod 600 "$CONF"
+}
+
+# state_ls [DIR]: the entries of a state directory, hidden ones included.
+state_ls()
+{
+	ls -A "${1:-$STATE}" 2>/dev/null
+}
+
+# record CLUSTER: what pgstate read says (elapsed ms, "never" or "error").
+record()
+{
+	"$PGSTATE" -c "$CONF" read "$1" 2>/dev/null || echo error
+}
+
+# wait_for SECONDS COMMAND...: poll until the command succeeds; 1 on timeout.
+wait_for()
+{
+	local secs=$1 end
+	shift
+	end=$(($(now_ms) + secs * 1000))
+	until "$@"; do
+		[ "$(now_ms)" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# now_ms: wall-clock milliseconds, without a fork.
+now_ms()
+{
+	local t=${EPOCHREALTIME/[.,]/}
+	echo $((t / 1000))
+}
+
+# lock_held CLUSTER [STATEDIR]: a process holds the cluster's run lock, a
+# write lock on STATE/.CLUSTER.lock (an open file description lock, as
+# lslocks(8) shows it; flock(1) does not see those).
+lock_held()
+{
+	local f=${2:-$STATE}/.$1.lock ino
+	[ -e "$f" ] || return 1
+	ino=$(stat -c %i "$f") || return 1
+	grep -qE "WRITE .*:$ino [0-9]+ " /proc/locks 2>/dev/null
+}
+
+lock_taken()
+{
+	lock_held "$@"
+}
+
+# bg NAME COMMAND...: start the command in the background, stdin from
+# /dev/null, output to $T/NAME.out and $T/NAME.err; BGPID is its PID. It is
+# stopped, by PID, on exit if it is still running.
+bg()
+{
+	local name=$1
+	shift
+	"$@" </dev/null >"$T/$name.out" 2>"$T/$name.err" &
+	BGPID=$!
+	BGPIDS+=("$BGPID")
+}
+
+# wait_exit PID [SECONDS]: wait for a background process to end and return
+# its exit status; past the deadline kill it (and its children) and
+# return 255.
+wait_exit()
+{
+	local pid=$1 secs=${2:-10} end c
+	end=$(($(now_ms) + secs * 1000))
+	while _pg_alive "$pid"; do
+		if [ "$(now_ms)" -ge "$end" ]; then
+			diag "PID $pid still running after ${secs}s: killed"
+			for c in $(_pg_descendants "$pid"); do
+				kill -KILL "$c" 2>/dev/null
+			done
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			return 255
+		fi
+		sleep 0.05
+	done
+	wait "$pid" 2>/dev/null
+}
+
+# need_bin: bail out when the programs are not built.
+need_bin()
+{
+	local b
+	for b in "$CHECK" "$TOUCH" "$PGSTATE"; do
+		[ -x "$b" ] || bail "$b is not built (run make)"
+	done
+}
+need_bin
