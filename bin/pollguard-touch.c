@@ -144,23 +144,6 @@ run(struct tool *t, char **cmd)
 	exit(WEXITSTATUS(status));
 }
 
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t	 n;
-
-	while (len > 0) {
-		if ((n = write(fd, buf, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /*
  * Copy stdin to stdout with read(2) and write(2): whatever arrives is
  * passed on at once, so line-by-line consumers see no added delay.
@@ -186,7 +169,7 @@ filter(struct tool *t)
 		}
 		if (n == 0)
 			break;
-		if (write_all(STDOUT_FILENO, buf, n) == -1) {
+		if (pg_write_all(STDOUT_FILENO, buf, n) == -1) {
 			saved = errno;
 			refresh_soft(t);
 			if (saved == EPIPE) {

@@ -15,15 +15,21 @@ tool_init(void)
 	openlog(getprogname(), LOG_PID, LOG_USER);
 }
 
+/*
+ * Messages quote arguments and config values: escape what is not
+ * printable, so that neither syslog nor a terminal gets control bytes.
+ */
 static void
 vlog(int prio, int to_stderr, const char *fmt, va_list ap)
 {
-	char	 msg[PG_ERR_MAX * 2];
+	char	 msg[PG_ERR_MAX * 2], safe[sizeof(msg) * 4];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	syslog(prio, "%s", msg);
+	strnvis(safe, msg, sizeof(safe), VIS_CSTYLE | VIS_OCTAL | VIS_TAB |
+	    VIS_NL | VIS_NOSLASH);
+	syslog(prio, "%s", safe);
 	if (to_stderr)
-		fprintf(stderr, "%s: %s\n", getprogname(), msg);
+		fprintf(stderr, "%s: %s\n", getprogname(), safe);
 }
 
 void
@@ -88,15 +94,12 @@ tool_explain(const struct tool *t, const char *fmt, ...)
 void
 tool_setup(struct tool *t, const char *confopt, const char *id)
 {
-	char	 err[PG_ERR_MAX], safe[PG_NAME_MAX * 4 + 1];
+	char	 err[PG_ERR_MAX];
 
-	if (!pg_cluster_id_valid(id)) {
-		/* Escaped and cut short: the argument is untrusted text. */
-		strnvis(safe, id, sizeof(safe), VIS_CSTYLE | VIS_OCTAL);
-		tool_die(EX_USAGE, "invalid cluster ID '%s' (1 to %d letters,"
-		    " digits, '.', '_', '-', not starting with '.' or '-')", safe,
-		    PG_NAME_MAX);
-	}
+	if (!pg_cluster_id_valid(id))
+		tool_die(EX_USAGE, "invalid cluster ID '%.*s' (1 to %d letters,"
+		    " digits, '.', '_', '-', not starting with '.' or '-')",
+		    PG_NAME_MAX + 1, id, PG_NAME_MAX);
 	if (pg_config_load(pg_config_path(confopt), &t->cfg, err,
 	    sizeof(err)) == -1)
 		tool_die(EX_CONFIG, "%s", err);

@@ -206,6 +206,9 @@ int	 pg_state_read(struct pg_state *, const char *, struct pg_stamp *);
  */
 int	 pg_state_write(struct pg_state *, const char *, const struct pg_stamp *);
 
+/* write(2) all of a buffer, going on after EINTR. -1 with errno. */
+int	 pg_write_all(int, const void *, size_t);
+
 /* pg_state_write of pg_stamp_now. */
 int	 pg_state_touch(struct pg_state *, const char *);
 

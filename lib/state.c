@@ -225,10 +225,11 @@ fail:
 	return -1;
 }
 
-static int
-write_all(int fd, const char *buf, size_t len)
+int
+pg_write_all(int fd, const void *p, size_t len)
 {
-	ssize_t	 n;
+	const char	*buf = p;
+	ssize_t		 n;
 
 	while (len > 0) {
 		if ((n = write(fd, buf, len)) == -1) {
@@ -259,7 +260,7 @@ pg_state_write(struct pg_state *st, const char *cluster,
 	if (fd == -1)
 		return -1;
 	/* fsync first, so that after a power cut the new name has data. */
-	if (write_all(fd, buf, len) == -1 || fsync(fd) == -1) {
+	if (pg_write_all(fd, buf, len) == -1 || fsync(fd) == -1) {
 		saved = errno;
 		close(fd);
 		goto fail;

@@ -125,4 +125,14 @@ exit_is 0 "check 64-character ID: exit 0" "$CHECK" -c "$CONF" "$LONG64"
 assert "check 64-character ID: record $STATE/$LONG64 written" test -f "$STATE/$LONG64"
 exit_is 0 "touch 64-character ID: exit 0" "$TOUCH" -c "$CONF" "$LONG64"
 
+# Untrusted text is escaped before it reaches a terminal or syslog.
+esc=$(printf 'a\033[2Jb')
+exit_is 64 "control characters in a cluster ID: usage error" "$CHECK" -c "$CONF" "$esc"
+if grep -q "$(printf '\033')" "$T/err"; then
+	not_ok "the message carries no raw escape byte"
+else
+	ok "the message carries no raw escape byte"
+fi
+err_has 'a\033[2Jb' "the message shows the ID escaped"
+
 finish
