@@ -9,7 +9,8 @@ CC ?=		cc
 AR ?=		ar
 PKG_CONFIG ?=	pkg-config
 CFLAGS ?=	-O2 -g
-override CFLAGS +=	-std=c99 -D_GNU_SOURCE -DLIBBSD_OPENBSD_VIS -Wall -Wextra -Ilib \
+override CFLAGS +=	-std=c99 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 \
+		-DLIBBSD_OPENBSD_VIS -Wall -Wextra -Ilib \
 		$(shell $(PKG_CONFIG) --cflags libbsd-overlay inih)
 BASE_LIBS =	$(shell $(PKG_CONFIG) --libs inih libbsd-overlay)
 

@@ -454,7 +454,8 @@ section(struct parse *p, const char *line)
 
 	if ((end = strchr(line, ']')) == NULL)
 		return fail(p, p->line, "section header without ']'");
-	n = end - line - 1;
+	if ((n = end - line - 1) >= sizeof(name))
+		return fail(p, p->line, "section header too long");
 	memcpy(name, line + 1, n);
 	name[n] = '\0';
 	end += 1 + strspn(end + 1, " \t\r\n");
@@ -646,7 +647,9 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 	cfg->connect_timeout_ms = 1000;
 	cfg->settle_ms = 500;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1 ||
+	/* O_NONBLOCK: a FIFO named as the config must not hang the tool. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) ==
+	    -1 ||
 	    fstat(fd, &sb) == -1) {
 		fail(&p, 0, "%s", strerror(errno));
 		goto out;

@@ -7,7 +7,7 @@ pg_decide(int64_t wait_ms, enum pg_unreachable policy, int local_run,
 	size_t	 i, invalid = n, unreachable = n;
 
 	d->verdict = PG_GO;
-	d->standalone = n == 0;
+	d->standalone = 0;
 	d->peer = 0;
 	if (local_run) {
 		d->verdict = PG_SKIP_LOCAL;
@@ -41,5 +41,6 @@ pg_decide(int64_t wait_ms, enum pg_unreachable policy, int local_run,
 	} else if (unreachable < n && policy == PG_UNREACHABLE_SKIP) {
 		d->verdict = PG_SKIP_UNREACHABLE;
 		d->peer = unreachable;
-	}
+	} else
+		d->standalone = n == 0;
 }

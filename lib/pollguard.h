@@ -186,7 +186,9 @@ struct pg_state {
 
 /*
  * Open the state directory, creating its last component (mode 0755) when
- * it is missing and create is set. Refuses a path that is not absolute,
+ * it is missing and create is set; with create, also remove temporary
+ * files that writers killed mid-write left behind (older than a minute).
+ * Refuses a path that is not absolute,
  * not a directory, or writable by group or others. On failure return -1
  * and write the reason, naming the directory, to err.
  */
@@ -251,7 +253,7 @@ enum pg_verdict {
 
 struct pg_decision {
 	enum pg_verdict	 verdict;
-	int		 standalone;	/* no peers: go, with a warning */
+	int		 standalone;	/* go for want of peers: warn */
 	size_t		 peer;		/* index of the deciding peer */
 };
 

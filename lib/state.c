@@ -1,5 +1,6 @@
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -145,6 +146,38 @@ bad:
 	return -1;
 }
 
+#define TMP_PREFIX	".tmp."
+#define TMP_STALE_S	60
+
+/*
+ * A writer killed between creating its temporary file and renaming it
+ * leaves the file behind. Remove those that are clearly abandoned; a
+ * writer in progress is younger than a second.
+ */
+static void
+sweep(struct pg_state *st)
+{
+	struct dirent	*de;
+	struct stat	 sb;
+	DIR		*d;
+	time_t		 now = time(NULL);
+	int		 fd;
+
+	if ((fd = dup(st->dirfd)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) ==
+		    0 && fstatat(st->dirfd, de->d_name, &sb,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
+		    sb.st_mtime < now - TMP_STALE_S)
+			unlinkat(st->dirfd, de->d_name, 0);
+	closedir(d);
+}
+
 int
 pg_state_open(struct pg_state *st, const char *path, int create, char *err,
     size_t errlen)
@@ -181,6 +214,8 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 		pg_state_close(st);
 		return -1;
 	}
+	if (create)
+		sweep(st);
 	return 0;
 }
 
@@ -253,7 +288,7 @@ pg_state_write(struct pg_state *st, const char *cluster,
 	if ((len = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
 		return -1;
 	/* Cluster IDs never start with a dot, so this cannot clash. */
-	snprintf(tmp, sizeof(tmp), ".tmp.%08x%08x", arc4random(),
+	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%08x%08x", arc4random(),
 	    arc4random());
 	fd = openat(st->dirfd, tmp,
 	    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -325,17 +360,30 @@ lock_open(struct pg_state *st, const char *cluster, int flags)
 		return -1;
 	}
 	return openat(st->dirfd, name,
-	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
 }
 
 int
 pg_lock_take(struct pg_state *st, const char *cluster, int *fdp)
 {
 	struct flock	 fl;
+	struct stat	 sb;
 	int		 fd, saved;
 
 	if ((fd = lock_open(st, cluster, O_RDWR | O_CREAT)) == -1)
 		return -1;
+	/*
+	 * Anyone who can open the lock file can hold a read lock on it and
+	 * so make this node skip: it is the owner's alone (older versions
+	 * made it 0644).
+	 */
+	if (fstat(fd, &sb) == -1 ||
+	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_WRLCK;
 	fl.l_whence = SEEK_SET;

@@ -343,4 +343,29 @@ else
 	chmod 700 "$T"
 fi
 
+# A skip is quiet: no standalone warning while a local run holds the lock,
+# not even with -v (the warning is about going without peers).
+mkconf "$T/skipwarn.conf" <<EOF
+[cluster sw]
+wait = 10s
+EOF
+bg swlock "$PGSTATE" -c "$T/skipwarn.conf" lock sw 30
+swpid=$BGPID
+if wait_for 5 lock_held sw; then
+	exit_is 2 "standalone, local run: skip 2" "$CHECK" -v -c "$T/skipwarn.conf" sw
+	err_lacks "standalone" "no standalone warning on a skip"
+	err_has "still going" "-v says why it skips"
+else
+	skip "pgstate did not take the lock" 3
+fi
+kill "$swpid" 2>/dev/null
+wait "$swpid" 2>/dev/null
+exit_is 0 "lock released: go" "$CHECK" -v -c "$T/skipwarn.conf" sw
+err_has "standalone" "-v shows the standalone warning when it goes"
+
+# A FIFO named as the config is refused, not waited on.
+mkfifo "$T/fifo.conf"
+exit_is 78 "a FIFO as config: exit 78, no hang" timeout 10 "$CHECK" -c "$T/fifo.conf" sw
+err_has "not a regular file" "the message says why"
+
 finish

@@ -23,6 +23,8 @@ wait = 10s
 wait = 10s
 [cluster at]
 wait = 10s
+[cluster perm]
+wait = 10s
 EOF
 
 # --- plain and -r ---
@@ -249,5 +251,28 @@ for s in TERM INT HUP; do
 	is "$?" 0 "SIG$s to touch: exits with the command's status 0"
 	is "$(cat "$T/got" 2>/dev/null)" "got $s" "SIG$s to touch: forwarded to the command"
 done
+
+# --- housekeeping: temp files and the lock file's mode ---
+
+# A writer killed between creating its temp file and renaming it leaves
+# the file; the next tool that opens the state directory removes it once
+# it is clearly abandoned, and leaves a young one alone.
+printf 'half' >"$STATE/.tmp.0123456789abcdef"
+touch -d '2 minutes ago' "$STATE/.tmp.0123456789abcdef"
+printf 'half' >"$STATE/.tmp.fedcba9876543210"
+exit_is 0 "touch with temp files lying around: exit 0" "$TOUCH" -c "$CONF" t1
+assert "an abandoned temp file is removed" test ! -e "$STATE/.tmp.0123456789abcdef"
+assert "a young temp file is left alone" test -e "$STATE/.tmp.fedcba9876543210"
+rm -f "$STATE/.tmp.fedcba9876543210"
+
+# Whoever can open the lock file can hold a read lock on it and make this
+# node skip: it is the owner's alone, also when an older version made it.
+printf '' >"$STATE/.perm.lock"
+chmod 644 "$STATE/.perm.lock"
+exit_is 0 "a run with a 0644 lock file: exit 0" "$TOUCH" -c "$CONF" perm -- true
+is "$(stat -c %a "$STATE/.perm.lock")" 600 "the lock file is made mode 600"
+rm -f "$STATE/.perm.lock"
+exit_is 0 "a run creating its lock file: exit 0" "$TOUCH" -c "$CONF" perm -- true
+is "$(stat -c %a "$STATE/.perm.lock")" 600 "a new lock file is mode 600"
 
 finish

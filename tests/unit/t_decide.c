@@ -163,7 +163,7 @@ test_rules(void)
 	check("no peers, policy skip", WAIT, PG_UNREACHABLE_SKIP, 0, NULL, 0,
 	    PG_GO, 1, 0);
 	check("no peers, local run", WAIT, PG_UNREACHABLE_RUN, 1, NULL, 0,
-	    PG_SKIP_LOCAL, -1, 0);
+	    PG_SKIP_LOCAL, 0, 0);
 
 	/* A local run beats everything. */
 	check("local run, peer active", WAIT, PG_UNREACHABLE_RUN, 1, active, 1,
@@ -281,8 +281,8 @@ test_exhaustive(void)
 				    k[d.peer] == (enum kind)need;
 			if (good && n > 0)
 				good = d.standalone == 0;
-			if (good && n == 0 && want == PG_GO)
-				good = d.standalone != 0;
+			if (good && n == 0)
+				good = (d.standalone != 0) == (want == PG_GO);
 			ok(good, "wait %lld [%s] %s%s: %s", (long long)waits[w],
 			    n == 0 ? "no peers" : desc,
 			    policy == PG_UNREACHABLE_SKIP ? "skip" : "run",
