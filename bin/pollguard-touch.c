@@ -38,22 +38,20 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Record activity now; failing here means the work must not go on. */
+/*
+ * Record activity now. A failure is always reported; when fatal, the tool
+ * ends (before work starts, or at the end of a filter); otherwise the work
+ * goes on.
+ */
 static void
-refresh(struct tool *t)
+refresh(struct tool *t, int fatal)
 {
-	if (pg_state_touch(&t->state, t->cluster->id) == -1)
-		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
-		    t->state.path, t->cluster->id);
-}
-
-/* A refresh while work goes on: a failure is reported, the work goes on. */
-static void
-refresh_soft(struct tool *t)
-{
-	if (pg_state_touch(&t->state, t->cluster->id) == -1)
-		tool_error("cannot record activity in %s/%s: %s",
-		    t->state.path, t->cluster->id, strerror(errno));
+	if (pg_state_touch(&t->state, t->cluster->id) == 0)
+		return;
+	tool_error("cannot record activity in %s/%s: %s", t->state.path,
+	    t->cluster->id, strerror(errno));
+	if (fatal)
+		exit(EX_CANTCREAT);
 }
 
 static void
@@ -78,7 +76,7 @@ run(struct tool *t, char **cmd)
 	if (r == 0)
 		tool_die(EXIT_RUNNING, "%s: a run on this node is still going",
 		    t->cluster->id);
-	refresh(t);
+	refresh(t, 1);
 
 	/* Signals are taken synchronously with sigtimedwait, not handled. */
 	memset(&sa, 0, sizeof(sa));
@@ -115,7 +113,7 @@ run(struct tool *t, char **cmd)
 	for (;;) {
 		left = next - now_ms();
 		if (left <= 0) {
-			refresh_soft(t);
+			refresh(t, 0);
 			next += interval;
 			if (next <= now_ms())	/* after a suspend */
 				next = now_ms() + interval;
@@ -137,7 +135,7 @@ run(struct tool *t, char **cmd)
 		if (r == pid)
 			break;
 	}
-	refresh_soft(t);
+	refresh(t, 0);
 	close(lockfd);
 	if (WIFSIGNALED(status))
 		exit(128 + WTERMSIG(status));
@@ -163,7 +161,7 @@ filter(struct tool *t)
 			if (errno == EINTR)
 				continue;
 			saved = errno;
-			refresh_soft(t);
+			refresh(t, 0);
 			errno = saved;
 			tool_die_errno(EX_IOERR, "standard input");
 		}
@@ -171,7 +169,7 @@ filter(struct tool *t)
 			break;
 		if (pg_write_all(STDOUT_FILENO, buf, n) == -1) {
 			saved = errno;
-			refresh_soft(t);
+			refresh(t, 0);
 			if (saved == EPIPE) {
 				/* The reader is gone: end as filters do. */
 				signal(SIGPIPE, SIG_DFL);
@@ -182,11 +180,11 @@ filter(struct tool *t)
 		}
 		now = now_ms();
 		if (last == 0 || now - last >= FILTER_REFRESH_MS) {
-			refresh_soft(t);
+			refresh(t, 0);
 			last = now;
 		}
 	}
-	refresh(t);
+	refresh(t, 1);
 	exit(0);
 }
 
@@ -233,6 +231,6 @@ main(int argc, char *argv[])
 			    t.state.path, t.cluster->id);
 		return 0;
 	}
-	refresh(&t);
+	refresh(&t, 1);
 	return 0;
 }

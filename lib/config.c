@@ -186,6 +186,16 @@ url_valid(const char *url)
 	return strpbrk(url, " \t") == NULL && !has_control(url);
 }
 
+/* An HTTP Basic user name: a ':' would end it early. */
+static int
+basic_user(struct parse *p, char *dst, size_t len, const char *val)
+{
+	if (has_control(val) || strchr(val, ':') != NULL)
+		return fail(p, p->line, "user: must not contain ':' or control "
+		    "characters");
+	return copy(p, dst, len, val, "user");
+}
+
 static const char *const peer_keys[] = {
 	"url", "user", "password", "cafile", NULL
 };
@@ -208,10 +218,7 @@ peer_key(struct parse *p, const char *key, const char *val)
 			    "user and password)", val);
 		return copy(p, peer->url, sizeof(peer->url), val, key);
 	case 1:
-		if (has_control(val) || strchr(val, ':') != NULL)
-			return fail(p, p->line, "user: must not contain ':' "
-			    "or control characters");
-		return copy(p, peer->user, sizeof(peer->user), val, key);
+		return basic_user(p, peer->user, sizeof(peer->user), val);
 	case 2:
 		p->has_password = 1;
 		return copy(p, peer->password, sizeof(peer->password), val,
@@ -327,10 +334,7 @@ serve_key(struct parse *p, const char *key, const char *val)
 			    " [ADDR]:PORT or :PORT", val);
 		return copy(p, sv->listen, sizeof(sv->listen), val, key);
 	case 1:
-		if (has_control(val) || strchr(val, ':') != NULL)
-			return fail(p, p->line, "user: must not contain ':' "
-			    "or control characters");
-		return copy(p, sv->user, sizeof(sv->user), val, key);
+		return basic_user(p, sv->user, sizeof(sv->user), val);
 	case 2:
 		p->has_password = 1;
 		return copy(p, sv->password, sizeof(sv->password), val, key);
