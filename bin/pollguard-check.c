@@ -1,13 +1,22 @@
 /*
- * pollguard-check: may this node poll now? Exit 0 (and claim the round)
- * or skip. This version decides for standalone clusters only.
+ * pollguard-check: may this node poll now? Ask every peer of the cluster
+ * at once; go (exit 0) when none was active within the wait, claiming the
+ * round, settling and asking again to resolve claims made at the same
+ * moment; otherwise skip. See pollguard(7) for the algorithm.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "peers.h"
 #include "tool.h"
+
+static volatile sig_atomic_t	 got_signal;
 
 static __dead void
 usage(void)
@@ -45,12 +54,184 @@ read_own(struct tool *t)
 	    t->cluster->id, ago, r == 0 ? "" : " ago");
 }
 
+static void
+on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/*
+ * Say what each peer answered (with -v), warn about unreachable peers
+ * and complain loudly about peers that answered nonsense.
+ */
+static void
+report(struct tool *t, const struct round *r, int second)
+{
+	const struct pg_cluster	*c = t->cluster;
+	const struct pg_peer	*p;
+	const char		*verdict;
+	char			 ago[32], wait[32];
+	size_t			 i;
+
+	pg_duration_format(c->wait_ms, wait, sizeof(wait));
+	for (i = 0; i < r->n; i++) {
+		p = &t->cfg->peers[c->peers[i]];
+		switch (r->seen[i].answer.kind) {
+		case PG_ANSWER_ELAPSED:
+			pg_duration_format(r->seen[i].answer.elapsed_ms, ago,
+			    sizeof(ago));
+			verdict = r->seen[i].answer.elapsed_ms < c->wait_ms ?
+			    "active" : "idle";
+			tool_explain(t, "%s: %s%s: %s: %s %s ago (wait %s)",
+			    c->id, second ? "again: " : "", p->name,
+			    r->why[i], verdict, ago, wait);
+			break;
+		case PG_ANSWER_NEVER:
+			tool_explain(t, "%s: %s%s: never: idle", c->id,
+			    second ? "again: " : "", p->name);
+			break;
+		case PG_ANSWER_UNREACHABLE:
+			tool_warn(t, "cluster %s: peer %s (%s) unreachable: "
+			    "%s; %s", c->id, p->name, p->url, r->why[i],
+			    c->unreachable == PG_UNREACHABLE_SKIP ?
+			    "skipping the round (unreachable = skip)" :
+			    "counts as never");
+			break;
+		default:
+			tool_error("cluster %s: peer %s (%s) answered %s: "
+			    "check its [peer %s] section and its serve's "
+			    "config", c->id, p->name, p->url, r->why[i],
+			    p->name);
+			break;
+		}
+	}
+}
+
+static void
+ask(struct tool *t, struct round *r, int second)
+{
+	if (peers_ask(t->cfg, t->cluster, r) == -1)
+		tool_die_errno(EX_OSERR, "asking the peers of %s",
+		    t->cluster->id);
+	report(t, r, second);
+}
+
+/* Random in [settle/2, settle], in nanoseconds. */
+static void
+settle_sleep(int64_t settle_ms)
+{
+	struct timespec	 ts;
+	int64_t		 ns;
+
+	ns = settle_ms * 500000 + (int64_t)arc4random_uniform(
+	    (uint32_t)(settle_ms * 500 + 1)) * 1000;
+	ts.tv_sec = ns / 1000000000;
+	ts.tv_nsec = ns % 1000000000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !got_signal)
+		;
+}
+
+/*
+ * Claim, settle, ask again: keep the claim or withdraw it, restoring the
+ * record that was there. Returns the exit status.
+ */
+static int
+claim_and_settle(struct tool *t)
+{
+	const struct pg_cluster	*c = t->cluster;
+	struct sigaction	 sa;
+	struct pg_stamp		 rec;
+	struct pg_claim		 cl;
+	struct round		 r;
+	enum pg_settle_why	 why;
+	enum pg_verdict		 v;
+	char			 old[PG_RECORD_MAX];
+	ssize_t			 oldlen;
+	int64_t			 start = t->round_start;
+	size_t			 peer;
+
+	if ((oldlen = pg_state_read_raw(&t->state, c->id, old,
+	    sizeof(old))) == -1)
+		oldlen = 0;	/* damaged: read_own said so; not restored */
+
+	/* A signal while the claim is out withdraws it. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	memset(&cl, 0, sizeof(cl));
+	cl.node = t->cfg->node;
+	cl.settle_ms = t->cfg->settle_ms;
+	cl.horizon_ms = pg_claim_horizon(t->cfg->timeout_ms,
+	    t->cfg->settle_ms);
+	if (pg_state_claim(&t->state, c->id, cl.horizon_ms, &rec,
+	    &cl.visible_ns) == -1)
+		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
+		    t->state.path, c->id);
+	cl.claim_ns = rec.mono_ns;
+	cl.start_ns = start;
+	tool_explain(t, "%s: go, claimed; settling", c->id);
+	settle_sleep(t->cfg->settle_ms);
+	if (!got_signal)
+		ask(t, &r, 1);
+	else
+		memset(&r, 0, sizeof(r));
+	cl.end_ns = got_signal ? 0 : r.end_ns;
+
+	v = got_signal ? PG_SKIP_ACTIVE : pg_settle(&cl, c->wait_ms,
+	    c->unreachable, r.seen, r.n, &why, &peer);
+	if (v == PG_GO) {
+		peers_free(&r);
+		tool_explain(t, "%s: keep the claim: go", c->id);
+		return PG_GO;
+	}
+	if (pg_state_restore(&t->state, c->id, &rec, old, oldlen) == -1)
+		tool_error("cannot withdraw the claim in %s/%s: %s",
+		    t->state.path, c->id, strerror(errno));
+	if (got_signal) {
+		tool_explain(t, "%s: interrupted: claim withdrawn", c->id);
+		signal(got_signal, SIG_DFL);
+		raise(got_signal);
+		return 128 + got_signal;
+	}
+	switch (why) {
+	case PG_LOST_EARLIER:
+		tool_explain(t, "%s: withdraw: %s claimed earlier", c->id,
+		    r.seen[peer].name);
+		break;
+	case PG_LOST_NAME:
+		tool_explain(t, "%s: withdraw: %s claimed at the same moment "
+		    "and its name sorts first", c->id, r.seen[peer].name);
+		break;
+	case PG_LOST_SLOW_WRITE:
+		tool_warn(t, "cluster %s: claim withdrawn: writing it took "
+		    "too long to order it safely against peers", c->id);
+		break;
+	case PG_LOST_SLOW_ROUND:
+		tool_warn(t, "cluster %s: claim withdrawn: asking the peers "
+		    "took too long to order claims safely", c->id);
+		break;
+	default:
+		tool_explain(t, "%s: withdraw: %s", c->id, r.why[peer]);
+		break;
+	}
+	peers_free(&r);
+	return v;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct tool		 t = { 0 };
 	struct pg_decision	 d;
+	struct round		 r;
+	struct pg_answer	*answers;
 	const char		*conf = NULL, *id;
+	char			 ago[32];
+	size_t			 i;
 	int			 ch, held, claim = 1;
 
 	while ((ch = getopt(argc, argv, "c:nqv")) != -1) {
@@ -83,24 +264,57 @@ main(int argc, char *argv[])
 
 	if ((held = pg_lock_held(&t.state, id)) == -1)
 		tool_die_errno(EX_IOERR, "%s/.%s.lock", t.state.path, id);
-	if (!held && t.cluster->npeers > 0)
-		tool_die(EX_UNAVAILABLE, "cluster %s has peers; peer queries "
-		    "are not supported by this version", id);
+	if (held) {
+		tool_explain(&t, "%s: skip: a run on this node is still going",
+		    id);
+		return PG_SKIP_LOCAL;
+	}
 
-	pg_decide(t.cluster->wait_ms, t.cluster->unreachable, held, NULL, 0,
+	memset(&r, 0, sizeof(r));
+	if (t.cluster->npeers > 0) {
+		if (peers_init() == -1)
+			tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
+		ask(&t, &r, 0);
+		t.round_start = r.start_ns;
+	}
+	if ((answers = calloc(r.n + 1, sizeof(*answers))) == NULL)
+		tool_die_errno(EX_OSERR, "calloc");
+	for (i = 0; i < r.n; i++)
+		answers[i] = r.seen[i].answer;
+	pg_decide(t.cluster->wait_ms, t.cluster->unreachable, 0, answers, r.n,
 	    &d);
+	free(answers);
 	if (d.standalone)
 		tool_warn(&t, "cluster %s has no peers: standalone, always "
 		    "polling", id);
-	if (d.verdict == PG_SKIP_LOCAL) {
-		tool_explain(&t, "%s: skip: a run on this node is still going",
-		    id);
+	switch (d.verdict) {
+	case PG_SKIP_ACTIVE:
+		pg_duration_format(r.seen[d.peer].answer.elapsed_ms, ago,
+		    sizeof(ago));
+		tool_explain(&t, "%s: skip: %s was active %s ago", id,
+		    r.seen[d.peer].name, ago);
 		return d.verdict;
+	case PG_SKIP_UNREACHABLE:
+		tool_explain(&t, "%s: skip: %s is unreachable (unreachable = "
+		    "skip)", id, r.seen[d.peer].name);
+		return d.verdict;
+	case PG_REFUSE_INVALID:
+		tool_explain(&t, "%s: no decision: %s answered %s", id,
+		    r.seen[d.peer].name, r.why[d.peer]);
+		return d.verdict;
+	default:
+		break;
 	}
-	if (claim && pg_state_touch(&t.state, id) == -1)
+	peers_free(&r);
+	if (!claim) {
+		tool_explain(&t, "%s: go (not claimed: -n)", id);
+		return PG_GO;
+	}
+	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0)
+		return claim_and_settle(&t);
+	if (pg_state_touch(&t.state, id) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
 		    t.state.path, id);
-	tool_explain(&t, "%s: go%s", id, claim ? ", claimed" :
-	    " (not claimed: -n)");
+	tool_explain(&t, "%s: go, claimed", id);
 	return PG_GO;
 }

@@ -9,6 +9,8 @@
 
 #include "tool.h"
 
+int	 tool_stderr = 1;
+
 void
 tool_init(void)
 {
@@ -27,8 +29,9 @@ vlog(int prio, int to_stderr, const char *fmt, va_list ap)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	strnvis(safe, msg, sizeof(safe), VIS_CSTYLE | VIS_OCTAL | VIS_TAB |
 	    VIS_NL | VIS_NOSLASH);
-	syslog(prio, "%s", safe);
-	if (to_stderr)
+	if (prio != -1)
+		syslog(prio, "%s", safe);
+	if (to_stderr && tool_stderr)
 		fprintf(stderr, "%s: %s\n", getprogname(), safe);
 }
 
@@ -77,6 +80,18 @@ tool_warn(const struct tool *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+
+void
+tool_log(const struct tool *t, int prio, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(prio, !t->quiet && (t->verbose || isatty(STDERR_FILENO)), fmt,
+	    ap);
+	va_end(ap);
+}
+
 void
 tool_explain(const struct tool *t, const char *fmt, ...)
 {
@@ -84,11 +99,9 @@ tool_explain(const struct tool *t, const char *fmt, ...)
 
 	if (!t->verbose)
 		return;
-	fprintf(stderr, "%s: ", getprogname());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vlog(-1, 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void

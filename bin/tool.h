@@ -20,9 +20,13 @@ struct tool {
 	struct pg_config		*cfg;
 	const struct pg_cluster		*cluster;
 	struct pg_state			 state;
+	int64_t				 round_start;	/* check: ns */
 	int				 quiet;	/* no warnings on stderr */
 	int				 verbose;
 };
+
+/* 0: never write to stderr (serve under inetd: it may be the socket). */
+extern int	 tool_stderr;
 
 /* Open syslog under the program's name. */
 void	 tool_init(void);
@@ -46,6 +50,10 @@ __dead void	 tool_die_errno(int, const char *, ...)
  */
 void	 tool_warn(const struct tool *, const char *, ...)
 	    __attribute__((__format__(__printf__, 2, 3)));
+
+/* tool_warn at another syslog priority. */
+void	 tool_log(const struct tool *, int, const char *, ...)
+	    __attribute__((__format__(__printf__, 3, 4)));
 
 /* With -v: a line on stderr explaining what happens. */
 void	 tool_explain(const struct tool *, const char *, ...)

@@ -126,7 +126,8 @@ key_bit(struct parse *p, const char *section, const char *const *keys,
 	if (keys[i] == NULL)
 		return fail(p, p->line, "unknown key '%s' in [%s]", key,
 		    section);
-	if (p->seen & (1U << i))
+	/* allow may be given on several lines: the lists add up. */
+	if ((p->seen & (1U << i)) && strcmp(key, "allow") != 0)
 		return fail(p, p->line, "'%s' set twice in [%s]", key,
 		    section);
 	p->seen |= 1U << i;
@@ -165,7 +166,13 @@ global_key(struct parse *p, const char *key, const char *val)
 		return duration(p, key, val, 10, 60 * 1000,
 		    &cfg->connect_timeout_ms);
 	default:
-		return duration(p, key, val, 0, 10 * 1000, &cfg->settle_ms);
+		if (!duration(p, key, val, 0, 10 * 1000, &cfg->settle_ms))
+			return 0;
+		/* Shorter, and the window would be smaller than a disk write. */
+		if (cfg->settle_ms > 0 && cfg->settle_ms < 100)
+			return fail(p, p->line, "settle: %s is too small (0 "
+			    "turns it off; else at least 100ms)", val);
+		return 1;
 	}
 }
 
@@ -283,7 +290,7 @@ listen_valid(const char *val)
 	if ((colon = strrchr(val, ':')) == NULL ||
 	    strspn(colon + 1, "0123456789") != strlen(colon + 1))
 		return 0;
-	strtonum(colon + 1, 1, 65535, &errstr);
+	strtonum(colon + 1, 0, 65535, &errstr);
 	if (errstr != NULL)
 		return 0;
 	n = colon - val;
@@ -542,6 +549,34 @@ reader(char *buf, int size, void *arg)
 	return p->failed ? NULL : buf;
 }
 
+/*
+ * Peers are told the time since a claim, not since the latest refresh,
+ * for the claim's horizon: an active node must still look active to them,
+ * so every wait must be longer.
+ */
+static int
+check_horizon(struct parse *p, int64_t horizon)
+{
+	struct pg_config	*cfg = p->cfg;
+	char			 h[32], w[32];
+	size_t			 i;
+
+	if (cfg->settle_ms == 0)
+		return 1;
+	for (i = 0; i < cfg->nclusters; i++) {
+		if (cfg->clusters[i].npeers == 0 ||
+		    cfg->clusters[i].wait_ms > horizon)
+			continue;
+		pg_duration_format(horizon, h, sizeof(h));
+		pg_duration_format(cfg->clusters[i].wait_ms, w, sizeof(w));
+		return fail(p, cfg->clusters[i].line, "[cluster %s]: wait %s "
+		    "is not longer than the claim horizon %s (2 x timeout + "
+		    "1.5 x settle + 1s); raise wait or lower timeout or settle",
+		    cfg->clusters[i].id, w, h);
+	}
+	return 1;
+}
+
 /* Resolve what needs the whole file: defaults and cross-references. */
 static int
 finish(struct parse *p)
@@ -549,6 +584,7 @@ finish(struct parse *p)
 	struct pg_config	*cfg = p->cfg;
 	struct pg_cluster	*c;
 	char			*tok, *last, host[256];
+	int64_t			 horizon;
 	size_t			 i, j, k;
 
 	if (cfg->node[0] == '\0') {
@@ -577,6 +613,7 @@ finish(struct parse *p)
 	if ((cfg->serve.user[0] == '\0') != (cfg->serve.password[0] == '\0'))
 		return fail(p, p->seen_serve, "[serve] needs both user and "
 		    "password, or neither");
+	horizon = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
 	for (i = 0; i < cfg->nclusters; i++) {
 		c = &cfg->clusters[i];
 		if (c->wait_ms == 0)
@@ -608,7 +645,7 @@ finish(struct parse *p)
 				c->peers[c->npeers++] = j;
 		}
 	}
-	return 1;
+	return check_horizon(p, horizon);
 }
 
 const char *
@@ -678,9 +715,10 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 		fail(&p, 0, "out of memory");
 	if (!p.failed)
 		finish(&p);
-	if (!p.failed && p.has_password && (sb.st_mode & (S_IRGRP | S_IROTH)))
-		fail(&p, 0, "contains passwords but is readable by group or "
-		    "others (mode %04o); run: chmod 600 %s",
+	/* Group-readable is fine: root:pollguard 0640 for a dropped serve. */
+	if (!p.failed && p.has_password && (sb.st_mode & S_IROTH))
+		fail(&p, 0, "contains passwords but is readable by others "
+		    "(mode %04o); run: chmod o-r %s",
 		    (unsigned int)(sb.st_mode & 07777), path);
 out:
 	if (p.fp != NULL)

@@ -158,6 +158,14 @@ struct pg_stamp {
 	char		 boot_id[PG_BOOT_ID_LEN + 1];	/* "" when unknown */
 	int64_t		 mono_ns;	/* CLOCK_BOOTTIME: counts suspend */
 	int64_t		 wall_ns;	/* CLOCK_REALTIME, only across reboots */
+	/*
+	 * Records only: the moment (CLOCK_BOOTTIME) of the claim that began
+	 * this round, and how long after it peers are told the time since the
+	 * claim rather than since the latest refresh (see pg_record_elapsed).
+	 * Both 0: no claim. pg_stamp_now sets both to 0.
+	 */
+	int64_t		 claim_ns;
+	int64_t		 horizon_ms;
 };
 
 /* Read the clocks and the boot ID. -1 with errno when a clock fails. */
@@ -171,6 +179,14 @@ int	 pg_stamp_now(struct pg_stamp *);
  * uptime. A record from the future (impossible within a boot) counts as 0.
  */
 int64_t	 pg_stamp_elapsed(const struct pg_stamp *, const struct pg_stamp *);
+
+/*
+ * What serve reports for a record: pg_stamp_elapsed, except within the
+ * claim's horizon (same boot, less than horizon_ms since claim_ns), where
+ * it is the time since the claim. Refreshes by the winner's job then do
+ * not hide when it claimed from peers still settling their own claims.
+ */
+int64_t	 pg_record_elapsed(const struct pg_stamp *, const struct pg_stamp *);
 
 /*
  * The record as written to disk, and back. format: the length written, or
@@ -211,8 +227,35 @@ int	 pg_state_write(struct pg_state *, const char *, const struct pg_stamp *);
 /* write(2) all of a buffer, going on after EINTR. -1 with errno. */
 int	 pg_write_all(int, const void *, size_t);
 
-/* pg_state_write of pg_stamp_now. */
+/*
+ * Record activity now: pg_state_write of pg_stamp_now, keeping the claim
+ * of the record it replaces while that claim's horizon lasts.
+ */
 int	 pg_state_touch(struct pg_state *, const char *);
+
+/*
+ * Claim a round: write a record of now whose claim is now, with the horizon
+ * given (ms). Store the record written in *rec and the moment the rename
+ * made it visible (CLOCK_BOOTTIME, ns) in *visible_ns.
+ */
+int	 pg_state_claim(struct pg_state *, const char *, int64_t,
+	    struct pg_stamp *, int64_t *);
+
+/*
+ * The record's bytes exactly as on disk, for pg_state_restore: the length
+ * (at most PG_RECORD_MAX), 0 when there is none, -1 with errno.
+ */
+#define PG_RECORD_MAX	160
+ssize_t	 pg_state_read_raw(struct pg_state *, const char *, char *, size_t);
+
+/*
+ * Put back what pg_state_read_raw returned (atomically, as
+ * pg_state_write), or remove the record when the length is 0; but only
+ * while the record on disk is still rec: when someone wrote since, leave
+ * theirs. 1: restored, 0: left alone, -1 with errno.
+ */
+int	 pg_state_restore(struct pg_state *, const char *,
+	    const struct pg_stamp *, const char *, size_t);
 
 /* Remove the record: the cluster reads as never. No record is success. */
 int	 pg_state_remove(struct pg_state *, const char *);
@@ -248,7 +291,7 @@ enum pg_verdict {
 	PG_SKIP_ACTIVE = 1,	/* exit 1: a peer was active within wait */
 	PG_SKIP_LOCAL = 2,	/* exit 2: a run on this node still going */
 	PG_SKIP_UNREACHABLE = 3,/* exit 3: unreachable peer, policy skip */
-	PG_REFUSE_INVALID = 4	/* a peer answered nonsense: an error */
+	PG_REFUSE_INVALID = 76	/* a peer answered nonsense: EX_PROTOCOL */
 };
 
 struct pg_decision {
@@ -265,5 +308,136 @@ struct pg_decision {
  */
 void	 pg_decide(int64_t, enum pg_unreachable, int,
 	    const struct pg_answer *, size_t, struct pg_decision *);
+
+/*
+ * proto.c: the peer protocol, both ends. Pure: no I/O.
+ *
+ * Requests: GET or HEAD, HTTP/1.0 or 1.1, one per connection, of
+ * /v1/elapsed/CLUSTER, /v1/elapsed or /metrics. No body.
+ */
+
+#define PG_REQ_LINE_MAX	1024	/* request line with its CRLF; else 414 */
+#define PG_REQ_HEAD_MAX	8192	/* request line and headers; else 431 */
+#define PG_REQ_HEADERS_MAX 64	/* header fields; else 431 */
+#define PG_AUTH_MAX	544	/* base64 of 199-byte user ":" 199-byte password */
+#define PG_ANSWER_MAX	64	/* bytes of a peer's answer check reads */
+
+enum pg_target {
+	PG_TARGET_ONE,		/* /v1/elapsed/CLUSTER */
+	PG_TARGET_ALL,		/* /v1/elapsed */
+	PG_TARGET_METRICS	/* /metrics */
+};
+
+struct pg_request {
+	int		 head;		/* HEAD: headers only */
+	int		 minor;		/* HTTP/1.minor: 0 or 1 */
+	enum pg_target	 target;
+	char		 cluster[PG_NAME_MAX + 1];
+	int		 has_auth;	/* an Authorization field was sent */
+	char		 auth[PG_AUTH_MAX + 1];	/* its Basic token, "" if not
+						   Basic or too long */
+	size_t		 linelen;	/* request line, without CRLF */
+	size_t		 used;		/* bytes of the head, with the blank
+					   line */
+};
+
+/*
+ * Parse the start of a connection's input, buf[0..len): the request line
+ * and header fields up to the blank line. Return 0 when it needs more
+ * bytes, else an HTTP status: 200 (req is filled in), or 400, 404, 405,
+ * 414, 431, 505 as soon as the bytes so far show it. Bare LF line ends
+ * are accepted. req->minor and req->linelen are set as soon as the
+ * request line is complete, also for errors.
+ */
+int	 pg_request_parse(const char *, size_t, struct pg_request *);
+
+/* The reason phrase of a status this protocol uses, or "Error". */
+const char	*pg_status_text(int);
+
+/*
+ * Format a response into buf: status line (HTTP/1.minor), Content-Type
+ * "text/plain; charset=utf-8", Content-Length, Connection: close,
+ * Cache-Control: no-store, the extra header lines given (each ending in
+ * CRLF, or NULL), and the body unless head is set. When extra starts with
+ * a Content-Type field, it replaces the default one. Return the length,
+ * or -1 when it does not fit.
+ */
+int	 pg_response(char *, size_t, int, int, const char *, const char *,
+	    size_t, int);
+
+/*
+ * 1 when the two buffers are equal, in time that depends only on the
+ * length (libbsd 0.11 has no timingsafe_bcmp).
+ */
+int	 pg_equal_ct(const void *, const void *, size_t);
+
+/* Base64 (RFC 4648, padded) of src into dst: the length, -1: too small. */
+int	 pg_base64(const void *, size_t, char *, size_t);
+
+/*
+ * Read a peer's answer to GET /v1/elapsed/CLUSTER: the HTTP status (0
+ * when there was none), its Content-Type (NULL when absent), the body
+ * (at most PG_ANSWER_MAX bytes kept) and whether more was sent. Fill in
+ * *a: 200 with a decimal integer (0 to 2^63-2, optional final LF or CRLF)
+ * is ELAPSED; 200 with "never" is NEVER; 5xx and 0 are UNREACHABLE;
+ * everything else is INVALID. why gets a short reason for people ("401
+ * Unauthorized", "not a number: \"abc\""), already safe to print.
+ */
+void	 pg_answer_parse(long, const char *, const char *, size_t, int,
+	    struct pg_answer *, char *, size_t);
+
+/*
+ * The settle round, after a claim: does this node keep it?
+ *
+ * All times are this node's CLOCK_BOOTTIME in nanoseconds. A peer that
+ * answered e ms in round 2 was last active (or claimed, within its
+ * horizon) at a moment between sent - e - 1ms and recv - e.
+ */
+struct pg_claim {
+	const char	*node;		/* this node's name */
+	int64_t		 claim_ns;	/* the stamp of our claim */
+	int64_t		 visible_ns;	/* when its rename was done */
+	int64_t		 start_ns;	/* round 1 began */
+	int64_t		 end_ns;	/* round 2 ended */
+	int64_t		 settle_ms;	/* the configured settle */
+	int64_t		 horizon_ms;	/* pg_claim_horizon */
+};
+
+struct pg_seen {
+	const char	*name;		/* the peer's name */
+	struct pg_answer answer;	/* its round 2 answer */
+	int64_t		 sent_ns;	/* no later than the request left */
+	int64_t		 recv_ns;	/* no earlier than the answer came */
+};
+
+enum pg_settle_why {
+	PG_KEEP,		/* no concurrent claim, or we win every one */
+	PG_LOST_EARLIER,	/* a peer may have claimed clearly earlier */
+	PG_LOST_NAME,		/* a claim too close to order: its name is
+				   sorts first (strcasecmp) */
+	PG_LOST_SLOW_WRITE,	/* our claim took too long to become visible */
+	PG_LOST_SLOW_ROUND,	/* rounds took longer than the horizon allows */
+	PG_LOST_UNREACHABLE,	/* unreachable peer, policy skip */
+	PG_LOST_INVALID		/* a peer answered nonsense */
+};
+
+/*
+ * The claim horizon in ms: 2 * timeout + 1.5 * settle + 1 s. Claims are
+ * reported as such for this long; it must be shorter than every wait of
+ * a cluster with peers (pg_config_load checks).
+ */
+int64_t	 pg_claim_horizon(int64_t, int64_t);
+
+/*
+ * Decide whether to keep the claim. A peer beats us unless we are sure we
+ * win: its claim certainly lies more than settle/4 after ours, or it
+ * certainly lies no more than settle/4 before ours and our name sorts
+ * first (strcasecmp). Returns the verdict (PG_GO keeps the claim; PG_SKIP_*
+ * or PG_REFUSE_INVALID withdraw it) and stores the reason in *why and the
+ * deciding peer's index in *peer.
+ */
+enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
+	    enum pg_unreachable, const struct pg_seen *, size_t,
+	    enum pg_settle_why *, size_t *);
 
 #endif /* POLLGUARD_H */

@@ -13,7 +13,7 @@
 #include "pollguard.h"
 
 #define MAGIC		"pollguard-state 1 "
-#define RECORD_MAX	128
+#define RECORD_MAX	PG_RECORD_MAX
 #define BOOT_ID_FILE	"/proc/sys/kernel/random/boot_id"
 
 static void
@@ -54,6 +54,7 @@ clock_ns(clockid_t id, int64_t *ns)
 int
 pg_stamp_now(struct pg_stamp *st)
 {
+	st->claim_ns = st->horizon_ms = 0;
 	boot_id(st->boot_id);
 	if (clock_ns(CLOCK_BOOTTIME, &st->mono_ns) == -1 ||
 	    clock_ns(CLOCK_REALTIME, &st->wall_ns) == -1)
@@ -63,18 +64,30 @@ pg_stamp_now(struct pg_stamp *st)
 	return 0;
 }
 
+static int
+same_boot(const struct pg_stamp *rec, const struct pg_stamp *now)
+{
+	/* Without boot IDs, a monotonic clock behind the record means a reboot. */
+	if (rec->boot_id[0] != '\0' && now->boot_id[0] != '\0')
+		return strcmp(rec->boot_id, now->boot_id) == 0;
+	return rec->mono_ns <= now->mono_ns;
+}
+
+/* The record's claim is there and its horizon has not passed. */
+static int
+in_horizon(const struct pg_stamp *rec, const struct pg_stamp *now)
+{
+	return rec->claim_ns > 0 && same_boot(rec, now) &&
+	    now->mono_ns >= rec->claim_ns &&
+	    (now->mono_ns - rec->claim_ns) / 1000000 < rec->horizon_ms;
+}
+
 int64_t
 pg_stamp_elapsed(const struct pg_stamp *rec, const struct pg_stamp *now)
 {
 	int64_t	 up, wall;
-	int	 same;
 
-	/* Without boot IDs, a monotonic clock behind the record means a reboot. */
-	if (rec->boot_id[0] != '\0' && now->boot_id[0] != '\0')
-		same = strcmp(rec->boot_id, now->boot_id) == 0;
-	else
-		same = rec->mono_ns <= now->mono_ns;
-	if (same)
+	if (same_boot(rec, now))
 		return now->mono_ns > rec->mono_ns ?
 		    (now->mono_ns - rec->mono_ns) / 1000000 : 0;
 	up = now->mono_ns / 1000000;
@@ -82,14 +95,28 @@ pg_stamp_elapsed(const struct pg_stamp *rec, const struct pg_stamp *now)
 	return wall > up ? wall : up;
 }
 
+int64_t
+pg_record_elapsed(const struct pg_stamp *rec, const struct pg_stamp *now)
+{
+	if (in_horizon(rec, now))
+		return (now->mono_ns - rec->claim_ns) / 1000000;
+	return pg_stamp_elapsed(rec, now);
+}
+
 int
 pg_stamp_format(const struct pg_stamp *st, char *buf, size_t len)
 {
 	int	 r;
 
-	r = snprintf(buf, len, MAGIC "%s %" PRId64 " %" PRId64 "\n",
-	    st->boot_id[0] != '\0' ? st->boot_id : "-", st->mono_ns,
-	    st->wall_ns);
+	if (st->claim_ns > 0)
+		r = snprintf(buf, len, MAGIC "%s %" PRId64 " %" PRId64 " %"
+		    PRId64 " %" PRId64 "\n", st->boot_id[0] != '\0' ?
+		    st->boot_id : "-", st->mono_ns, st->wall_ns, st->claim_ns,
+		    st->horizon_ms);
+	else
+		r = snprintf(buf, len, MAGIC "%s %" PRId64 " %" PRId64 "\n",
+		    st->boot_id[0] != '\0' ? st->boot_id : "-", st->mono_ns,
+		    st->wall_ns);
 	if (r < 0 || (size_t)r >= len) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -109,6 +136,14 @@ parse_ns(const char *s, size_t n, int64_t *ns)
 	digits[n] = '\0';
 	*ns = strtonum(digits, 0, INT64_MAX, &errstr);
 	return errstr == NULL ? 0 : -1;
+}
+
+static int
+bad(struct pg_stamp *st)
+{
+	memset(st, 0, sizeof(*st));
+	errno = EBADMSG;
+	return -1;
 }
 
 int
@@ -137,13 +172,23 @@ pg_stamp_parse(const char *buf, size_t len, struct pg_stamp *st)
 		goto bad;
 	p = sp + 1;
 	if ((sp = memchr(p, ' ', end - p)) == NULL ||
-	    parse_ns(p, sp - p, &st->mono_ns) == -1 ||
-	    parse_ns(sp + 1, end - sp - 1, &st->wall_ns) == -1)
+	    parse_ns(p, sp - p, &st->mono_ns) == -1)
+		goto bad;
+	p = sp + 1;
+	/* Then the wall clock, or that and a claim: moment and horizon. */
+	if ((sp = memchr(p, ' ', end - p)) == NULL)
+		return parse_ns(p, end - p, &st->wall_ns) == -1 ? bad(st) : 0;
+	if (parse_ns(p, sp - p, &st->wall_ns) == -1)
+		goto bad;
+	p = sp + 1;
+	if ((sp = memchr(p, ' ', end - p)) == NULL ||
+	    parse_ns(p, sp - p, &st->claim_ns) == -1 || st->claim_ns == 0 ||
+	    parse_ns(sp + 1, end - sp - 1, &st->horizon_ms) == -1 ||
+	    st->claim_ns > st->mono_ns || st->horizon_ms > PG_WAIT_MAX_MS)
 		goto bad;
 	return 0;
 bad:
-	errno = EBADMSG;
-	return -1;
+	return bad(st);
 }
 
 #define TMP_PREFIX	".tmp."
@@ -227,11 +272,11 @@ pg_state_close(struct pg_state *st)
 	st->dirfd = -1;
 }
 
-int
-pg_state_read(struct pg_state *st, const char *cluster, struct pg_stamp *rec)
+ssize_t
+pg_state_read_raw(struct pg_state *st, const char *cluster, char *buf,
+    size_t len)
 {
 	struct stat	 sb;
-	char		 buf[RECORD_MAX + 1];
 	ssize_t		 n;
 	int		 fd, saved;
 
@@ -242,22 +287,38 @@ pg_state_read(struct pg_state *st, const char *cluster, struct pg_stamp *rec)
 		return errno == ENOENT ? 0 : -1;
 	if (fstat(fd, &sb) == -1)
 		goto fail;
-	if (!S_ISREG(sb.st_mode)) {
+	if (!S_ISREG(sb.st_mode) || sb.st_size == 0 ||
+	    (size_t)sb.st_size > len || sb.st_size > RECORD_MAX) {
 		errno = EBADMSG;
 		goto fail;
 	}
 	/* Records are replaced, never rewritten: one read sees all of it. */
-	while ((n = read(fd, buf, sizeof(buf))) == -1 && errno == EINTR)
+	while ((n = read(fd, buf, len)) == -1 && errno == EINTR)
 		;
-	if (n == -1 || pg_stamp_parse(buf, n, rec) == -1)
+	if (n == -1)
 		goto fail;
+	if (n != sb.st_size) {
+		errno = EBADMSG;
+		goto fail;
+	}
 	close(fd);
-	return 1;
+	return n;
 fail:
 	saved = errno;
 	close(fd);
 	errno = saved;
 	return -1;
+}
+
+int
+pg_state_read(struct pg_state *st, const char *cluster, struct pg_stamp *rec)
+{
+	char		 buf[RECORD_MAX];
+	ssize_t		 n;
+
+	if ((n = pg_state_read_raw(st, cluster, buf, sizeof(buf))) <= 0)
+		return n;
+	return pg_stamp_parse(buf, n, rec) == -1 ? -1 : 1;
 }
 
 int
@@ -278,15 +339,13 @@ pg_write_all(int fd, const void *p, size_t len)
 	return 0;
 }
 
-int
-pg_state_write(struct pg_state *st, const char *cluster,
-    const struct pg_stamp *rec)
+/* Replace the record with these bytes: temporary file, fsync, rename. */
+static int
+put(struct pg_state *st, const char *cluster, const char *buf, size_t len)
 {
-	char	 buf[RECORD_MAX], tmp[32];
-	int	 fd, len, saved;
+	char	 tmp[32];
+	int	 fd, saved;
 
-	if ((len = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
-		return -1;
 	/* Cluster IDs never start with a dot, so this cannot clash. */
 	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%08x%08x", arc4random(),
 	    arc4random());
@@ -316,13 +375,74 @@ fail:
 }
 
 int
+pg_state_write(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *rec)
+{
+	char	 buf[RECORD_MAX];
+	int	 len;
+
+	if ((len = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
+		return -1;
+	return put(st, cluster, buf, len);
+}
+
+int
 pg_state_touch(struct pg_state *st, const char *cluster)
 {
-	struct pg_stamp	 now;
+	struct pg_stamp	 now, old;
 
 	if (pg_stamp_now(&now) == -1)
 		return -1;
+	/*
+	 * Keep a claim while its horizon lasts: peers still settling a claim
+	 * of their own must see when this round was claimed. A record that
+	 * cannot be read has no claim to keep.
+	 */
+	if (pg_state_read(st, cluster, &old) == 1 && in_horizon(&old, &now)) {
+		now.claim_ns = old.claim_ns;
+		now.horizon_ms = old.horizon_ms;
+	}
 	return pg_state_write(st, cluster, &now);
+}
+
+int
+pg_state_claim(struct pg_state *st, const char *cluster, int64_t horizon_ms,
+    struct pg_stamp *rec, int64_t *visible_ns)
+{
+	struct pg_stamp	 done;
+
+	if (pg_stamp_now(rec) == -1)
+		return -1;
+	rec->claim_ns = rec->mono_ns;
+	rec->horizon_ms = horizon_ms;
+	if (pg_state_write(st, cluster, rec) == -1 ||
+	    pg_stamp_now(&done) == -1)
+		return -1;
+	*visible_ns = done.mono_ns;
+	return 0;
+}
+
+int
+pg_state_restore(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *rec, const char *old, size_t len)
+{
+	char	 buf[RECORD_MAX], now[RECORD_MAX];
+	ssize_t	 n;
+	int	 blen;
+
+	/* Only our own claim is taken back; a later writer's record stays. */
+	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
+		return -1;
+	if ((n = pg_state_read_raw(st, cluster, now, sizeof(now))) == -1) {
+		if (errno != EBADMSG)
+			return -1;
+		return 0;
+	}
+	if (n != blen || memcmp(now, buf, blen) != 0)
+		return 0;
+	if (len == 0)
+		return pg_state_remove(st, cluster) == -1 ? -1 : 1;
+	return put(st, cluster, old, len) == -1 ? -1 : 1;
 }
 
 int

@@ -5,7 +5,7 @@
 #
 #	$T		one temporary directory, removed on exit
 #	$STATE		the state directory mkconf writes ($T/state)
-#	$CHECK $TOUCH $PGSTATE	the programs under test and the helper
+#	$CHECK $TOUCH $SERVE $PGSTATE	the programs under test and the helper
 #	ok, not_ok, is, assert, exit_is, exit_err, err_has, ... TAP helpers
 #	bg		start a background process, stopped by its PID on exit
 #	finish		print the plan and exit 1 when anything failed
@@ -23,6 +23,7 @@ unset POLLGUARD_CONF
 : "${PG_PGSTATE:=$PG_TOP/tests/pgstate}"
 CHECK=$PG_BIN/pollguard-check
 TOUCH=$PG_BIN/pollguard-touch
+SERVE=$PG_BIN/pollguard-serve
 PGSTATE=$PG_PGSTATE
 
 # Longest a single command may run before it counts as hung.
@@ -405,11 +406,42 @@ wait_exit()
 	wait "$pid" 2>/dev/null
 }
 
+# serve_start NAME CONF [ARGS...]: start a standalone pollguard-serve -v on
+# 127.0.0.1 and a port the kernel picks, wait until it listens, and set
+# PORT to that port and SERVE_PID to its PID (also in BGPIDS). Its output
+# is $T/NAME.out and $T/NAME.err. ARGS go before -l (say, -p FILE), or
+# give "-l ADDR:0" in ARGS to listen elsewhere. 1 when it did not start.
+serve_start()
+{
+	local name=$1 conf=$2 l
+	shift 2
+	case " $* " in
+	*" -l "*) bg "$name" "$SERVE" -v -c "$conf" "$@" ;;
+	*) bg "$name" "$SERVE" -v -c "$conf" "$@" -l 127.0.0.1:0 ;;
+	esac
+	SERVE_PID=$BGPID
+	PORT=
+	if ! wait_for 10 grep -q "listening on " "$T/$name.err"; then
+		diag_file "$T/$name.err" "$name stderr"
+		return 1
+	fi
+	l=$(grep -m1 "listening on " "$T/$name.err")
+	PORT=${l##*:}
+	[[ $PORT =~ ^[0-9]+$ ]]
+}
+
+# serve_stop PID: SIGTERM, and its exit status (255: had to be killed).
+serve_stop()
+{
+	kill -TERM "$1" 2>/dev/null
+	wait_exit "$1" 10
+}
+
 # need_bin: bail out when the programs are not built.
 need_bin()
 {
 	local b
-	for b in "$CHECK" "$TOUCH" "$PGSTATE"; do
+	for b in "$CHECK" "$TOUCH" "$SERVE" "$PGSTATE"; do
 		[ -x "$b" ] || bail "$b is not built (run make)"
 	done
 }

@@ -34,8 +34,10 @@ static const char *const verdict_names[] = {
 static const char *
 vname(int v)
 {
-	if (v >= 0 && v < 5)
+	if (v >= 0 && v < 4)
 		return verdict_names[v];
+	if (v == PG_REFUSE_INVALID)
+		return verdict_names[4];
 	return "(bad verdict)";
 }
 

@@ -1,0 +1,241 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "peers.h"
+
+struct xfer {
+	CURL		*easy;
+	char		 url[PG_VALUE_MAX + PG_NAME_MAX + 16];
+	char		 body[PG_ANSWER_MAX + 1];
+	size_t		 len;
+	int		 truncated;
+	int		 done;
+	char		 err[CURL_ERROR_SIZE];
+};
+
+int64_t
+peers_clock(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int
+peers_init(void)
+{
+	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
+}
+
+/* Keep at most PG_ANSWER_MAX bytes; more ends the transfer. */
+static size_t
+on_body(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer	*x = arg;
+	size_t		 n = size * nmemb, room = PG_ANSWER_MAX - x->len;
+
+	if (n > room) {
+		memcpy(x->body + x->len, p, room);
+		x->len += room;
+		x->truncated = 1;
+		return 0;
+	}
+	memcpy(x->body + x->len, p, n);
+	x->len += n;
+	return n;
+}
+
+static int
+xfer_setup(struct xfer *x, const struct pg_config *cfg,
+    const struct pg_peer *p, const char *id)
+{
+	size_t	 n = strlen(p->url);
+
+	while (n > 0 && p->url[n - 1] == '/')
+		n--;
+	snprintf(x->url, sizeof(x->url), "%.*s/v1/elapsed/%s", (int)n, p->url,
+	    id);
+	if ((x->easy = curl_easy_init()) == NULL)
+		return -1;
+	curl_easy_setopt(x->easy, CURLOPT_URL, x->url);
+	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x->easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(x->easy, CURLOPT_HTTP_VERSION,
+	    (long)CURL_HTTP_VERSION_1_1);
+	curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
+	/* Peers are asked directly: proxy settings in cron's environment
+	 * are ignored. */
+	curl_easy_setopt(x->easy, CURLOPT_PROXY, "");
+	curl_easy_setopt(x->easy, CURLOPT_NOPROXY, "*");
+	curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS,
+	    (long)cfg->connect_timeout_ms);
+	curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, (long)cfg->timeout_ms);
+	curl_easy_setopt(x->easy, CURLOPT_MAXFILESIZE_LARGE,
+	    (curl_off_t)PG_ANSWER_MAX);
+	curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->err);
+	curl_easy_setopt(x->easy, CURLOPT_USERAGENT,
+	    "pollguard-check/" PG_VERSION);
+	/* Verification stays on (libcurl's default); only the CA may change. */
+	curl_easy_setopt(x->easy, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(x->easy, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (p->cafile[0] != '\0')
+		curl_easy_setopt(x->easy, CURLOPT_CAINFO, p->cafile);
+	if (p->user[0] != '\0') {
+		curl_easy_setopt(x->easy, CURLOPT_HTTPAUTH,
+		    (long)CURLAUTH_BASIC);
+		curl_easy_setopt(x->easy, CURLOPT_USERNAME, p->user);
+		curl_easy_setopt(x->easy, CURLOPT_PASSWORD, p->password);
+	}
+	return 0;
+}
+
+/* What a finished transfer means: an answer, or why there is none. */
+static void
+xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
+{
+	const char	*ctype = NULL, *msg;
+	curl_off_t	 pre = 0;
+	long		 status = 0;
+
+	if (curl_easy_getinfo(x->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) ==
+	    CURLE_OK && pre > 0)
+		s->sent_ns += (int64_t)pre * 1000;
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ctype);
+	msg = x->err[0] != '\0' ? x->err : curl_easy_strerror(rc);
+
+	switch (rc) {
+	case CURLE_OK:
+		pg_answer_parse(status, ctype, x->body, x->len, 0, &s->answer,
+		    why, PEER_WHY_MAX);
+		return;
+	case CURLE_WRITE_ERROR:
+	case CURLE_FILESIZE_EXCEEDED:
+		pg_answer_parse(status, ctype, x->body, x->len, 1, &s->answer,
+		    why, PEER_WHY_MAX);
+		return;
+	case CURLE_PARTIAL_FILE:
+		s->answer.kind = PG_ANSWER_INVALID;
+		snprintf(why, PEER_WHY_MAX, "truncated answer (%.120s)", msg);
+		return;
+	/* A peer that answers, but not HTTP, or that we must not trust. */
+	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CERTPROBLEM:
+		s->answer.kind = PG_ANSWER_INVALID;
+		snprintf(why, PEER_WHY_MAX, "%.150s", msg);
+		return;
+	default:
+		s->answer.kind = PG_ANSWER_UNREACHABLE;
+		snprintf(why, PEER_WHY_MAX, "%.150s", msg);
+		return;
+	}
+}
+
+int
+peers_ask(const struct pg_config *cfg, const struct pg_cluster *c,
+    struct round *r)
+{
+	struct xfer	*x;
+	struct CURLMsg	*m;
+	CURLM		*multi;
+	int64_t		 deadline, left;
+	size_t		 i;
+	int		 running = 0, q, saved;
+
+	memset(r, 0, sizeof(*r));
+	r->n = c->npeers;
+	r->seen = calloc(r->n + 1, sizeof(*r->seen));
+	r->why = calloc(r->n + 1, sizeof(*r->why));
+	x = calloc(r->n + 1, sizeof(*x));
+	if (r->seen == NULL || r->why == NULL || x == NULL ||
+	    (multi = curl_multi_init()) == NULL)
+		goto fail;
+
+	r->start_ns = peers_clock();
+	deadline = r->start_ns + cfg->timeout_ms * 1000000;
+	for (i = 0; i < r->n; i++) {
+		r->seen[i].name = cfg->peers[c->peers[i]].name;
+		r->seen[i].sent_ns = r->start_ns;
+		r->seen[i].answer.kind = PG_ANSWER_UNREACHABLE;
+		snprintf(r->why[i], PEER_WHY_MAX, "timed out");
+		if (xfer_setup(&x[i], cfg, &cfg->peers[c->peers[i]], c->id) ==
+		    -1 || curl_multi_add_handle(multi, x[i].easy) != CURLM_OK)
+			goto fail_multi;
+	}
+	do {
+		if (curl_multi_perform(multi, &running) != CURLM_OK)
+			break;
+		while ((m = curl_multi_info_read(multi, &q)) != NULL) {
+			struct xfer	*done;
+
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+			    (char **)&done);
+			i = done - x;
+			r->seen[i].recv_ns = peers_clock();
+			done->done = 1;
+			xfer_result(done, m->data.result, &r->seen[i],
+			    r->why[i]);
+		}
+		if (running == 0)
+			break;
+		left = (deadline - peers_clock()) / 1000000;
+		if (left <= 0)
+			break;
+		if (curl_multi_poll(multi, NULL, 0, left > 1000 ? 1000 :
+		    (int)left + 1, NULL) != CURLM_OK)
+			break;
+	} while (peers_clock() < deadline + 1000000);
+	r->end_ns = peers_clock();
+	for (i = 0; i < r->n; i++)
+		if (!x[i].done)
+			r->seen[i].recv_ns = r->end_ns;
+
+	for (i = 0; i < r->n; i++) {
+		curl_multi_remove_handle(multi, x[i].easy);
+		curl_easy_cleanup(x[i].easy);
+	}
+	curl_multi_cleanup(multi);
+	free(x);
+	return 0;
+
+fail_multi:
+	saved = errno;
+	for (i = 0; i < r->n; i++)
+		if (x[i].easy != NULL) {
+			curl_multi_remove_handle(multi, x[i].easy);
+			curl_easy_cleanup(x[i].easy);
+		}
+	curl_multi_cleanup(multi);
+	errno = saved != 0 ? saved : ENOMEM;
+fail:
+	saved = errno;
+	free(x);
+	peers_free(r);
+	errno = saved;
+	return -1;
+}
+
+void
+peers_free(struct round *r)
+{
+	free(r->seen);
+	free(r->why);
+	r->seen = NULL;
+	r->why = NULL;
+}

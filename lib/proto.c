@@ -1,0 +1,370 @@
+/*
+ * The peer protocol, both ends: serve's reading of a request and writing
+ * of an answer, check's reading of an answer. No I/O here: the callers
+ * own the sockets, these functions only look at bytes.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <vis.h>
+
+#include "pollguard.h"
+
+/* RFC 9110 token characters (method names, field names). */
+static int
+tchar(int c)
+{
+	return isalnum(c) || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* A line ends at LF; a CR before it belongs to the end. */
+static size_t
+content_len(const char *line, size_t n)
+{
+	return n > 0 && line[n - 1] == '\r' ? n - 1 : n;
+}
+
+static int
+has_ctl(const char *s, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') ||
+		    s[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
+static int
+request_line(const char *line, size_t n, struct pg_request *req)
+{
+	const char	*sp1, *sp2, *target, *ver, *id;
+	size_t		 mlen, tlen, idlen;
+
+	if ((sp1 = memchr(line, ' ', n)) == NULL)
+		return 400;
+	mlen = sp1 - line;
+	target = sp1 + 1;
+	if ((sp2 = memchr(target, ' ', line + n - target)) == NULL)
+		return 400;
+	tlen = sp2 - target;
+	ver = sp2 + 1;
+	if (mlen == 0 || tlen == 0 || has_ctl(line, n) ||
+	    memchr(ver, ' ', line + n - ver) != NULL)
+		return 400;
+	for (id = line; id < sp1; id++)
+		if (!tchar((unsigned char)*id))
+			return 400;
+	/* The version first: it says how to phrase any answer. */
+	if ((size_t)(line + n - ver) != 8 || strncmp(ver, "HTTP/", 5) != 0 ||
+	    !isdigit((unsigned char)ver[5]) || ver[6] != '.' ||
+	    !isdigit((unsigned char)ver[7]))
+		return 400;
+	if (ver[5] != '1' || (ver[7] != '0' && ver[7] != '1'))
+		return 505;
+	req->minor = ver[7] - '0';
+	if (mlen == 3 && strncmp(line, "GET", 3) == 0)
+		req->head = 0;
+	else if (mlen == 4 && strncmp(line, "HEAD", 4) == 0)
+		req->head = 1;
+	else
+		return 405;
+	if (target[0] != '/')
+		return 400;
+	if (tlen == 11 && strncmp(target, "/v1/elapsed", 11) == 0) {
+		req->target = PG_TARGET_ALL;
+		return 200;
+	}
+	if (tlen == 8 && strncmp(target, "/metrics", 8) == 0) {
+		req->target = PG_TARGET_METRICS;
+		return 200;
+	}
+	if (tlen <= 12 || strncmp(target, "/v1/elapsed/", 12) != 0)
+		return 404;
+	id = target + 12;
+	idlen = tlen - 12;
+	if (idlen > PG_NAME_MAX)
+		return 404;
+	memcpy(req->cluster, id, idlen);
+	req->cluster[idlen] = '\0';
+	if (!pg_cluster_id_valid(req->cluster))
+		return 404;
+	req->target = PG_TARGET_ONE;
+	return 200;
+}
+
+/* One header field. Returns 0 when acceptable, else a status. */
+static int
+header(const char *line, size_t n, struct pg_request *req, int *host)
+{
+	const char	*colon, *v, *end = line + n;
+	size_t		 nlen, vlen;
+
+	if (line[0] == ' ' || line[0] == '\t')
+		return 400;	/* obs-fold */
+	if ((colon = memchr(line, ':', n)) == NULL || colon == line ||
+	    has_ctl(line, n))
+		return 400;
+	nlen = colon - line;
+	for (v = line; v < colon; v++)
+		if (!tchar((unsigned char)*v))
+			return 400;
+	v = colon + 1;
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	vlen = end - v;
+
+	if (nlen == 4 && strncasecmp(line, "Host", 4) == 0) {
+		if ((*host)++)
+			return 400;
+	} else if (nlen == 14 && strncasecmp(line, "Content-Length", 14) == 0) {
+		/* GET and HEAD have no body: only an explicit 0 is fine. */
+		if (vlen != 1 || v[0] != '0')
+			return 400;
+	} else if (nlen == 17 &&
+	    strncasecmp(line, "Transfer-Encoding", 17) == 0) {
+		return 400;
+	} else if (nlen == 13 && strncasecmp(line, "Authorization", 13) == 0) {
+		if (req->has_auth++)
+			return 400;
+		req->auth[0] = '\0';
+		if (vlen > 6 && strncasecmp(v, "Basic ", 6) == 0) {
+			v += 6;
+			vlen -= 6;
+			while (vlen > 0 && *v == ' ') {
+				v++;
+				vlen--;
+			}
+			if (vlen <= PG_AUTH_MAX) {
+				memcpy(req->auth, v, vlen);
+				req->auth[vlen] = '\0';
+			}
+		}
+	}
+	return 0;
+}
+
+int
+pg_request_parse(const char *buf, size_t len, struct pg_request *req)
+{
+	const char	*p, *nl, *end = buf + len;
+	size_t		 n;
+	int		 status, host = 0, fields = 0;
+
+	memset(req, 0, sizeof(*req));
+	req->minor = 1;
+
+	/* The request line. */
+	if ((nl = memchr(buf, '\n', len < PG_REQ_LINE_MAX ? len :
+	    PG_REQ_LINE_MAX)) == NULL)
+		return len >= PG_REQ_LINE_MAX ? 414 : 0;
+	n = content_len(buf, nl - buf);
+	req->linelen = n;
+	if ((status = request_line(buf, n, req)) != 200)
+		return status;
+
+	/* Header fields, up to the empty line. */
+	for (p = nl + 1;; p = nl + 1) {
+		if (p - buf >= PG_REQ_HEAD_MAX)
+			return 431;
+		n = end - p;
+		if ((size_t)(buf + PG_REQ_HEAD_MAX - p) < n)
+			n = buf + PG_REQ_HEAD_MAX - p;
+		if ((nl = memchr(p, '\n', n)) == NULL)
+			return (size_t)(end - buf) >= PG_REQ_HEAD_MAX ? 431 : 0;
+		n = content_len(p, nl - p);
+		if (n == 0)
+			break;
+		if (++fields > PG_REQ_HEADERS_MAX)
+			return 431;
+		if ((status = header(p, n, req, &host)) != 0)
+			return status;
+	}
+	req->used = nl + 1 - buf;
+	if (req->minor == 1 && !host)
+		return 400;
+	return 200;
+}
+
+const char *
+pg_status_text(int status)
+{
+	switch (status) {
+	case 200:
+		return "OK";
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 408:
+		return "Request Timeout";
+	case 414:
+		return "URI Too Long";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 500:
+		return "Internal Server Error";
+	case 503:
+		return "Service Unavailable";
+	case 505:
+		return "HTTP Version Not Supported";
+	default:
+		return "Error";
+	}
+}
+
+int
+pg_response(char *buf, size_t len, int minor, int status, const char *extra,
+    const char *body, size_t bodylen, int head)
+{
+	int	 n, own;
+
+	if (extra == NULL)
+		extra = "";
+	own = strncasecmp(extra, "Content-Type:", 13) == 0;
+	n = snprintf(buf, len, "HTTP/1.%d %d %s\r\n"
+	    "%s"
+	    "Content-Length: %zu\r\n"
+	    "Connection: close\r\n"
+	    "Cache-Control: no-store\r\n"
+	    "%s\r\n", minor == 0 ? 0 : 1, status, pg_status_text(status),
+	    own ? "" : "Content-Type: text/plain; charset=utf-8\r\n", bodylen,
+	    extra);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	if (head || bodylen == 0)
+		return n;
+	if (bodylen >= len - n)
+		return -1;
+	memcpy(buf + n, body, bodylen);
+	return n + bodylen;
+}
+
+int
+pg_base64(const void *src, size_t len, char *dst, size_t dlen)
+{
+	static const char	 b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char	*s = src;
+	size_t			 i, o = 0;
+	uint32_t		 v;
+
+	if (len > (SIZE_MAX - 1) / 4 * 3 - 3 || (len + 2) / 3 * 4 >= dlen)
+		return -1;
+	for (i = 0; i < len; i += 3) {
+		v = (uint32_t)s[i] << 16;
+		if (i + 1 < len)
+			v |= (uint32_t)s[i + 1] << 8;
+		if (i + 2 < len)
+			v |= s[i + 2];
+		dst[o++] = b64[(v >> 18) & 63];
+		dst[o++] = b64[(v >> 12) & 63];
+		dst[o++] = i + 1 < len ? b64[(v >> 6) & 63] : '=';
+		dst[o++] = i + 2 < len ? b64[v & 63] : '=';
+	}
+	dst[o] = '\0';
+	return o;
+}
+
+/* Quote up to 24 bytes of a peer's text for a message, escaped. */
+static void
+quote(char *dst, size_t dlen, const char *s, size_t n)
+{
+	char	 raw[25], vis[25 * 4 + 1];
+
+	if (n > 24)
+		n = 24;
+	memcpy(raw, s, n);
+	raw[n] = '\0';
+	strvisx(vis, raw, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
+	    VIS_DQ);
+	snprintf(dst, dlen, "\"%s\"%s", vis, n == 24 ? "..." : "");
+}
+
+void
+pg_answer_parse(long status, const char *ctype, const char *body,
+    size_t len, int truncated, struct pg_answer *a, char *why, size_t wlen)
+{
+	char		 digits[24], q[128];
+	const char	*errstr;
+	size_t		 n;
+
+	a->kind = PG_ANSWER_INVALID;
+	a->elapsed_ms = 0;
+	if (status == 0 || (status >= 500 && status <= 599)) {
+		a->kind = PG_ANSWER_UNREACHABLE;
+		if (status == 0)
+			snprintf(why, wlen, "no answer");
+		else
+			snprintf(why, wlen, "%ld %s", status,
+			    pg_status_text(status));
+		return;
+	}
+	if (status != 200) {
+		snprintf(why, wlen, "%ld %s", status,
+		    status >= 100 && status <= 599 ? pg_status_text(status) :
+		    "(not an HTTP status)");
+		return;
+	}
+	if (ctype != NULL && strncasecmp(ctype, "text/plain", 10) != 0) {
+		quote(q, sizeof(q), ctype, strlen(ctype));
+		snprintf(why, wlen, "Content-Type %s, not text/plain", q);
+		return;
+	}
+	if (truncated || len > PG_ANSWER_MAX) {
+		snprintf(why, wlen, "answer longer than %d bytes",
+		    PG_ANSWER_MAX);
+		return;
+	}
+	n = len;
+	if (n > 0 && body[n - 1] == '\n')
+		n--;
+	if (n > 0 && body[n - 1] == '\r' && n < len)
+		n--;
+	if (n == 5 && memcmp(body, "never", 5) == 0) {
+		a->kind = PG_ANSWER_NEVER;
+		a->elapsed_ms = PG_NEVER;
+		snprintf(why, wlen, "never");
+		return;
+	}
+	quote(q, sizeof(q), body, len);
+	if (n == 0 || n >= sizeof(digits) || strspn(body, "0123456789") < n) {
+		snprintf(why, wlen, "not a number of milliseconds: %s", q);
+		return;
+	}
+	memcpy(digits, body, n);
+	digits[n] = '\0';
+	a->elapsed_ms = strtonum(digits, 0, PG_NEVER - 1, &errstr);
+	if (errstr != NULL) {
+		a->elapsed_ms = 0;
+		snprintf(why, wlen, "number out of range: %s", q);
+		return;
+	}
+	a->kind = PG_ANSWER_ELAPSED;
+	snprintf(why, wlen, "%" PRId64 " ms", a->elapsed_ms);
+}
+
+int
+pg_equal_ct(const void *a, const void *b, size_t len)
+{
+	const volatile unsigned char	*x = a, *y = b;
+	unsigned char			 d = 0;
+	size_t				 i;
+
+	for (i = 0; i < len; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
