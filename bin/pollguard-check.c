@@ -225,7 +225,7 @@ claim_and_settle(struct tool *t)
 int
 main(int argc, char *argv[])
 {
-	struct tool		 t = { 0 };
+	static struct tool	 t;	/* static: reachable until exit */
 	struct pg_decision	 d;
 	struct round		 r;
 	struct pg_answer	*answers;

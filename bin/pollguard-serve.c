@@ -870,7 +870,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 int
 main(int argc, char *argv[])
 {
-	struct server	 s;
+	static struct server	 s;	/* static: reachable until exit */
 	const char	*listen = NULL, *pidpath = NULL, *conf = NULL;
 	int		 ch, inetd = 0;
 

@@ -191,7 +191,7 @@ filter(struct tool *t)
 int
 main(int argc, char *argv[])
 {
-	struct tool	 t = { 0 };
+	static struct tool	 t;	/* static: reachable until exit */
 	const char	*conf = NULL;
 	int		 ch, fflag = 0, rflag = 0;
 

@@ -190,7 +190,8 @@ url_valid(const char *url)
 	end = host + strcspn(host, "/?#");
 	if (end == host || *host == ':' || memchr(host, '@', end - host))
 		return 0;
-	return strpbrk(url, " \t") == NULL && !has_control(url);
+	/* The path /v1/elapsed/ID is appended: no query or fragment. */
+	return strpbrk(url, " \t?#") == NULL && !has_control(url);
 }
 
 /* An HTTP Basic user name: a ':' would end it early. */
@@ -221,8 +222,8 @@ peer_key(struct parse *p, const char *key, const char *val)
 	case 0:
 		if (!url_valid(val))
 			return fail(p, p->line, "url: '%s' is not an http:// "
-			    "or https:// URL with a host (credentials go in "
-			    "user and password)", val);
+			    "or https:// URL with a host and no query "
+			    "(credentials go in user and password)", val);
 		return copy(p, peer->url, sizeof(peer->url), val, key);
 	case 1:
 		return basic_user(p, peer->user, sizeof(peer->user), val);

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_VERSION		"0.1.0"
+#define PG_VERSION		"0.2.0"
 #define PG_CONF_DEFAULT		"/etc/pollguard.conf"
 #define PG_STATE_DEFAULT	"/var/lib/pollguard"
 #define PG_CONF_ENV		"POLLGUARD_CONF"
