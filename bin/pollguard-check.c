@@ -136,7 +136,7 @@ settle_sleep(int64_t settle_ms)
  * record that was there. Returns the exit status.
  */
 static int
-claim_and_settle(struct tool *t)
+claim_and_settle(struct tool *t, const struct round *first)
 {
 	const struct pg_cluster	*c = t->cluster;
 	struct sigaction	 sa;
@@ -148,7 +148,8 @@ claim_and_settle(struct tool *t)
 	char			 old[PG_RECORD_MAX];
 	ssize_t			 oldlen;
 	int64_t			 start = t->round_start;
-	size_t			 peer;
+	size_t			 peer = 0, i;
+	int			 lost = 0;
 
 	if ((oldlen = pg_state_read_raw(&t->state, c->id, old,
 	    sizeof(old))) == -1)
@@ -181,8 +182,23 @@ claim_and_settle(struct tool *t)
 		memset(&r, 0, sizeof(r));
 	cl.end_ns = got_signal ? 0 : r.end_ns;
 
-	v = got_signal ? PG_SKIP_ACTIVE : pg_settle(&cl, c->wait_ms,
-	    c->unreachable, r.seen, r.n, &why, &peer);
+	/*
+	 * A peer that answered the first round but not this one may have
+	 * claimed in between, and we cannot see when: withdraw. (One that
+	 * was unreachable in both is down, and the policy decided already.)
+	 */
+	for (i = 0; !got_signal && i < r.n; i++)
+		if (r.seen[i].answer.kind == PG_ANSWER_UNREACHABLE &&
+		    first->seen[i].answer.kind != PG_ANSWER_UNREACHABLE) {
+			lost = 1;
+			peer = i;
+			break;
+		}
+	if (lost)
+		v = PG_SKIP_ACTIVE;
+	else
+		v = got_signal ? PG_SKIP_ACTIVE : pg_settle(&cl, c->wait_ms,
+		    c->unreachable, r.seen, r.n, &why, &peer);
 	if (v == PG_GO) {
 		peers_free(&r);
 		tool_explain(t, "%s: keep the claim: go", c->id);
@@ -196,6 +212,13 @@ claim_and_settle(struct tool *t)
 		signal(got_signal, SIG_DFL);
 		raise(got_signal);
 		return 128 + got_signal;
+	}
+	if (lost) {
+		tool_warn(t, "cluster %s: claim withdrawn: peer %s answered "
+		    "before the claim but not after it (%s); it may have "
+		    "claimed too", c->id, r.seen[peer].name, r.why[peer]);
+		peers_free(&r);
+		return v;
 	}
 	switch (why) {
 	case PG_LOST_EARLIER:
@@ -305,13 +328,16 @@ main(int argc, char *argv[])
 	default:
 		break;
 	}
-	peers_free(&r);
 	if (!claim) {
 		tool_explain(&t, "%s: go (not claimed: -n)", id);
 		return PG_GO;
 	}
-	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0)
-		return claim_and_settle(&t);
+	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0) {
+		ch = claim_and_settle(&t, &r);
+		peers_free(&r);
+		return ch;
+	}
+	peers_free(&r);
 	if (pg_state_touch(&t.state, id) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
 		    t.state.path, id);

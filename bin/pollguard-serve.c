@@ -686,10 +686,16 @@ refuse_busy(struct server *s, int fd)
 {
 	struct conn	 c;
 	char		 buf[256];
-	int		 n;
+	int		 n, drained = 0;
 
 	memset(&c, 0, sizeof(c));
 	conn_peer(&c, fd);
+	/*
+	 * Read what the client already sent: closing with it unread would
+	 * reset the connection and could take the 503 with it.
+	 */
+	while (read(fd, buf, sizeof(buf)) > 0 && ++drained < 32)
+		;
 	n = pg_response(buf, sizeof(buf), 1, 503, NULL,
 	    "Service Unavailable\n", 20, 0);
 	/* Best effort: a client that does not read it misses nothing. */
