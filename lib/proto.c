@@ -126,7 +126,7 @@ header(const char *line, size_t n, struct pg_request *req, int *host)
 			return 400;
 	} else if (nlen == 14 && strncasecmp(line, "Content-Length", 14) == 0) {
 		/* GET and HEAD have no body: only an explicit 0 is fine. */
-		if (vlen != 1 || v[0] != '0')
+		if (vlen == 0 || strspn(v, "0") < vlen)
 			return 400;
 	} else if (nlen == 17 &&
 	    strncasecmp(line, "Transfer-Encoding", 17) == 0) {
@@ -294,6 +294,26 @@ quote(char *dst, size_t dlen, const char *s, size_t n)
 	snprintf(dst, dlen, "\"%s\"%s", vis, n == 24 ? "..." : "");
 }
 
+static int
+all_digits(const char *s, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* text/plain, alone or with parameters. */
+static int
+text_plain(const char *ct)
+{
+	return strncasecmp(ct, "text/plain", 10) == 0 &&
+	    (ct[10] == '\0' || ct[10] == ';' || ct[10] == ' ' ||
+	    ct[10] == '\t');
+}
+
 void
 pg_answer_parse(long status, const char *ctype, const char *body,
     size_t len, int truncated, struct pg_answer *a, char *why, size_t wlen)
@@ -319,7 +339,7 @@ pg_answer_parse(long status, const char *ctype, const char *body,
 		    "(not an HTTP status)");
 		return;
 	}
-	if (ctype != NULL && strncasecmp(ctype, "text/plain", 10) != 0) {
+	if (ctype != NULL && !text_plain(ctype)) {
 		quote(q, sizeof(q), ctype, strlen(ctype));
 		snprintf(why, wlen, "Content-Type %s, not text/plain", q);
 		return;
@@ -341,7 +361,7 @@ pg_answer_parse(long status, const char *ctype, const char *body,
 		return;
 	}
 	quote(q, sizeof(q), body, len);
-	if (n == 0 || n >= sizeof(digits) || strspn(body, "0123456789") < n) {
+	if (n == 0 || n >= sizeof(digits) || !all_digits(body, n)) {
 		snprintf(why, wlen, "not a number of milliseconds: %s", q);
 		return;
 	}

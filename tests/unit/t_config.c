@@ -254,7 +254,7 @@ static const char every_key[] =
 	"wait = 15m\n"					/* 23 */
 	"unreachable = skip\n"				/* 24 */
 	"[cluster news.example]\n"			/* 25 */
-	"wait = 10s\n"					/* 26 */
+	"wait = 20s\n"					/* 26 */
 	"peers = beta, Gamma alpha\n"			/* 27 */
 	"unreachable = run\n"				/* 28 */
 	"[serve]\n"					/* 29 */
@@ -318,7 +318,7 @@ test_every_key(void)
 	c = pg_config_cluster(cfg, "news.example");
 	ok(c != NULL, "cluster news.example found");
 	if (c != NULL) {
-		is_int(c->wait_ms, 10000, "news wait");
+		is_int(c->wait_ms, 20000, "news wait (above the horizon 14s)");
 		is_int(c->unreachable, PG_UNREACHABLE_RUN,
 		    "news unreachable = run");
 		is_int(c->line, 25, "news line");
@@ -693,13 +693,24 @@ test_values(void)
 	if ((cfg = load("[serve]\nlisten = :65535\n", "listen :65535"))
 	    != NULL)
 		pg_config_free(cfg);
+	/* Port 0: any free port. */
+	if ((cfg = load("[serve]\nlisten = :0\n", "listen :0")) != NULL) {
+		is_str(cfg->serve.listen, ":0", "listen :0 stored");
+		pg_config_free(cfg);
+	}
+	if ((cfg = load("[serve]\nlisten = 127.0.0.1:0\n",
+	    "listen 127.0.0.1:0")) != NULL)
+		pg_config_free(cfg);
+	if ((cfg = load("[serve]\nlisten = [::1]:0\n", "listen [::1]:0"))
+	    != NULL)
+		pg_config_free(cfg);
+	refuse("[serve]\nlisten = :00000x\n", 2, NULL, "listen :00000x");
 	refuse("[serve]\nlisten = ::1:80\n", 2, NULL, "listen ::1:80");
 	refuse("[serve]\nlisten = host:0\n", 2, NULL, "listen host:0");
 	refuse("[serve]\nlisten = localhost:80\n", 2, NULL,
 	    "listen localhost:80");
 	refuse("[serve]\nlisten = 1.2.3.4:65536\n", 2, NULL,
 	    "listen 1.2.3.4:65536");
-	refuse("[serve]\nlisten = :0\n", 2, NULL, "listen :0");
 	refuse("[serve]\nlisten = 127.0.0.1\n", 2, NULL, "listen without port");
 	refuse("[serve]\nlisten = [::1]\n", 2, NULL, "listen [::1]");
 	refuse("[serve]\nlisten = 127.0.0.1:\n", 2, NULL, "listen empty port");
@@ -816,7 +827,7 @@ refuse_mode(const char *text, mode_t mode, const char *name)
 		pg_config_free(cfg);
 		errbuf[0] = '\0';
 	}
-	like(errbuf, "chmod 600", "%s at %04o: says chmod 600", name,
+	like(errbuf, "chmod o-r", "%s at %04o: says chmod o-r", name,
 	    (unsigned int)mode);
 	like(errbuf, path, "%s at %04o: names the file", name,
 	    (unsigned int)mode);
@@ -827,10 +838,22 @@ test_passwords(void)
 {
 	struct pg_config	*cfg;
 
+	/* Readable by others: refused. By the group: fine (root:pollguard). */
 	refuse_mode(with_peer_password, 0644, "peer password");
-	refuse_mode(with_peer_password, 0640, "peer password");
 	refuse_mode(with_peer_password, 0604, "peer password");
+	refuse_mode(with_peer_password, 0444, "peer password");
+	refuse_mode(with_peer_password, 0704, "peer password");
 	refuse_mode(with_serve_password, 0644, "serve password");
+	refuse_mode(with_serve_password, 0604, "serve password");
+	if ((cfg = load_mode(with_peer_password, 0640,
+	    "peer password at 0640")) != NULL)
+		pg_config_free(cfg);
+	if ((cfg = load_mode(with_peer_password, 0440,
+	    "peer password at 0440")) != NULL)
+		pg_config_free(cfg);
+	if ((cfg = load_mode(with_serve_password, 0640,
+	    "serve password at 0640")) != NULL)
+		pg_config_free(cfg);
 	if ((cfg = load_mode(with_peer_password, 0600,
 	    "peer password at 0600")) != NULL) {
 		is_str(cfg->peers[0].password, "pw", "password read");
@@ -997,6 +1020,134 @@ test_net(void)
 		is_int(net(bad[i], &n), -1, "parse \"%s\" fails", bad[i]);
 }
 
+/* A cluster with one peer, under [pollguard] keys. */
+static void
+horizon_conf(char *buf, size_t size, const char *global, const char *wait)
+{
+	snprintf(buf, size,
+	    "[pollguard]\n"			/* 1 */
+	    "node = me\n"			/* 2 */
+	    "%s"				/* 3, 4 */
+	    "[peer p]\n"			/* 5 */
+	    "url = http://p/\n"			/* 6 */
+	    "[cluster long]\n"			/* 7 */
+	    "wait = 1h\n"			/* 8 */
+	    "[cluster c]\n"			/* 9 */
+	    "wait = %s\n", global, wait);	/* 10 */
+}
+
+static void
+test_settle_horizon(void)
+{
+	struct pg_config	*cfg;
+	char			 text[512];
+
+	/* settle: 0 or 100ms..10s. */
+	if ((cfg = load("[pollguard]\nsettle = 100ms\n", "settle = 100ms"))
+	    != NULL) {
+		is_int(cfg->settle_ms, 100, "settle = 100ms");
+		pg_config_free(cfg);
+	}
+	if ((cfg = load("[pollguard]\nsettle = 0ms\n", "settle = 0ms"))
+	    != NULL) {
+		is_int(cfg->settle_ms, 0, "settle = 0ms: off");
+		pg_config_free(cfg);
+	}
+	refuse("[pollguard]\nsettle = 50ms\n", 2, "settle", "settle = 50ms");
+	refuse("[cluster c]\nwait = 10s\n[pollguard]\nsettle = 99ms\n", 4,
+	    "settle", "settle = 99ms");
+	refuse("[pollguard]\nsettle = 1ms\n", 2, "settle", "settle = 1ms");
+
+	/*
+	 * The horizon 2 x timeout + 1.5 x settle + 1s must be shorter than
+	 * every wait of a cluster with peers; the error names the cluster.
+	 */
+	horizon_conf(text, sizeof(text), "timeout = 5s\nsettle = 500ms\n",
+	    "10s");
+	refuse(text, 9, "wait", "horizon 11.75s, wait 10s");
+	horizon_conf(text, sizeof(text), "timeout = 3s\nsettle = 2s\n", "10s");
+	refuse(text, 9, "wait", "horizon 10s, wait 10s (must be longer)");
+	horizon_conf(text, sizeof(text), "timeout = 3s\nsettle = 2s\n",
+	    "10001ms");
+	if ((cfg = load(text, "horizon 10s, wait 10001ms")) != NULL)
+		pg_config_free(cfg);
+	horizon_conf(text, sizeof(text), "timeout = 2s\nsettle = 10s\n",
+	    "20s");
+	refuse(text, 9, "wait", "horizon 20s (settle 10s), wait 20s");
+	horizon_conf(text, sizeof(text), "timeout = 2s\nsettle = 10s\n",
+	    "21s");
+	if ((cfg = load(text, "horizon 20s, wait 21s")) != NULL)
+		pg_config_free(cfg);
+	horizon_conf(text, sizeof(text), "# defaults\n\n", "10s");
+	if ((cfg = load(text, "defaults: horizon 5.75s, wait 10s")) != NULL)
+		pg_config_free(cfg);
+	horizon_conf(text, sizeof(text), "timeout = 4s\n\n", "10s");
+	if ((cfg = load(text, "timeout 4s: horizon 9.75s, wait 10s")) != NULL)
+		pg_config_free(cfg);
+	horizon_conf(text, sizeof(text), "timeout = 4500ms\n\n", "10s");
+	refuse(text, 9, "wait", "timeout 4.5s: horizon 10.75s, wait 10s");
+	/* settle 0: no settle round, no horizon to keep. */
+	horizon_conf(text, sizeof(text), "timeout = 5s\nsettle = 0\n", "10s");
+	if ((cfg = load(text, "settle 0: no horizon rule")) != NULL)
+		pg_config_free(cfg);
+	/* Standalone clusters have no peers to tell. */
+	if ((cfg = load("[pollguard]\ntimeout = 5s\n[cluster c]\nwait = 10s\n",
+	    "standalone cluster: no horizon rule")) != NULL)
+		pg_config_free(cfg);
+	if ((cfg = load("[pollguard]\nnode = me\ntimeout = 5s\n"
+	    "[peer me]\nurl = http://me/\n[cluster c]\nwait = 10s\n",
+	    "only the node as peer: no horizon rule")) != NULL)
+		pg_config_free(cfg);
+	if ((cfg = load("[pollguard]\nnode = me\ntimeout = 5s\n"
+	    "[peer p]\nurl = http://p/\n[cluster c]\nwait = 10s\npeers =\n",
+	    "empty peers: no horizon rule")) != NULL)
+		pg_config_free(cfg);
+}
+
+static void
+test_allow_lines(void)
+{
+	struct pg_config	*cfg;
+	char			 text[1024];
+	int			 i;
+
+	if ((cfg = load("[serve]\nallow = 10.0.0.0/8\nallow = 192.0.2.1, "
+	    "::1\nallow = 2001:db8::/32\n", "allow on three lines")) != NULL) {
+		is_int(cfg->serve.nallow, 4, "allow on three lines add up");
+		if (cfg->serve.nallow == 4) {
+			is_int(cfg->serve.allow[0].prefix, 8,
+			    "allow lines: first entry first");
+			is_int(cfg->serve.allow[1].prefix, 32,
+			    "allow lines: second entry");
+			is_int(cfg->serve.allow[2].prefix, 128,
+			    "allow lines: third entry (::1)");
+			is_int(cfg->serve.allow[3].prefix, 32,
+			    "allow lines: the last line last");
+		}
+		pg_config_free(cfg);
+	}
+	/* 64 on two lines fit; one more on a third line does not. */
+	strlcpy(text, "[serve]\nallow = ::", sizeof(text));
+	for (i = 1; i < PG_ALLOW_MAX / 2; i++)
+		strlcat(text, ",::", sizeof(text));
+	strlcat(text, "\nallow = ::1", sizeof(text));
+	for (i = 1; i < PG_ALLOW_MAX / 2; i++)
+		strlcat(text, ",::1", sizeof(text));
+	strlcat(text, "\n", sizeof(text));
+	if ((cfg = load(text, "allow 64 on two lines")) != NULL) {
+		is_int(cfg->serve.nallow, PG_ALLOW_MAX,
+		    "allow 64 on two lines");
+		pg_config_free(cfg);
+	}
+	strlcat(text, "allow = 192.0.2.1\n", sizeof(text));
+	refuse(text, 4, NULL, "allow 65 on three lines");
+	/* Other keys still may not repeat. */
+	refuse("[serve]\nallow = ::1\nuser = u\npassword = p\nuser = v\n", 5,
+	    "user", "serve user twice");
+	refuse("[serve]\nlisten = :1\nlisten = :2\n", 3, "listen",
+	    "listen twice");
+}
+
 int
 main(void)
 {
@@ -1015,6 +1166,8 @@ main(void)
 	test_values();
 	test_limits();
 	test_passwords();
+	test_settle_horizon();
+	test_allow_lines();
 	test_files();
 	test_net();
 	cleanup();

@@ -559,6 +559,425 @@ test_records(void)
 	ok(st.dirfd == -1, "close resets dirfd");
 }
 
+/*
+ * Claims: the two optional record fields, pg_record_elapsed, and the
+ * claim, touch, read_raw and restore functions.
+ */
+
+static int
+claim_eq(const struct pg_stamp *a, const struct pg_stamp *b)
+{
+	return stamp_eq(a, b) && a->claim_ns == b->claim_ns &&
+	    a->horizon_ms == b->horizon_ms;
+}
+
+static struct pg_stamp
+claimed(const char *boot, int64_t mono, int64_t wall, int64_t claim,
+    int64_t horizon)
+{
+	struct pg_stamp	 s = stamp(boot, mono, wall);
+
+	s.claim_ns = claim;
+	s.horizon_ms = horizon;
+	return s;
+}
+
+static void
+test_claim_format(void)
+{
+	struct pg_stamp	 s, t;
+	char		 buf[256], rec[256];
+	size_t		 i;
+	int		 r;
+
+	s = claimed(BOOT_A, 9 * SEC, 1700000000 * SEC, 8 * SEC, 5750);
+	r = pg_stamp_format(&s, buf, sizeof(buf));
+	ok(r > 0 && (size_t)r == strlen(buf), "format a claim record: length "
+	    "(%d)", r);
+	is_str(buf, "pollguard-state 1 " BOOT_A " 9000000000 "
+	    "1700000000000000000 8000000000 5750\n",
+	    "format a claim record: the two fields at the end");
+	memset(&t, 0x5a, sizeof(t));
+	is_int(pg_stamp_parse(buf, strlen(buf), &t), 0, "parse it back");
+	ok(claim_eq(&s, &t), "claim round trip keeps all five fields");
+
+	/* The claim moment may be the record's moment (pg_state_claim). */
+	s = claimed(BOOT_B, 12345, 67890, 12345, 1);
+	pg_stamp_format(&s, buf, sizeof(buf));
+	memset(&t, 0x5a, sizeof(t));
+	is_int(pg_stamp_parse(buf, strlen(buf), &t), 0,
+	    "parse a claim at the record's moment");
+	ok(claim_eq(&s, &t), "round trip of a claim at the record's moment");
+
+	s = claimed(BOOT_A, INT64_MAX, INT64_MAX, INT64_MAX, PG_WAIT_MAX_MS);
+	r = pg_stamp_format(&s, buf, sizeof(buf));
+	ok(r > 0 && r <= PG_RECORD_MAX, "the longest claim record fits "
+	    "PG_RECORD_MAX (%d)", r);
+	memset(&t, 0x5a, sizeof(t));
+	is_int(pg_stamp_parse(buf, strlen(buf), &t), 0,
+	    "parse the longest claim record");
+	ok(claim_eq(&s, &t), "round trip of the longest claim record");
+
+	/* Without a claim: both 0 after parse, and no fields written. */
+	s = stamp(BOOT_A, 5, 6);
+	pg_stamp_format(&s, buf, sizeof(buf));
+	is_str(buf, "pollguard-state 1 " BOOT_A " 5 6\n",
+	    "no claim: the record has three numbers less");
+	memset(&t, 0x5a, sizeof(t));
+	is_int(pg_stamp_parse(buf, strlen(buf), &t), 0, "parse it");
+	is_int(t.claim_ns, 0, "no claim: claim_ns 0");
+	is_int(t.horizon_ms, 0, "no claim: horizon_ms 0");
+	pg_stamp_now(&s);
+	is_int(s.claim_ns, 0, "pg_stamp_now: claim_ns 0");
+	is_int(s.horizon_ms, 0, "pg_stamp_now: horizon_ms 0");
+
+	/* Too small a buffer. */
+	s = claimed(BOOT_A, 9 * SEC, 1700000000 * SEC, 8 * SEC, 5750);
+	r = pg_stamp_format(&s, rec, sizeof(rec));
+	is_int(pg_stamp_format(&s, buf, r), -1,
+	    "claim record into a buffer one byte short fails");
+	ok(pg_stamp_format(&s, buf, r + 1) == r,
+	    "claim record into a buffer just large enough");
+
+	/* Every truncation of a claim record is refused. */
+	for (i = 1; i < strlen(rec); i++)
+		if (pg_stamp_parse(rec, i, &t) != -1)
+			break;
+	is_int(i, strlen(rec), "parse rejects every truncation of a claim "
+	    "record");
+}
+
+static void
+test_claim_parse(void)
+{
+	static const char good[] = "pollguard-state 1 " BOOT_A " 9 6 7 8\n";
+	struct pg_stamp	 t;
+
+	is_int(pg_stamp_parse(good, strlen(good), &t), 0,
+	    "parse a claim record");
+	is_int(t.mono_ns, 9, "claim record: mono_ns");
+	is_int(t.wall_ns, 6, "claim record: wall_ns");
+	is_int(t.claim_ns, 7, "claim record: claim_ns");
+	is_int(t.horizon_ms, 8, "claim record: horizon_ms");
+
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7\n", "claim without horizon");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8 9\n", "a sixth number");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 x 8\n", "claim not a number");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 x\n", "horizon not a number");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 -7 8\n", "negative claim");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 -8\n", "negative horizon");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 +7 8\n", "claim with '+'");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 0x8\n", "hex horizon");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8x\n", "garbage after horizon");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7  8\n", "two spaces before "
+	    "horizon");
+	BAD("pollguard-state 1 " BOOT_A " 9 6  7 8\n", "two spaces before "
+	    "claim");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8 \n", "space after horizon");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8\r\n", "claim record, CR LF");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 \n", "empty horizon");
+	BAD("pollguard-state 1 " BOOT_A " 9 6  8\n", "empty claim");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 9223372036854775808 8\n",
+	    "claim above INT64_MAX");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 99999999999999999999\n",
+	    "horizon of 20 digits");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8\n\n", "claim record, two "
+	    "newlines");
+	BAD("pollguard-state 1 " BOOT_A " 9 6 7\08\n", "claim record, NUL");
+}
+
+static void
+record_is(struct pg_stamp rec, struct pg_stamp now, int64_t want,
+    const char *name)
+{
+	is_int(pg_record_elapsed(&rec, &now), want, "record elapsed: %s",
+	    name);
+}
+
+static void
+test_record_elapsed(void)
+{
+	struct pg_stamp	 rec, plain;
+
+	/* Claimed at 10s, refreshed at 11s, horizon 5s. */
+	rec = claimed(BOOT_A, 11 * SEC, 5000 * SEC, 10 * SEC, 5000);
+	plain = stamp(BOOT_A, 11 * SEC, 5000 * SEC);
+	record_is(rec, stamp(BOOT_A, 12 * SEC, 0), 2000,
+	    "within the horizon: since the claim");
+	elapsed_is(rec, stamp(BOOT_A, 12 * SEC, 0), 1000,
+	    "the same record: since the refresh");
+	record_is(rec, stamp(BOOT_A, 11 * SEC, 0), 1000,
+	    "at the refresh: since the claim");
+	record_is(rec, stamp(BOOT_A, 15 * SEC - 1, 0), 4999,
+	    "1ns before the horizon ends: since the claim");
+	record_is(rec, stamp(BOOT_A, 15 * SEC, 0), 4000,
+	    "when the horizon ends: since the refresh");
+	record_is(rec, stamp(BOOT_A, 20 * SEC + 500 * MS, 0), 9500,
+	    "after the horizon: since the refresh");
+	record_is(rec, stamp(BOOT_A, 12 * SEC, 1), 2000,
+	    "within the horizon, the wall clock stepped back");
+	/* No claim: pg_stamp_elapsed. */
+	record_is(plain, stamp(BOOT_A, 12 * SEC, 0), 1000,
+	    "no claim: since the activity");
+	record_is(plain, stamp(BOOT_A, 10 * SEC, 0), 0,
+	    "no claim, from the future: 0");
+	/* Another boot: the claim means nothing there. */
+	record_is(rec, stamp(BOOT_B, 12 * SEC, 5000 * SEC + 3600 * SEC),
+	    3600 * 1000, "other boot: pg_stamp_elapsed (wall difference)");
+	record_is(rec, stamp(BOOT_B, 100 * SEC, 5000 * SEC),
+	    100 * 1000, "other boot: pg_stamp_elapsed (uptime)");
+	record_is(rec, stamp(BOOT_B, 3 * SEC, 5000 * SEC + 1 * SEC), 3000,
+	    "other boot, within what would be the horizon: uptime");
+	/* A claim as pg_state_claim writes it: claim = mono. */
+	rec = claimed(BOOT_A, 10 * SEC, 0, 10 * SEC, 5750);
+	record_is(rec, stamp(BOOT_A, 10 * SEC + 1234 * MS, 0), 1234,
+	    "fresh claim");
+	record_is(rec, stamp(BOOT_A, 10 * SEC + 5750 * MS, 0), 5750,
+	    "fresh claim, at the end of the horizon");
+	record_is(rec, stamp(BOOT_A, 10 * SEC + 7 * SEC, 0), 7000,
+	    "fresh claim, past the horizon");
+}
+
+static ssize_t
+raw(struct pg_state *st, const char *cluster, char *buf)
+{
+	memset(buf, 0, PG_RECORD_MAX + 1);
+	return pg_state_read_raw(st, cluster, buf, PG_RECORD_MAX);
+}
+
+static void
+test_claim_records(void)
+{
+	struct pg_state	 st;
+	struct pg_stamp	 rec, r, now, w, other;
+	char		 dirp[512], p[PATH_MAX], errbuf[PG_ERR_MAX];
+	char		 old[PG_RECORD_MAX + 1], cur[PG_RECORD_MAX + 1];
+	char		 fmt[PG_RECORD_MAX + 1], big[4096];
+	int64_t		 vis = -1;
+	ssize_t		 n, m;
+
+	snprintf(dirp, sizeof(dirp), "%s/claims", base);
+	if (pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf)) == -1) {
+		ok(0, "state_open %s: %s", dirp, errbuf);
+		return;
+	}
+
+	/* pg_state_claim. */
+	pg_stamp_now(&now);
+	memset(&rec, 0x5a, sizeof(rec));
+	is_int(pg_state_claim(&st, "mail", 5750, &rec, &vis), 0,
+	    "claim: succeeds");
+	is_int(rec.claim_ns, rec.mono_ns, "claim: claim_ns is the record's "
+	    "moment");
+	is_int(rec.horizon_ms, 5750, "claim: the horizon given");
+	is_str(rec.boot_id, now.boot_id, "claim: this boot");
+	ok(rec.mono_ns >= now.mono_ns && rec.mono_ns - now.mono_ns < 5 * SEC,
+	    "claim: the moment is now");
+	ok(vis >= rec.claim_ns, "claim: visible no earlier than the claim");
+	ok(vis - rec.claim_ns < 5 * SEC, "claim: visible soon after (%lld "
+	    "ns)", (long long)(vis - rec.claim_ns));
+	memset(&r, 0, sizeof(r));
+	is_int(pg_state_read(&st, "mail", &r), 1, "claim: record reads");
+	ok(claim_eq(&rec, &r), "claim: the record read is the one stored");
+	n = raw(&st, "mail", cur);
+	m = pg_stamp_format(&rec, fmt, sizeof(fmt));
+	ok(n > 0 && n == m && memcmp(cur, fmt, n) == 0,
+	    "read_raw: the bytes of the claim record");
+	pg_stamp_now(&now);
+	ok(pg_record_elapsed(&r, &now) >= 0 &&
+	    pg_record_elapsed(&r, &now) < 5000, "claim: serve would say a "
+	    "few ms");
+
+	/* touch keeps a claim while its horizon lasts ... */
+	pg_stamp_now(&now);
+	if (now.mono_ns < 30 * SEC) {
+		diag("CLOCK_BOOTTIME below 30s: touch tests skipped");
+		goto restore;
+	}
+	w = now;
+	w.mono_ns = now.mono_ns - 1 * SEC;
+	w.claim_ns = now.mono_ns - 2 * SEC;
+	w.horizon_ms = 60000;
+	is_int(pg_state_write(&st, "mail", &w), 0, "write a claim 2s old");
+	is_int(pg_state_touch(&st, "mail"), 0, "touch it");
+	memset(&r, 0, sizeof(r));
+	is_int(pg_state_read(&st, "mail", &r), 1, "read after touch");
+	is_int(r.claim_ns, w.claim_ns, "touch within the horizon keeps "
+	    "claim_ns");
+	is_int(r.horizon_ms, 60000, "touch within the horizon keeps "
+	    "horizon_ms");
+	ok(r.mono_ns >= now.mono_ns, "touch refreshed the moment");
+	pg_stamp_now(&now);
+	ok(pg_record_elapsed(&r, &now) >= 2000 &&
+	    pg_record_elapsed(&r, &now) < 7000,
+	    "after touch serve still says since the claim (%lld ms)",
+	    (long long)pg_record_elapsed(&r, &now));
+	ok(pg_stamp_elapsed(&r, &now) < 5000, "while the activity is fresh");
+	is_int(pg_state_touch(&st, "mail"), 0, "touch again");
+	pg_state_read(&st, "mail", &r);
+	is_int(r.claim_ns, w.claim_ns, "touch again keeps the claim");
+
+	/* ... and drops it after. */
+	w.claim_ns = now.mono_ns - 10 * SEC;
+	w.horizon_ms = 5000;
+	pg_state_write(&st, "mail", &w);
+	is_int(pg_state_touch(&st, "mail"), 0, "touch a claim past its "
+	    "horizon");
+	memset(&r, 0x5a, sizeof(r));
+	pg_state_read(&st, "mail", &r);
+	is_int(r.claim_ns, 0, "touch after the horizon drops claim_ns");
+	is_int(r.horizon_ms, 0, "touch after the horizon drops horizon_ms");
+	w.claim_ns = now.mono_ns - 3 * SEC;
+	w.horizon_ms = 3000;
+	pg_state_write(&st, "mail", &w);
+	pg_state_touch(&st, "mail");
+	memset(&r, 0x5a, sizeof(r));
+	pg_state_read(&st, "mail", &r);
+	is_int(r.claim_ns, 0, "touch just after the horizon drops the claim");
+
+	/* A claim from another boot is not kept. */
+	if (strcmp(now.boot_id, BOOT_B) != 0) {
+		w = claimed(BOOT_B, now.mono_ns, now.wall_ns, now.mono_ns -
+		    1 * SEC, 60000);
+		pg_state_write(&st, "mail", &w);
+		pg_state_touch(&st, "mail");
+		memset(&r, 0x5a, sizeof(r));
+		pg_state_read(&st, "mail", &r);
+		is_int(r.claim_ns, 0, "touch drops a claim of another boot");
+		is_str(r.boot_id, now.boot_id, "and records this boot");
+	}
+	/* No claim: touch adds none. */
+	w = stamp(now.boot_id, now.mono_ns - SEC, now.wall_ns);
+	pg_state_write(&st, "mail", &w);
+	pg_state_touch(&st, "mail");
+	memset(&r, 0x5a, sizeof(r));
+	pg_state_read(&st, "mail", &r);
+	is_int(r.claim_ns, 0, "touch of a record without a claim adds none");
+	is_int(r.horizon_ms, 0, "and no horizon");
+
+restore:
+	/* read_raw and restore: no record before. */
+	pg_state_remove(&st, "new");
+	is_int(raw(&st, "new", old), 0, "read_raw: no record: 0");
+	is_int(pg_state_claim(&st, "new", 5750, &rec, &vis), 0,
+	    "claim where there was none");
+	is_int(pg_state_restore(&st, "new", &rec, old, 0), 1,
+	    "restore of none: 1");
+	is_int(pg_state_read(&st, "new", &r), 0, "restore of none: the "
+	    "record is gone");
+	snprintf(p, sizeof(p), "%s/new", dirp);
+	ok(access(p, F_OK) == -1, "restore of none: no file left");
+	is_int(pg_state_restore(&st, "new", &rec, old, 0), 0,
+	    "restore of none again: 0 (nothing of ours there)");
+	is_int(pg_state_read(&st, "new", &r), 0, "still none");
+
+	/* A record before: put back byte for byte. */
+	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
+	pg_state_write(&st, "prev", &w);
+	n = raw(&st, "prev", old);
+	m = pg_stamp_format(&w, fmt, sizeof(fmt));
+	ok(n > 0 && n == m && memcmp(old, fmt, n) == 0,
+	    "read_raw: the bytes of a plain record");
+	is_int(pg_state_claim(&st, "prev", 5750, &rec, &vis), 0,
+	    "claim over a record");
+	ok(raw(&st, "prev", cur) > n, "the claim record is on disk");
+	is_int(pg_state_restore(&st, "prev", &rec, old, n), 1,
+	    "restore of the previous record: 1");
+	m = raw(&st, "prev", cur);
+	ok(m == n && memcmp(cur, old, n) == 0,
+	    "restore: byte for byte the previous record");
+	is_int(count_tmp(dirp), 0, "restore: no .tmp. file left");
+	is_int(pg_state_restore(&st, "prev", &rec, old, n), 0,
+	    "restore again: 0 (our claim is no longer there)");
+
+	/* A previous claim record of another round comes back whole. */
+	w = claimed(BOOT_A, 80 * SEC, 1700000000 * SEC, 79 * SEC, 5750);
+	pg_state_write(&st, "prev", &w);
+	n = raw(&st, "prev", old);
+	pg_state_claim(&st, "prev", 9000, &rec, &vis);
+	is_int(pg_state_restore(&st, "prev", &rec, old, n), 1,
+	    "restore of a previous claim record: 1");
+	memset(&r, 0, sizeof(r));
+	pg_state_read(&st, "prev", &r);
+	ok(claim_eq(&r, &w), "restore: the previous claim fields are back");
+
+	/* Whatever bytes were there come back, even a damaged record. */
+	snprintf(p, sizeof(p), "%s/damaged", dirp);
+	write_file(p, "garbage\n", 8);
+	n = raw(&st, "damaged", old);
+	is_int(n, 8, "read_raw of a damaged record: its 8 bytes");
+	pg_state_claim(&st, "damaged", 5750, &rec, &vis);
+	is_int(pg_state_restore(&st, "damaged", &rec, old, n), 1,
+	    "restore of a damaged record: 1");
+	ok(raw(&st, "damaged", cur) == 8 && memcmp(cur, "garbage\n", 8) == 0,
+	    "restore: the damaged bytes are back as they were");
+
+	/* Someone wrote since: theirs stays. */
+	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
+	pg_state_write(&st, "race", &w);
+	n = raw(&st, "race", old);
+	pg_state_claim(&st, "race", 5750, &rec, &vis);
+	other = stamp(BOOT_B, 5 * SEC, 6 * SEC);
+	pg_state_write(&st, "race", &other);
+	is_int(pg_state_restore(&st, "race", &rec, old, n), 0,
+	    "restore after someone else wrote: 0");
+	memset(&r, 0, sizeof(r));
+	pg_state_read(&st, "race", &r);
+	ok(claim_eq(&r, &other), "restore after someone else wrote: theirs "
+	    "stays");
+	is_int(pg_state_restore(&st, "race", &rec, old, 0), 0,
+	    "restore of none after someone else wrote: 0");
+	is_int(pg_state_read(&st, "race", &r), 1, "and theirs is not removed");
+
+	/* A touch since (a job refreshing) is someone else, too. */
+	pg_state_claim(&st, "race", 5750, &rec, &vis);
+	pg_state_touch(&st, "race");
+	is_int(pg_state_restore(&st, "race", &rec, old, n), 0,
+	    "restore after a touch: 0");
+	memset(&r, 0, sizeof(r));
+	pg_state_read(&st, "race", &r);
+	is_int(r.claim_ns, rec.claim_ns, "restore after a touch: the "
+	    "touched record (with the claim) stays");
+
+	/* Removed since: nothing comes back. */
+	pg_state_claim(&st, "race", 5750, &rec, &vis);
+	pg_state_remove(&st, "race");
+	is_int(pg_state_restore(&st, "race", &rec, old, n), 0,
+	    "restore after a remove: 0");
+	is_int(pg_state_read(&st, "race", &r), 0, "restore after a remove: "
+	    "still none");
+
+	/* Damaged since: left alone. */
+	pg_state_claim(&st, "race", 5750, &rec, &vis);
+	snprintf(p, sizeof(p), "%s/race", dirp);
+	write_file(p, "other\n", 6);
+	is_int(pg_state_restore(&st, "race", &rec, old, n), 0,
+	    "restore after someone wrote garbage: 0");
+	ok(raw(&st, "race", cur) == 6 && memcmp(cur, "other\n", 6) == 0,
+	    "and the garbage stays");
+
+	/* read_raw refuses what no record can be. */
+	memset(big, 'x', sizeof(big));
+	write_file(p, big, sizeof(big));
+	errno = 0;
+	is_int(pg_state_read_raw(&st, "race", cur, PG_RECORD_MAX), -1,
+	    "read_raw of 4 KB: -1");
+	is_int(errno, EBADMSG, "read_raw of 4 KB: EBADMSG");
+	write_file(p, big, PG_RECORD_MAX + 1);
+	is_int(pg_state_read_raw(&st, "race", cur, PG_RECORD_MAX), -1,
+	    "read_raw of PG_RECORD_MAX + 1 bytes: -1");
+	write_file(p, big, PG_RECORD_MAX);
+	is_int(pg_state_read_raw(&st, "race", cur, PG_RECORD_MAX),
+	    PG_RECORD_MAX, "read_raw of PG_RECORD_MAX bytes: all of them");
+	unlink(p);
+	if (mkdir(p, 0755) == 0) {
+		is_int(pg_state_read_raw(&st, "race", cur, PG_RECORD_MAX), -1,
+		    "read_raw of a directory: -1");
+		rmdir(p);
+	}
+	pg_state_close(&st);
+}
+
 /* Run fn in a child; return its exit status or -1. */
 static int
 in_child(int (*fn)(struct pg_state *, const char *), struct pg_state *st,
@@ -681,6 +1100,10 @@ main(void)
 	test_parse();
 	test_dir();
 	test_records();
+	test_claim_format();
+	test_claim_parse();
+	test_record_elapsed();
+	test_claim_records();
 	test_lock();
 	rm_rf(base);
 	return done_testing();

@@ -1,0 +1,1141 @@
+/*
+ * Unit tests for the settle round: pg_claim_horizon and pg_settle, against
+ * the rule in pollguard.h; then the property the rule exists for: two
+ * nodes that both claimed a round never both keep it.
+ *
+ * The property tests simulate whole rounds on one global time line (each
+ * node reads its own clock, offset from it): round 1, the claim and when
+ * it becomes visible, the sleep, round 2 with answers computed from what
+ * each peer's record says at the moment it answers (the time since its
+ * claim within the horizon, since its latest refresh after it; the old
+ * record again once a loser withdrew), and the decision. They are
+ * randomized and reproducible: the seed is printed, PG_SEED=N replays it.
+ */
+#include <err.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pollguard.h"
+#include "tap.h"
+
+#define MS	1000000LL		/* nanoseconds */
+#define SEC	(1000 * MS)
+#define WAIT	(10 * 60 * 1000LL)	/* ms */
+
+static const char *const why_names[] = {
+	"KEEP", "LOST_EARLIER", "LOST_NAME", "LOST_SLOW_WRITE",
+	"LOST_SLOW_ROUND", "LOST_UNREACHABLE", "LOST_INVALID"
+};
+
+static const char *
+wname(int w)
+{
+	return w >= 0 && w <= PG_LOST_INVALID ? why_names[w] : "(bad why)";
+}
+
+/* The verdict that goes with a reason. */
+static int
+verdict_of(int why)
+{
+	switch (why) {
+	case PG_KEEP:
+		return PG_GO;
+	case PG_LOST_UNREACHABLE:
+		return PG_SKIP_UNREACHABLE;
+	case PG_LOST_INVALID:
+		return PG_REFUSE_INVALID;
+	default:
+		return PG_SKIP_ACTIVE;
+	}
+}
+
+static void
+test_horizon(void)
+{
+	int64_t	 h;
+
+	is_int(pg_claim_horizon(2000, 500), 5750, "horizon of the defaults: "
+	    "5.75s");
+	is_int(pg_claim_horizon(100, 0), 1200, "horizon, timeout 100ms, no "
+	    "settle");
+	is_int(pg_claim_horizon(1000, 100), 3150, "horizon, 1s and 100ms");
+	is_int(pg_claim_horizon(60000, 10000), 136000, "horizon of the maxima");
+	is_int(pg_claim_horizon(5000, 2000), 14000, "horizon, 5s and 2s");
+	is_int(pg_claim_horizon(3000, 2000), 10000, "horizon, 3s and 2s: 10s");
+	h = pg_claim_horizon(1000, 101);
+	ok(h == 3151 || h == 3152, "horizon, odd settle 101ms: 3151 or 3152 "
+	    "(got %lld)", (long long)h);
+}
+
+/*
+ * Direct tests of the rule: one claim at CLAIM, settle 500ms (window
+ * W = 125ms), horizon 5750ms.
+ */
+
+#define CLAIM	(1000 * SEC)
+#define SETTLE	500LL
+#define W	(SETTLE * MS / 4)
+#define HORIZON	5750LL
+
+static struct pg_claim
+claim_of(const char *node)
+{
+	struct pg_claim	 c;
+
+	memset(&c, 0, sizeof(c));
+	c.node = node;
+	c.claim_ns = CLAIM;
+	c.visible_ns = CLAIM + 2 * MS;
+	c.start_ns = CLAIM - 40 * MS;
+	c.end_ns = CLAIM + 2 * MS + SETTLE * MS + 30 * MS;
+	c.settle_ms = SETTLE;
+	c.horizon_ms = HORIZON;
+	return c;
+}
+
+static struct pg_seen
+seen_kind(const char *name, enum pg_answer_kind kind, int64_t e)
+{
+	struct pg_seen	 s;
+
+	memset(&s, 0, sizeof(s));
+	s.name = name;
+	s.answer.kind = kind;
+	s.answer.elapsed_ms = kind == PG_ANSWER_ELAPSED ? e :
+	    kind == PG_ANSWER_NEVER ? PG_NEVER : 0;
+	s.sent_ns = CLAIM + 400 * MS;
+	s.recv_ns = CLAIM + 410 * MS;
+	return s;
+}
+
+/*
+ * A peer that answered e ms, whose interval [sent - e - 1ms, recv - e]
+ * begins at CLAIM + lo and is width ns wide beyond the 1ms of rounding.
+ */
+static struct pg_seen
+seen_at(const char *name, int64_t lo, int64_t width, int64_t e)
+{
+	struct pg_seen	 s;
+
+	memset(&s, 0, sizeof(s));
+	s.name = name;
+	s.answer.kind = PG_ANSWER_ELAPSED;
+	s.answer.elapsed_ms = e;
+	s.sent_ns = CLAIM + lo + e * MS + MS;
+	s.recv_ns = s.sent_ns + width;
+	return s;
+}
+
+/* Run pg_settle; check verdict and reason agree; return the reason. */
+static int
+settle(const struct pg_claim *c, enum pg_unreachable pol,
+    const struct pg_seen *s, size_t n, size_t *peer, const char *name)
+{
+	enum pg_settle_why	 why = (enum pg_settle_why)-1;
+	enum pg_verdict		 v;
+	size_t			 p = (size_t)-1;
+
+	v = pg_settle(c, WAIT, pol, s, n, &why, &p);
+	if ((int)v != verdict_of(why))
+		ok(0, "%s: verdict %d goes with %s", name, v, wname(why));
+	if (peer != NULL)
+		*peer = p;
+	return why;
+}
+
+static void
+why_is(const struct pg_claim *c, enum pg_unreachable pol,
+    const struct pg_seen *s, size_t n, int want, const char *name)
+{
+	int	 w;
+
+	w = settle(c, pol, s, n, NULL, name);
+	if (!is_int(w, want, "%s: %s", name, wname(want)))
+		diag("got %s", wname(w));
+}
+
+/* One of two reasons is right (a boundary the header leaves open). */
+static void
+why_either(const struct pg_claim *c, const struct pg_seen *s, size_t n,
+    int a, int b, const char *name)
+{
+	int	 w;
+
+	w = settle(c, PG_UNREACHABLE_RUN, s, n, NULL, name);
+	ok(w == a || w == b, "%s: %s or %s (got %s)", name, wname(a),
+	    wname(b), wname(w));
+}
+
+static void
+one(const struct pg_seen *s, int want, const char *name)
+{
+	struct pg_claim	 c = claim_of("m");
+
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, want, name);
+}
+
+static void
+test_settle_basic(void)
+{
+	struct pg_claim	 c = claim_of("m");
+	struct pg_seen	 s[4];
+	size_t		 peer;
+	int		 w;
+
+	why_is(&c, PG_UNREACHABLE_RUN, NULL, 0, PG_KEEP, "no peers");
+	why_is(&c, PG_UNREACHABLE_SKIP, NULL, 0, PG_KEEP,
+	    "no peers, policy skip");
+	s[0] = seen_kind("a", PG_ANSWER_NEVER, 0);
+	one(&s[0], PG_KEEP, "never");
+	s[0] = seen_kind("a", PG_ANSWER_ELAPSED, WAIT);
+	one(&s[0], PG_KEEP, "elapsed = wait: idle");
+	s[0] = seen_kind("a", PG_ANSWER_ELAPSED, WAIT + 1);
+	one(&s[0], PG_KEEP, "elapsed above wait: idle");
+	s[0] = seen_kind("a", PG_ANSWER_ELAPSED, INT64_MAX - 1);
+	one(&s[0], PG_KEEP, "elapsed 2^63-2: idle");
+	s[0] = seen_kind("a", PG_ANSWER_ELAPSED, WAIT - 1);
+	one(&s[0], PG_LOST_EARLIER, "elapsed wait - 1: active long ago");
+	s[0] = seen_kind("z", PG_ANSWER_ELAPSED, 5000);
+	one(&s[0], PG_LOST_EARLIER, "elapsed 5s, a larger name: earlier");
+
+	s[0] = seen_kind("a", PG_ANSWER_UNREACHABLE, 0);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "unreachable, policy run: counts as never");
+	why_is(&c, PG_UNREACHABLE_SKIP, s, 1, PG_LOST_UNREACHABLE,
+	    "unreachable, policy skip");
+	s[0] = seen_kind("a", PG_ANSWER_INVALID, 0);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_INVALID, "invalid");
+	why_is(&c, PG_UNREACHABLE_SKIP, s, 1, PG_LOST_INVALID,
+	    "invalid, policy skip");
+
+	/* The deciding peer among ones that do not decide. */
+	s[0] = seen_kind("a", PG_ANSWER_NEVER, 0);
+	s[1] = seen_kind("b", PG_ANSWER_ELAPSED, WAIT);
+	s[2] = seen_kind("c", PG_ANSWER_UNREACHABLE, 0);
+	s[3] = seen_kind("d", PG_ANSWER_ELAPSED, 3000);
+	w = settle(&c, PG_UNREACHABLE_RUN, s, 4, &peer, "index");
+	is_int(w, PG_LOST_EARLIER, "the fourth peer active: earlier");
+	is_int(peer, 3, "the fourth peer decides");
+	s[3] = seen_kind("d", PG_ANSWER_INVALID, 0);
+	w = settle(&c, PG_UNREACHABLE_RUN, s, 4, &peer, "index");
+	is_int(w, PG_LOST_INVALID, "the fourth peer invalid");
+	is_int(peer, 3, "the invalid peer decides");
+	s[3] = seen_kind("d", PG_ANSWER_NEVER, 0);
+	w = settle(&c, PG_UNREACHABLE_SKIP, s, 4, &peer, "index");
+	is_int(w, PG_LOST_UNREACHABLE, "the third peer unreachable, skip");
+	is_int(peer, 2, "the unreachable peer decides");
+	s[1] = seen_at("a0", 10 * MS, 0, 300);
+	w = settle(&c, PG_UNREACHABLE_RUN, s, 4, &peer, "index");
+	is_int(w, PG_LOST_NAME, "the second peer: a close claim, its name "
+	    "first");
+	is_int(peer, 1, "the close claim decides");
+
+	/* A peer we beat does not hide one that beats us. */
+	s[0] = seen_at("z", 10 * MS, 0, 300);		/* we win */
+	s[1] = seen_at("zz", 200 * MS, 0, 100);		/* clearly later */
+	s[2] = seen_at("a", -200 * MS, 0, 700);		/* clearly earlier */
+	w = settle(&c, PG_UNREACHABLE_RUN, s, 3, &peer, "mixed");
+	is_int(w, PG_LOST_EARLIER, "two we beat, one earlier: earlier");
+	is_int(peer, 2, "the earlier one decides");
+	w = settle(&c, PG_UNREACHABLE_RUN, s, 2, &peer, "mixed");
+	is_int(w, PG_KEEP, "two we beat: keep");
+
+	/* Anything that loses is no PG_GO, whatever else there is. */
+	s[0] = seen_at("z", 10 * MS, 0, 300);
+	s[1] = seen_kind("b", PG_ANSWER_INVALID, 0);
+	w = settle(&c, PG_UNREACHABLE_RUN, s, 2, NULL, "win and invalid");
+	is_int(w, PG_LOST_INVALID, "a claim we beat and an invalid: invalid");
+	s[1] = seen_kind("b", PG_ANSWER_UNREACHABLE, 0);
+	w = settle(&c, PG_UNREACHABLE_SKIP, s, 2, NULL, "win and unreach.");
+	is_int(w, PG_LOST_UNREACHABLE,
+	    "a claim we beat and an unreachable, skip: unreachable");
+	s[1] = seen_kind("b", PG_ANSWER_INVALID, 0);
+	s[2] = seen_at("a", -200 * MS, 0, 700);
+	w = settle(&c, PG_UNREACHABLE_SKIP, s, 3, NULL, "invalid, earlier");
+	ok(w == PG_LOST_INVALID || w == PG_LOST_EARLIER,
+	    "invalid and earlier: one of them (got %s)", wname(w));
+}
+
+static void
+test_settle_window(void)
+{
+	struct pg_seen	 s;
+	char		 name[128];
+	int		 i;
+	static const struct {
+		int64_t	 lo;
+		int	 small, large;	/* the reason for a peer a, z */
+		const char *what;
+	} t[] = {
+		{ -W - 1 * MS,	PG_LOST_EARLIER, PG_LOST_EARLIER, "-W - 1ms" },
+		{ -W - 1,	PG_LOST_EARLIER, PG_LOST_EARLIER, "-W - 1ns" },
+		{ -W + 1,	PG_LOST_NAME, PG_KEEP, "-W + 1ns" },
+		{ -W + 1 * MS,	PG_LOST_NAME, PG_KEEP, "-W + 1ms" },
+		{ -1 * MS,	PG_LOST_NAME, PG_KEEP, "-1ms" },
+		{ 0,		PG_LOST_NAME, PG_KEEP, "0" },
+		{ 1 * MS,	PG_LOST_NAME, PG_KEEP, "+1ms" },
+		{ W - 1 * MS,	PG_LOST_NAME, PG_KEEP, "+W - 1ms" },
+		{ W - 1,	PG_LOST_NAME, PG_KEEP, "+W - 1ns" },
+		{ W + 1,	PG_KEEP, PG_KEEP, "+W + 1ns" },
+		{ W + 1 * MS,	PG_KEEP, PG_KEEP, "+W + 1ms" },
+		{ 2 * SEC,	PG_KEEP, PG_KEEP, "+2s" },
+		{ -2 * SEC,	PG_LOST_EARLIER, PG_LOST_EARLIER, "-2s" },
+	};
+
+	/* sent == recv: the interval is the 1ms of rounding. */
+	for (i = 0; i < (int)(sizeof(t) / sizeof(t[0])); i++) {
+		snprintf(name, sizeof(name), "sent = recv, lo at %s, "
+		    "name a < m", t[i].what);
+		s = seen_at("a", t[i].lo, 0, 3000);
+		one(&s, t[i].small, name);
+		snprintf(name, sizeof(name), "sent = recv, lo at %s, "
+		    "name z > m", t[i].what);
+		s = seen_at("z", t[i].lo, 0, 3000);
+		one(&s, t[i].large, name);
+		snprintf(name, sizeof(name), "sent = recv, lo at %s, e = 0, "
+		    "name z > m", t[i].what);
+		s = seen_at("z", t[i].lo, 0, 0);
+		one(&s, t[i].large, name);
+	}
+
+	/*
+	 * Exactly on a boundary the truth lies strictly after lo, so either
+	 * reading is safe; the header leaves it open.
+	 */
+	{
+		struct pg_claim	 c = claim_of("m");
+
+		s = seen_at("z", -W, 0, 3000);
+		why_either(&c, &s, 1, PG_KEEP, PG_LOST_EARLIER,
+		    "lo exactly at -W, name z > m");
+		s = seen_at("a", -W, 0, 3000);
+		why_either(&c, &s, 1, PG_LOST_NAME, PG_LOST_EARLIER,
+		    "lo exactly at -W, name a < m");
+		s = seen_at("a", W, 0, 3000);
+		why_either(&c, &s, 1, PG_KEEP, PG_LOST_NAME,
+		    "lo exactly at +W, name a < m");
+	}
+
+	/* Wide intervals: uncertainty makes us lose, never win. */
+	s = seen_at("z", -W - 1 * MS, 2 * SEC, 3000);
+	one(&s, PG_LOST_EARLIER, "wide, from before -W to after +W, z > m");
+	s = seen_at("a", -W - 1 * MS, 2 * SEC, 3000);
+	one(&s, PG_LOST_EARLIER, "wide, from before -W to after +W, a < m");
+	s = seen_at("z", -W - 1, 100 * MS, 3000);
+	one(&s, PG_LOST_EARLIER, "wide, 1ns before -W into the window, z > m");
+	s = seen_at("z", -W + 1 * MS, 2 * SEC, 3000);
+	one(&s, PG_KEEP, "wide, from inside the window to after it, z > m");
+	s = seen_at("a", -W + 1 * MS, 2 * SEC, 3000);
+	one(&s, PG_LOST_NAME, "wide, from inside the window to after it, "
+	    "a < m");
+	s = seen_at("a", W - 1 * MS, 2 * SEC, 3000);
+	one(&s, PG_LOST_NAME, "wide, from just inside +W to after, a < m");
+	s = seen_at("a", W + 1 * MS, 5 * SEC, 3000);
+	one(&s, PG_KEEP, "wide, all after +W, a < m");
+	s = seen_at("z", -5 * SEC, 4 * SEC, 4000);
+	one(&s, PG_LOST_EARLIER, "wide, all before -W, z > m");
+
+	/* Names. */
+	s = seen_at("m0", 0, 0, 3000);
+	one(&s, PG_KEEP, "name m0 > m");
+	s = seen_at("l9", 0, 0, 3000);
+	one(&s, PG_LOST_NAME, "name l9 < m");
+	{
+		struct pg_claim	 c = claim_of("node-b");
+
+		s = seen_at("node-a", 0, 0, 3000);
+		why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_NAME,
+		    "node-a beats node-b");
+		c.node = "node-a";
+		s = seen_at("node-b", 0, 0, 3000);
+		why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_KEEP,
+		    "node-a keeps against node-b");
+		c.node = "node-10";
+		s = seen_at("node-9", 0, 0, 3000);
+		why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_KEEP,
+		    "node-10 keeps against node-9 (no numeric order)");
+		c.node = "node_a";
+		s = seen_at("node-a", 0, 0, 3000);
+		why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_NAME,
+		    "node-a beats node_a ('-' before '_')");
+	}
+}
+
+/*
+ * Names that differ in case. The header says strcasecmp, as config.c
+ * finds this node among the peers: case is ignored, and names equal but
+ * for case sort neither first (both withdraw: safe).
+ */
+static void
+test_name_order(void)
+{
+	struct pg_claim	 c = claim_of("B");
+	struct pg_seen	 s;
+
+	/* Case is ignored, as when a host finds itself among the peers. */
+	s = seen_at("a", 0, 0, 3000);
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_NAME,
+	    "node B loses to a (ignoring case: 'a' < 'b')");
+	c.node = "a";
+	s = seen_at("B", 0, 0, 3000);
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_KEEP,
+	    "node a keeps against B (ignoring case: 'a' < 'b')");
+	/* Names equal but for case sort neither first: both withdraw. */
+	c.node = "Node";
+	s = seen_at("node", 0, 0, 3000);
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_NAME,
+	    "node Node loses to node (equal ignoring case)");
+	c.node = "node";
+	s = seen_at("Node", 0, 0, 3000);
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_NAME,
+	    "node node loses to Node (equal ignoring case)");
+}
+
+static void
+test_settle_slow(void)
+{
+	struct pg_claim	 c;
+	struct pg_seen	 s[2];
+	int64_t		 limit;
+
+	s[0] = seen_kind("z", PG_ANSWER_NEVER, 0);
+	s[1] = seen_at("z", 10 * MS, 0, 300);
+
+	c = claim_of("m");
+	c.visible_ns = c.claim_ns + W + 1 * MS;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_SLOW_WRITE,
+	    "claim visible W + 1ms after it");
+	c.visible_ns = c.claim_ns + W + 1;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_SLOW_WRITE,
+	    "claim visible W + 1ns after it");
+	c.visible_ns = c.claim_ns + W;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "claim visible exactly W after it");
+	c.visible_ns = c.claim_ns + W - 1 * MS;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "claim visible W - 1ms after it");
+	c.visible_ns = c.claim_ns;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "claim visible at once");
+	c.visible_ns = c.claim_ns + 5 * SEC;
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_SLOW_WRITE,
+	    "claim visible after 5s, a claim we would beat");
+
+	limit = (HORIZON - 50) * MS - W;
+	c = claim_of("m");
+	c.end_ns = c.start_ns + limit + 1 * MS;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_SLOW_ROUND,
+	    "rounds took horizon - W - 50ms + 1ms");
+	c.end_ns = c.start_ns + limit + 1;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_SLOW_ROUND,
+	    "rounds took horizon - W - 50ms + 1ns");
+	c.end_ns = c.start_ns + limit;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "rounds took exactly horizon - W - 50ms");
+	c.end_ns = c.start_ns + limit - 1 * MS;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "rounds took horizon - W - 50ms - 1ms");
+	c.end_ns = c.start_ns + limit + 1 * MS;
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_SLOW_ROUND,
+	    "slow rounds, a claim we would beat");
+	c.end_ns = c.start_ns + 60 * SEC;
+	why_is(&c, PG_UNREACHABLE_RUN, NULL, 0, PG_LOST_SLOW_ROUND,
+	    "rounds of a minute, no peers answered at all");
+
+	/* Another settle: the window scales. settle 2s: W = 500ms. */
+	c = claim_of("m");
+	c.settle_ms = 2000;
+	c.horizon_ms = pg_claim_horizon(2000, 2000);
+	c.end_ns = c.start_ns + 3 * SEC;
+	s[0] = seen_at("z", -450 * MS, 0, 3000);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "settle 2s: 450ms before is within the window, z > m");
+	s[0] = seen_at("z", -550 * MS, 0, 3000);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_EARLIER,
+	    "settle 2s: 550ms before is clearly earlier");
+	s[0] = seen_at("a", 450 * MS, 0, 3000);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_NAME,
+	    "settle 2s: 450ms after is within the window, a < m");
+	c.visible_ns = c.claim_ns + 450 * MS;
+	s[0] = seen_kind("z", PG_ANSWER_NEVER, 0);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "settle 2s: visible after 450ms is fast enough");
+	/* settle 101ms: W = 25.25ms. */
+	c = claim_of("m");
+	c.settle_ms = 101;
+	c.horizon_ms = pg_claim_horizon(2000, 101);
+	c.end_ns = c.start_ns + 500 * MS;
+	s[0] = seen_at("z", -25 * MS, 0, 3000);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "settle 101ms: 25ms before is within the window");
+	s[0] = seen_at("z", -26 * MS, 0, 3000);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_EARLIER,
+	    "settle 101ms: 26ms before is clearly earlier");
+}
+
+/*
+ * Randomized tests.
+ */
+
+static uint64_t	 rng_state, seed;
+
+static uint64_t
+rnd(void)
+{
+	/* splitmix64 */
+	uint64_t	 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi]. */
+static int64_t
+between(int64_t lo, int64_t hi)
+{
+	return hi <= lo ? lo : lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+static int
+chance(int percent)
+{
+	return (int)(rnd() % 100) < percent;
+}
+
+static void
+random_name(char *buf, size_t size)
+{
+	/*
+	 * Lower case only: names that differ in case are test_name_order's
+	 * business, and the random tests should not hinge on them.
+	 */
+	static const char	 chars[] = "abcz019.-_";
+	size_t			 i, n;
+
+	n = 1 + rnd() % 4;
+	if (n >= size)
+		n = size - 1;
+	for (i = 0; i < n; i++)
+		buf[i] = chars[rnd() % (sizeof(chars) - 1)];
+	if (buf[0] == '.' || buf[0] == '-')
+		buf[0] = 'n';
+	buf[n] = '\0';
+}
+
+/*
+ * The reference for one peer, straight from the header: lose when the
+ * peer's claim may lie more than W before ours; lose to a smaller name
+ * when it may lie within W of ours; else keep. Boundary cases (lo exactly
+ * at -W or +W) are not generated.
+ */
+static int
+reference_one(const struct pg_claim *c, enum pg_unreachable pol,
+    const struct pg_seen *s, int64_t wait)
+{
+	int64_t	 w = c->settle_ms * MS / 4, lo;
+
+	if (c->visible_ns - c->claim_ns > w)
+		return PG_LOST_SLOW_WRITE;
+	if (c->end_ns - c->start_ns > c->horizon_ms * MS - w - 50 * MS)
+		return PG_LOST_SLOW_ROUND;
+	switch (s->answer.kind) {
+	case PG_ANSWER_NEVER:
+		return PG_KEEP;
+	case PG_ANSWER_UNREACHABLE:
+		return pol == PG_UNREACHABLE_SKIP ? PG_LOST_UNREACHABLE :
+		    PG_KEEP;
+	case PG_ANSWER_INVALID:
+		return PG_LOST_INVALID;
+	default:
+		break;
+	}
+	if (s->answer.elapsed_ms >= wait)
+		return PG_KEEP;
+	lo = s->sent_ns - s->answer.elapsed_ms * MS - MS;
+	if (lo < c->claim_ns - w)
+		return PG_LOST_EARLIER;
+	if (lo <= c->claim_ns + w && strcasecmp(s->name, c->node) < 0)
+		return PG_LOST_NAME;
+	return PG_KEEP;
+}
+
+/*
+ * pg_settle agrees with the reference: the same reason, except that a
+ * slow claim may be reported for another reason to lose; the verdict that
+ * goes with the reason; the peer's index when a peer decided.
+ */
+static int
+agrees(const struct pg_claim *c, enum pg_unreachable pol,
+    const struct pg_seen *s, int64_t wait, int want)
+{
+	enum pg_settle_why	 why = (enum pg_settle_why)-1;
+	enum pg_verdict		 v;
+	size_t			 p = 99;
+	int			 slow, pass;
+
+	v = pg_settle(c, wait, pol, s, 1, &why, &p);
+	slow = want == PG_LOST_SLOW_WRITE || want == PG_LOST_SLOW_ROUND;
+	pass = slow ? why != PG_KEEP : (int)why == want;
+	if ((int)v != verdict_of(why))
+		pass = 0;
+	if (why != PG_KEEP && why != PG_LOST_SLOW_WRITE &&
+	    why != PG_LOST_SLOW_ROUND && p != 0)
+		pass = 0;
+	if (!pass)
+		diag("got %s, verdict %d, peer %zu", wname(why), v, p);
+	return pass;
+}
+
+static void
+test_reference(void)
+{
+	struct pg_claim		 c;
+	struct pg_seen		 s;
+	enum pg_unreachable	 pol;
+	char			 node[8], peer[8];
+	int64_t			 w, lo, wait;
+	int			 i, want, bad = 0;
+
+	for (i = 0; i < 200000; i++) {
+		random_name(node, sizeof(node));
+		do
+			random_name(peer, sizeof(peer));
+		while (strcmp(node, peer) == 0);
+		memset(&c, 0, sizeof(c));
+		c.node = node;
+		c.settle_ms = chance(10) ? between(100, 10000) :
+		    between(100, 2000);
+		c.horizon_ms = pg_claim_horizon(between(100, 5000),
+		    c.settle_ms);
+		w = c.settle_ms * MS / 4;
+		c.claim_ns = between(1 * SEC, 1000000 * SEC);
+		c.visible_ns = c.claim_ns + (chance(10) ? between(0, 2 * w) :
+		    between(0, 5 * MS));
+		c.start_ns = c.claim_ns - between(0, 3 * SEC);
+		c.end_ns = c.visible_ns + between(c.settle_ms * MS / 2,
+		    c.settle_ms * MS) + (chance(5) ? between(0, 20 * SEC) :
+		    between(0, 50 * MS));
+		wait = c.horizon_ms + between(1, 600000);
+		pol = chance(50) ? PG_UNREACHABLE_SKIP : PG_UNREACHABLE_RUN;
+
+		memset(&s, 0, sizeof(s));
+		s.name = peer;
+		switch (rnd() % 10) {
+		case 0:
+			s.answer.kind = PG_ANSWER_NEVER;
+			s.answer.elapsed_ms = PG_NEVER;
+			break;
+		case 1:
+			s.answer.kind = PG_ANSWER_UNREACHABLE;
+			break;
+		case 2:
+			s.answer.kind = PG_ANSWER_INVALID;
+			break;
+		default:
+			s.answer.kind = PG_ANSWER_ELAPSED;
+			s.answer.elapsed_ms = chance(10) ?
+			    between(0, 2 * wait) : between(0, 3000);
+			break;
+		}
+		/* The interval's start near the window's edges, often. */
+		lo = c.claim_ns + (chance(30) ? -w : chance(40) ? w : 0) +
+		    between(-3 * w, 3 * w);
+		if (lo == c.claim_ns - w || lo == c.claim_ns + w)
+			lo++;
+		s.sent_ns = lo + s.answer.elapsed_ms * MS + MS;
+		if (s.answer.kind != PG_ANSWER_ELAPSED)
+			s.sent_ns = c.visible_ns + between(0, c.settle_ms * MS);
+		s.recv_ns = s.sent_ns + (chance(20) ? between(0, 3 * SEC) :
+		    between(0, 3 * MS));
+
+		want = reference_one(&c, pol, &s, wait);
+		if (!agrees(&c, pol, &s, wait, want) && bad++ < 5)
+			diag("seed %" PRIu64 " case %d: node %s peer %s "
+			    "settle %lld horizon %lld wait %lld kind %d e %lld "
+			    "lo-claim %lld recv-sent %lld vis-claim %lld "
+			    "end-start %lld: want %s", seed, i, node, peer,
+			    (long long)c.settle_ms, (long long)c.horizon_ms,
+			    (long long)wait, s.answer.kind,
+			    (long long)s.answer.elapsed_ms,
+			    (long long)(lo - c.claim_ns),
+			    (long long)(s.recv_ns - s.sent_ns),
+			    (long long)(c.visible_ns - c.claim_ns),
+			    (long long)(c.end_ns - c.start_ns), wname(want));
+	}
+	is_int(bad, 0, "200000 random single peers agree with the header's "
+	    "rule (seed %" PRIu64 ")", seed);
+}
+
+/*
+ * Two claims, each node seeing the other's: never both keep. The views
+ * are built from the truth: each answer is the time from the peer's claim
+ * to the moment it answered, floored to ms, and that moment lies between
+ * sent and recv.
+ */
+static void
+test_two_views(void)
+{
+	struct pg_claim		 c[2];
+	struct pg_seen		 s[2];
+	enum pg_settle_why	 why[2];
+	size_t			 p;
+	char			 name[2][8];
+	int64_t			 settle, horizon, w, t[2], m, off[2];
+	int			 i, k, keep[2], both = 0, close = 0, wrong = 0;
+	int			 nclose = 0, neither = 0, beyond, nbeyond = 0;
+
+	for (i = 0; i < 200000; i++) {
+		random_name(name[0], sizeof(name[0]));
+		do
+			random_name(name[1], sizeof(name[1]));
+		while (strcmp(name[0], name[1]) == 0);
+		beyond = 0;
+		settle = chance(10) ? between(100, 10000) : between(100, 1000);
+		horizon = pg_claim_horizon(between(100, 5000), settle);
+		w = settle * MS / 4;
+		t[0] = between(10 * SEC, 20 * SEC);
+		t[1] = t[0] + (chance(50) ? between(-5 * MS, 5 * MS) :
+		    chance(50) ? between(-2 * w, 2 * w) :
+		    between(-settle * MS, settle * MS));
+		for (k = 0; k < 2; k++) {
+			off[k] = between(0, 1000000 * SEC);
+			memset(&c[k], 0, sizeof(c[k]));
+			c[k].node = name[k];
+			c[k].claim_ns = t[k] + off[k];
+			c[k].visible_ns = c[k].claim_ns + between(0, 3 * MS);
+			c[k].start_ns = c[k].claim_ns - between(1 * MS,
+			    300 * MS);
+			c[k].settle_ms = settle;
+			c[k].horizon_ms = horizon;
+		}
+		for (k = 0; k < 2; k++) {
+			/* k asks 1 - k, after its sleep, once both claimed. */
+			memset(&s[k], 0, sizeof(s[k]));
+			s[k].name = name[1 - k];
+			s[k].sent_ns = c[k].visible_ns - off[k] +
+			    between(settle * MS / 2, settle * MS);
+			m = s[k].sent_ns + (chance(80) ? between(0, 2 * MS) :
+			    between(0, 1 * SEC));
+			if (m < t[1 - k])
+				m = t[1 - k] + between(0, 2 * MS);
+			if (s[k].sent_ns > m)
+				s[k].sent_ns = m;
+			s[k].recv_ns = m + (chance(80) ? between(0, 2 * MS) :
+			    between(0, 1 * SEC));
+			s[k].answer.kind = PG_ANSWER_ELAPSED;
+			s[k].answer.elapsed_ms = (m - t[1 - k]) / MS;
+			/* Past the horizon serve tells another time. */
+			if (s[k].answer.elapsed_ms >= horizon)
+				beyond = 1;
+			s[k].sent_ns += off[k];
+			s[k].recv_ns += off[k];
+			c[k].end_ns = s[k].recv_ns + between(0, 2 * MS);
+		}
+		if (beyond) {
+			nbeyond++;
+			continue;
+		}
+		for (k = 0; k < 2; k++)
+			keep[k] = pg_settle(&c[k], horizon + 1000,
+			    PG_UNREACHABLE_SKIP, &s[k], 1, &why[k], &p) ==
+			    PG_GO;
+		if (keep[0] && keep[1]) {
+			if (both++ < 5)
+				diag("seed %" PRIu64 " case %d: both keep: "
+				    "%s claimed at %lld, %s at %lld ns, "
+				    "settle %lld", seed, i, name[0],
+				    (long long)t[0], name[1], (long long)t[1],
+				    (long long)settle);
+		}
+		if (!keep[0] && !keep[1])
+			neither++;
+		/* Close claims, quick answers: the smaller name keeps. */
+		if (llabs(t[1] - t[0]) <= 5 * MS &&
+		    s[0].recv_ns - s[0].sent_ns <= 4 * MS &&
+		    s[1].recv_ns - s[1].sent_ns <= 4 * MS) {
+			nclose++;
+			k = strcmp(name[0], name[1]) < 0 ? 0 : 1;
+			if (!keep[k] || keep[1 - k]) {
+				if (close++ < 5)
+					diag("seed %" PRIu64 " case %d: close "
+					    "claims %s %s %lld ns apart: keep "
+					    "%d %d (%s, %s)", seed, i, name[0],
+					    name[1], (long long)(t[1] - t[0]),
+					    keep[0], keep[1], wname(why[0]),
+					    wname(why[1]));
+			}
+		}
+		k = keep[0] ? 1 : 0;		/* the loser, if one keeps */
+		if (keep[0] + keep[1] == 1 && why[k] != PG_LOST_EARLIER &&
+		    why[k] != PG_LOST_NAME && why[k] != PG_LOST_SLOW_ROUND)
+			wrong++;
+	}
+	diag("two views: %d of 200000 had neither keep, %d were close, %d "
+	    "answered past the horizon (left out)", neither, nclose, nbeyond);
+	is_int(both, 0, "two claims seeing each other never both keep "
+	    "(seed %" PRIu64 ")", seed);
+	is_int(close, 0, "claims within 5ms, quick answers: exactly the "
+	    "smaller name keeps (seed %" PRIu64 ")", seed);
+	ok(nclose > 1000, "the close case was reached (%d)", nclose);
+	is_int(wrong, 0, "a loser against a claim loses EARLIER or NAME");
+}
+
+/*
+ * Whole rounds on one time line.
+ */
+
+#define NODES		3
+#define NEVER_ACT	INT64_MIN
+
+struct node {
+	char		 name[8];
+	int64_t		 off;		/* its clock minus global time */
+	int64_t		 old_act;	/* the record before: NEVER_ACT or a
+					   moment idle for every round */
+	int64_t		 start1, m1[NODES], end1;
+	int		 unreach1[NODES];
+	int64_t		 t, v;		/* claim, and when it is visible */
+	int64_t		 sent2[NODES], m2[NODES], recv2[NODES], end2;
+	int		 unreach2[NODES];
+	int64_t		 withdraw;	/* after end2, when it lost */
+	int64_t		 job, period;	/* a keeper's refreshes */
+	int		 claimed;	/* -1: not known yet */
+	int		 kept;		/* -1: not known yet */
+	enum pg_settle_why why;
+};
+
+struct world {
+	int			 n;
+	int64_t			 settle, timeout, horizon, wait;
+	enum pg_unreachable	 policy;
+	struct node		 nd[NODES];
+	int			 depth;
+	int			 broken;	/* the simulation itself */
+};
+
+static int	 node_claimed(struct world *, int);
+static int	 node_kept(struct world *, int);
+
+/* What node j's serve answers at global moment m. */
+static struct pg_answer
+answer_of(struct world *wd, int j, int64_t m)
+{
+	struct node		*y = &wd->nd[j];
+	struct pg_answer	 a;
+	int64_t			 latest, k;
+
+	memset(&a, 0, sizeof(a));
+	if (y->v <= m && node_claimed(wd, j) &&
+	    !(y->withdraw <= m && !node_kept(wd, j))) {
+		a.kind = PG_ANSWER_ELAPSED;
+		if ((m - y->t) / MS < wd->horizon) {
+			a.elapsed_ms = (m - y->t) / MS;
+			return a;
+		}
+		/* After the horizon: since the latest refresh. */
+		latest = y->t;
+		if (y->job <= m && node_kept(wd, j)) {
+			k = (m - y->job) / y->period;
+			latest = y->job + k * y->period;
+		}
+		a.elapsed_ms = (m - latest) / MS;
+		return a;
+	}
+	if (y->old_act == NEVER_ACT) {
+		a.kind = PG_ANSWER_NEVER;
+		a.elapsed_ms = PG_NEVER;
+	} else {
+		a.kind = PG_ANSWER_ELAPSED;
+		a.elapsed_ms = (m - y->old_act) / MS;
+	}
+	return a;
+}
+
+/* Round 1 of node i: does it claim? */
+static int
+node_claimed(struct world *wd, int i)
+{
+	struct node		*x = &wd->nd[i];
+	struct pg_answer	 a;
+	int			 j;
+
+	if (x->claimed >= 0)
+		return x->claimed;
+	if (++wd->depth > 64) {
+		wd->broken = 1;
+		return 0;
+	}
+	x->claimed = 1;
+	for (j = 0; j < wd->n; j++) {
+		if (j == i)
+			continue;
+		if (x->unreach1[j]) {
+			if (wd->policy == PG_UNREACHABLE_SKIP)
+				x->claimed = 0;
+			continue;
+		}
+		a = answer_of(wd, j, x->m1[j]);
+		if (a.kind == PG_ANSWER_ELAPSED && a.elapsed_ms < wd->wait)
+			x->claimed = 0;
+	}
+	wd->depth--;
+	return x->claimed;
+}
+
+/* Round 2 and the decision of node i, which claimed. */
+static int
+node_kept(struct world *wd, int i)
+{
+	struct node		*x = &wd->nd[i];
+	struct pg_claim		 c;
+	struct pg_seen		 s[NODES];
+	enum pg_verdict		 v;
+	size_t			 n = 0, p;
+	int			 j;
+
+	if (x->kept >= 0)
+		return x->kept;
+	if (!node_claimed(wd, i))
+		return x->kept = 0;
+	if (++wd->depth > 64) {
+		wd->broken = 1;
+		return 0;
+	}
+	memset(&c, 0, sizeof(c));
+	c.node = x->name;
+	c.claim_ns = x->t + x->off;
+	c.visible_ns = x->v + x->off;
+	c.start_ns = x->start1 + x->off;
+	c.end_ns = x->end2 + x->off;
+	c.settle_ms = wd->settle;
+	c.horizon_ms = wd->horizon;
+	for (j = 0; j < wd->n; j++) {
+		if (j == i)
+			continue;
+		memset(&s[n], 0, sizeof(s[n]));
+		s[n].name = wd->nd[j].name;
+		if (x->unreach2[j])
+			s[n].answer.kind = PG_ANSWER_UNREACHABLE;
+		else
+			s[n].answer = answer_of(wd, j, x->m2[j]);
+		s[n].sent_ns = x->sent2[j] + x->off;
+		s[n].recv_ns = x->recv2[j] + x->off;
+		n++;
+	}
+	v = pg_settle(&c, wd->wait, wd->policy, s, n, &x->why, &p);
+	x->kept = v == PG_GO;
+	if ((int)v != verdict_of(x->why))
+		wd->broken = 2;
+	wd->depth--;
+	return x->kept;
+}
+
+/* A random rtt: mostly quick, now and then up to the timeout. */
+static int64_t
+rtt(struct world *wd)
+{
+	if (chance(90))
+		return between(50000, 3 * MS);
+	return between(0, wd->timeout * MS / 2);
+}
+
+static void
+make_world(struct world *wd, int n, int close)
+{
+	struct node	*x;
+	int64_t		 w, d, r, spread;
+	int		 i, j, k;
+
+	memset(wd, 0, sizeof(*wd));
+	wd->n = n;
+	wd->timeout = chance(50) ? 2000 : between(100, 5000);
+	wd->settle = chance(30) ? 500 : between(100, close ? 2000 : 10000);
+	wd->horizon = pg_claim_horizon(wd->timeout, wd->settle);
+	wd->wait = wd->horizon + (chance(20) ? 1 : between(1, 600000));
+	wd->policy = close || chance(50) ? PG_UNREACHABLE_RUN :
+	    PG_UNREACHABLE_SKIP;
+	w = wd->settle * MS / 4;
+	spread = close ? 0 : chance(40) ? between(0, 5 * MS) :
+	    chance(50) ? between(0, wd->settle * MS) :
+	    between(0, 3 * wd->horizon * MS);
+
+	for (i = 0; i < n; i++) {
+		x = &wd->nd[i];
+		do {
+			random_name(x->name, sizeof(x->name));
+			for (k = 0; k < i; k++)
+				if (strcmp(x->name, wd->nd[k].name) == 0)
+					break;
+		} while (k < i);
+		x->off = between(0, 1000000 * SEC);
+		x->old_act = chance(50) ? NEVER_ACT :
+		    -between(wd->wait * MS, 2 * wd->wait * MS) - MS;
+		x->claimed = x->kept = -1;
+		x->start1 = 100 * SEC + between(0, spread);
+
+		/*
+		 * Round 1. Close worlds: every answer comes before the
+		 * first claim, so every node claims.
+		 */
+		x->end1 = x->start1 + (close ? 300000 : 0);
+		for (j = 0; j < n; j++) {
+			if (j == i)
+				continue;
+			r = close ? between(10000, 200000) : rtt(wd);
+			x->m1[j] = x->start1 + r;
+			r = x->m1[j] + (close ? between(0, 100000) : rtt(wd));
+			if (r > x->end1)
+				x->end1 = r;
+			x->unreach1[j] = !close &&
+			    wd->policy == PG_UNREACHABLE_SKIP && chance(3);
+		}
+		x->end1 += between(0, 100000);
+
+		/*
+		 * The claim, visible after the write. Now and then the
+		 * process stalls (stopped, a paused VM, swapping) for up
+		 * to twice the horizon: before it claims, or before round 2.
+		 */
+		x->t = x->end1 + between(0, close ? 1 * MS : 2 * MS);
+		if (!close && chance(3))
+			x->t += between(0, 2 * wd->horizon * MS);
+		x->v = x->t + (close || chance(90) ? between(20000, 1 * MS) :
+		    between(0, 2 * w));
+
+		/* The sleep, then round 2. */
+		d = between(wd->settle * MS / 2, wd->settle * MS);
+		if (!close && chance(3))
+			d += between(0, 2 * wd->horizon * MS);
+		x->end2 = x->v + d;
+		for (j = 0; j < n; j++) {
+			if (j == i)
+				continue;
+			x->sent2[j] = x->v + d + between(0, 100000);
+			x->m2[j] = x->sent2[j] + (close ?
+			    between(10000, 1 * MS) : rtt(wd));
+			x->recv2[j] = x->m2[j] + (close ?
+			    between(10000, 1 * MS) : rtt(wd));
+			if (x->recv2[j] > x->end2)
+				x->end2 = x->recv2[j];
+			x->unreach2[j] = !close &&
+			    wd->policy == PG_UNREACHABLE_SKIP && chance(3);
+		}
+		x->end2 += between(0, 200000);
+		x->withdraw = x->end2 + between(100000, 5 * MS);
+
+		/* A keeper's job refreshes its record from now on. */
+		x->job = x->end2 + between(1 * MS, 40 * MS);
+		x->period = chance(50) ? between(1 * MS, 200 * MS) :
+		    between(1 * MS, wd->wait * MS / 2);
+	}
+}
+
+static void
+test_worlds(int n, int close, int rounds)
+{
+	struct world	 wd;
+	int		 i, k, keepers, first, bad = 0, broken = 0, wrong = 0;
+	int		 claims = 0, conflicts = 0, keeps = 0;
+
+	for (i = 0; i < rounds; i++) {
+		make_world(&wd, n, close);
+		keepers = 0;
+		first = -1;
+		for (k = 0; k < n; k++) {
+			if (node_claimed(&wd, k))
+				claims++;
+			if (node_kept(&wd, k)) {
+				keepers++;
+				keeps++;
+			}
+			if (first < 0 || strcmp(wd.nd[k].name,
+			    wd.nd[first].name) < 0)
+				first = k;
+		}
+		if (wd.broken) {
+			broken++;
+			continue;
+		}
+		if (keepers > 1) {
+			if (bad++ < 5) {
+				diag("seed %" PRIu64 " world %d: %d keepers; "
+				    "settle %lld timeout %lld horizon %lld "
+				    "wait %lld", seed, i, keepers,
+				    (long long)wd.settle,
+				    (long long)wd.timeout,
+				    (long long)wd.horizon,
+				    (long long)wd.wait);
+				for (k = 0; k < n; k++)
+					diag("  %s: start %lld claim %lld "
+					    "visible %lld end %lld: claimed %d "
+					    "kept %d (%s)", wd.nd[k].name,
+					    (long long)wd.nd[k].start1,
+					    (long long)wd.nd[k].t,
+					    (long long)wd.nd[k].v,
+					    (long long)wd.nd[k].end2,
+					    wd.nd[k].claimed, wd.nd[k].kept,
+					    wd.nd[k].claimed ?
+					    wname(wd.nd[k].why) : "-");
+			}
+		}
+		{
+			int	 nclaimed = 0;
+
+			for (k = 0; k < n; k++)
+				nclaimed += wd.nd[k].claimed;
+			if (nclaimed > 1)
+				conflicts++;
+		}
+		/* Close claims and quick answers: the smallest name keeps. */
+		if (close && (keepers != 1 || !wd.nd[first].kept)) {
+			if (wrong++ < 5)
+				diag("seed %" PRIu64 " world %d: close claims, "
+				    "%d keepers, smallest name %s kept %d",
+				    seed, i, keepers, wd.nd[first].name,
+				    wd.nd[first].kept);
+		}
+	}
+	diag("%d-node worlds%s: %d rounds, %d claims, %d with concurrent "
+	    "claims, %d kept", n, close ? " (close)" : "", rounds, claims,
+	    conflicts, keeps);
+	is_int(broken, 0, "%d-node worlds%s: the simulation is sound", n,
+	    close ? " (close)" : "");
+	is_int(bad, 0, "%d-node worlds%s: never two keepers (seed %" PRIu64
+	    ")", n, close ? " (close)" : "", seed);
+	if (close)
+		is_int(wrong, 0, "%d-node close worlds: exactly one keeps, "
+		    "the smallest name (seed %" PRIu64 ")", n, seed);
+	else
+		ok(conflicts > rounds / 10, "%d-node worlds: concurrent "
+		    "claims are common enough to test (%d)", n, conflicts);
+}
+
+int
+main(void)
+{
+	const char	*env;
+
+	if ((env = getenv("PG_SEED")) != NULL)
+		seed = strtoull(env, NULL, 0);
+	else
+		seed = ((uint64_t)arc4random() << 32) | arc4random();
+	rng_state = seed;
+	diag("seed %" PRIu64 " (PG_SEED=%" PRIu64 " replays it)", seed, seed);
+
+	test_horizon();
+	test_settle_basic();
+	test_settle_window();
+	test_settle_slow();
+	test_name_order();
+	test_reference();
+	test_two_views();
+	test_worlds(2, 1, 20000);
+	test_worlds(3, 1, 20000);
+	test_worlds(2, 0, 50000);
+	test_worlds(3, 0, 50000);
+	return done_testing();
+}
