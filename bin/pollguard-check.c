@@ -5,6 +5,7 @@
  * moment; otherwise skip. See pollguard(7) for the algorithm.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,13 +119,15 @@ ask(struct tool *t, struct round *r, int second)
 
 /* Random in [settle/2, settle], in nanoseconds. */
 static void
-settle_sleep(int64_t settle_ms)
+settle_sleep(const struct tool *t, int64_t settle_ms)
 {
 	struct timespec	 ts;
 	int64_t		 ns;
 
 	ns = settle_ms * 500000 + (int64_t)arc4random_uniform(
 	    (uint32_t)(settle_ms * 500 + 1)) * 1000;
+	tool_explain(t, "%s: go, claimed; settling %" PRId64 "ms",
+	    t->cluster->id, ns / 1000000);
 	ts.tv_sec = ns / 1000000000;
 	ts.tv_nsec = ns % 1000000000;
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !got_signal)
@@ -174,8 +177,7 @@ claim_and_settle(struct tool *t, const struct round *first)
 		    t->state.path, c->id);
 	cl.claim_ns = rec.mono_ns;
 	cl.start_ns = start;
-	tool_explain(t, "%s: go, claimed; settling", c->id);
-	settle_sleep(t->cfg->settle_ms);
+	settle_sleep(t, t->cfg->settle_ms);
 	if (!got_signal)
 		ask(t, &r, 1);
 	else
@@ -255,7 +257,7 @@ main(int argc, char *argv[])
 	const char		*conf = NULL, *id;
 	char			 ago[32];
 	size_t			 i;
-	int			 ch, held, claim = 1;
+	int			 ch, held, claim = 1, lockfd = -1;
 
 	while ((ch = getopt(argc, argv, "c:nqv")) != -1) {
 		switch (ch) {
@@ -290,6 +292,15 @@ main(int argc, char *argv[])
 	if (held) {
 		tool_explain(&t, "%s: skip: a run on this node is still going",
 		    id);
+		return PG_SKIP_LOCAL;
+	}
+	/* Another check of this cluster on this node is deciding: let it. */
+	if (claim && (held = pg_claim_lock(&t.state, id, &lockfd)) != 1) {
+		if (held == -1)
+			tool_die_errno(EX_CANTCREAT, "%s/.%s.claim",
+			    t.state.path, id);
+		tool_explain(&t, "%s: skip: another check on this node is "
+		    "deciding", id);
 		return PG_SKIP_LOCAL;
 	}
 

@@ -267,6 +267,14 @@ int	 pg_state_remove(struct pg_state *, const char *);
  */
 int	 pg_lock_take(struct pg_state *, const char *, int *);
 
+/*
+ * Take the cluster's claim lock (".CLUSTER.claim") without waiting, as
+ * pg_lock_take: pollguard-check holds it from its first question to its
+ * exit, so that two checks on one node never claim, settle and restore
+ * over each other.
+ */
+int	 pg_claim_lock(struct pg_state *, const char *, int *);
+
 /* 1 when a process holds the run lock, 0 when not, -1 on failure. */
 int	 pg_lock_held(struct pg_state *, const char *);
 

@@ -470,11 +470,12 @@ pg_state_remove(struct pg_state *st, const char *cluster)
 #endif
 
 static int
-lock_open(struct pg_state *st, const char *cluster, int flags)
+lock_open(struct pg_state *st, const char *cluster, const char *kind,
+    int flags)
 {
-	char	 name[PG_NAME_MAX + 8];
+	char	 name[PG_NAME_MAX + 16];
 
-	if ((size_t)snprintf(name, sizeof(name), ".%s.lock", cluster) >=
+	if ((size_t)snprintf(name, sizeof(name), ".%s.%s", cluster, kind) >=
 	    sizeof(name)) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -483,14 +484,15 @@ lock_open(struct pg_state *st, const char *cluster, int flags)
 	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
 }
 
-int
-pg_lock_take(struct pg_state *st, const char *cluster, int *fdp)
+static int
+lock_take(struct pg_state *st, const char *cluster, const char *kind,
+    int *fdp)
 {
 	struct flock	 fl;
 	struct stat	 sb;
 	int		 fd, saved;
 
-	if ((fd = lock_open(st, cluster, O_RDWR | O_CREAT)) == -1)
+	if ((fd = lock_open(st, cluster, kind, O_RDWR | O_CREAT)) == -1)
 		return -1;
 	/*
 	 * Anyone who can open the lock file can hold a read lock on it and
@@ -520,12 +522,24 @@ pg_lock_take(struct pg_state *st, const char *cluster, int *fdp)
 }
 
 int
+pg_lock_take(struct pg_state *st, const char *cluster, int *fdp)
+{
+	return lock_take(st, cluster, "lock", fdp);
+}
+
+int
+pg_claim_lock(struct pg_state *st, const char *cluster, int *fdp)
+{
+	return lock_take(st, cluster, "claim", fdp);
+}
+
+int
 pg_lock_held(struct pg_state *st, const char *cluster)
 {
 	struct flock	 fl;
 	int		 fd, saved;
 
-	if ((fd = lock_open(st, cluster, O_RDONLY)) == -1)
+	if ((fd = lock_open(st, cluster, "lock", O_RDONLY)) == -1)
 		return errno == ENOENT ? 0 : -1;
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_WRLCK;

@@ -1,6 +1,8 @@
 #!/bin/bash
 # The config file through the real tools: every error is "TOOL: FILE:LINE:
-# message" and exit 78; valid files load; passwords need mode 600; -c,
+# message" and exit 78; valid files load; a file with passwords must not be
+# readable by others; settle is 0 or at least 100ms; a cluster with peers
+# waits longer than the claim horizon; allow may be repeated; -c,
 # POLLGUARD_CONF and the default are chosen in that order.
 . "${PG_TOP:-.}/tests/lib.sh"
 
@@ -390,7 +392,62 @@ settle = -1s
 wait = 10s
 EOF
 
-for l in 8080 :0 :65536 1.2.3:80 '[::1]80' '::1:80' 'localhost:80' \
+for d in 1ms 50ms 99ms; do
+	conf_err "settle $d (0 or at least 100ms)" 4 "too small" <<EOF
+$HEAD
+settle = $d
+[cluster c1]
+wait = 10s
+EOF
+done
+
+# The claim horizon, 2 x timeout + 1.5 x settle + 1s, must be shorter than
+# the wait of every cluster with peers; the error names the cluster's
+# header or its wait line.
+conf_err "horizon: timeout 4s, settle 2s = 12s, wait 12s" "(6|7)" "horizon" <<EOF
+$HEAD
+timeout = 4s
+settle = 2s
+[cluster c1]
+wait = 12s
+peers = p1
+[peer p1]
+url = http://127.0.0.1:9/
+EOF
+
+conf_err "horizon: timeout 5s, default settle = 11.75s, wait 10s" "(5|6)" "horizon" <<EOF
+$HEAD
+timeout = 5s
+[cluster c1]
+wait = 10s
+peers = p1
+[peer p1]
+url = http://127.0.0.1:9/
+EOF
+
+conf_err "horizon: another cluster with peers too short" "(8|9)" "c2" <<EOF
+$HEAD
+timeout = 5s
+[cluster c1]
+wait = 10s
+peers =
+[cluster c2]
+wait = 11s
+peers = p1
+[peer p1]
+url = http://127.0.0.1:9/
+EOF
+
+conf_err "horizon: default peers (every peer section)" "(5|6)" "horizon" <<EOF
+$HEAD
+timeout = 5s
+[cluster c1]
+wait = 10s
+[peer p1]
+url = http://127.0.0.1:9/
+EOF
+
+for l in 8080 :65536 1.2.3:80 '[::1]80' '::1:80' 'localhost:80' \
     '256.1.1.1:80' ':80x'; do
 	conf_err "serve listen '$l'" 7 "" <<EOF
 $HEAD
@@ -420,6 +477,42 @@ wait = 10s
 run_as = $r
 EOF
 done
+
+# allow_lines N: N allow entries, 16 to a line (a line is at most 199
+# characters).
+allow_lines()
+{
+	local i
+	for ((i = 0; i < $1; i++)); do
+		[ $((i % 16)) -eq 0 ] && { [ "$i" -eq 0 ] || echo; printf 'allow ='; }
+		printf ' 10.0.%d.%d' $((i / 16)) $((i % 16 + 1))
+	done
+	echo
+}
+
+conf_err "65 allow entries over five lines" any "" < <(
+	echo "$HEAD"
+	printf '[cluster c1]\nwait = 10s\n[serve]\n'
+	allow_lines 65
+)
+
+conf_err "serve allow: a bad entry on the second line" 8 "" <<EOF
+$HEAD
+[cluster c1]
+wait = 10s
+[serve]
+allow = 127.0.0.1
+allow = 10.0.0.0/33
+EOF
+
+conf_err "serve listen set twice" 8 "" <<EOF
+$HEAD
+[cluster c1]
+wait = 10s
+[serve]
+listen = :8080
+listen = :8081
+EOF
 
 conf_err "serve user without password" any "" <<EOF
 $HEAD
@@ -517,7 +610,7 @@ wait = $d
 EOF
 done
 
-for l in :8080 127.0.0.1:65535 '[::]:1' 0.0.0.0:80; do
+for l in :8080 127.0.0.1:65535 '[::]:1' 0.0.0.0:80 :0 127.0.0.1:0 '[::1]:0'; do
 	conf_ok "serve listen '$l'" <<EOF
 $HEAD
 [cluster c1]
@@ -526,6 +619,68 @@ wait = 10s
 listen = $l
 EOF
 done
+
+conf_ok "allow on several lines" <<EOF
+$HEAD
+[cluster c1]
+wait = 10s
+[serve]
+allow = 10.0.0.0/8
+allow = 192.0.2.1, ::1
+allow = 2001:db8::/32
+EOF
+
+conf_ok "64 allow entries over four lines" < <(
+	echo "$HEAD"
+	printf '[cluster c1]\nwait = 10s\n[serve]\n'
+	allow_lines 64
+)
+
+conf_ok "settle 100ms" <<EOF
+$HEAD
+settle = 100ms
+[cluster c1]
+wait = 10s
+EOF
+
+conf_ok "horizon: timeout 4s, settle 2s = 12s, wait 12001ms" <<EOF
+$HEAD
+timeout = 4s
+settle = 2s
+[cluster c1]
+wait = 10s
+peers =
+[cluster c2]
+wait = 12001ms
+peers = p1
+[peer p1]
+url = http://127.0.0.1:9/
+EOF
+
+conf_ok "horizon: settle 0 turns the rule off (timeout 10s, wait 10s)" <<EOF
+$HEAD
+timeout = 10s
+settle = 0
+[cluster c1]
+wait = 10s
+peers =
+[cluster c2]
+wait = 10s
+peers = p1
+[peer p1]
+url = http://127.0.0.1:9/
+EOF
+
+conf_ok "horizon: no peers, no rule (timeout 60s, settle 10s, wait 10s)" <<EOF
+$HEAD
+timeout = 60s
+connect_timeout = 1s
+settle = 10s
+[cluster c1]
+wait = 10s
+[peer testnode]
+url = http://127.0.0.1:9/
+EOF
 
 conf_ok "timeout 100ms, connect_timeout 10ms, settle 10s" <<EOF
 $HEAD
@@ -569,13 +724,15 @@ url = http://127.0.0.1:9/
 user = u
 password = secret"
 
-for mode in 0644 0640 0604; do
+for mode in 0644 0604 0664 0444; do
 	newconf
 	printf '%s\n' "$PWCONF" >"$F"
 	chmod "$mode" "$F"
-	exit_is 78 "peer password, mode $mode: exit 78" "$CHECK" -n -c "$F" c1
-	err_has "pollguard-check: $F: contains passwords but is readable by group or others (mode $mode); run: chmod 600 $F" \
-	    "peer password, mode $mode: message says chmod 600"
+	exit_is 78 "peer password, mode $mode (readable by others): exit 78" \
+	    "$CHECK" -n -c "$F" c1
+	err_like "^pollguard-check: $(ere_quote "$F"): contains passwords.*run: chmod o-r $(ere_quote "$F")\$" \
+	    "peer password, mode $mode: message names the file, ends \"run: chmod o-r FILE\""
+	err_has "$mode" "peer password, mode $mode: message gives the mode"
 done
 
 newconf
@@ -583,10 +740,13 @@ printf '%s\n' "$HEAD" '[cluster c1]' 'wait = 10s' '[serve]' 'user = u' \
     'password = secret' >"$F"
 chmod 644 "$F"
 exit_is 78 "serve password, mode 0644: exit 78" "$CHECK" -n -c "$F" c1
-err_has "run: chmod 600 $F" "serve password, mode 0644: message says chmod 600"
+err_has "run: chmod o-r $F" "serve password, mode 0644: message says chmod o-r"
 exit_is 78 "serve password, mode 0644: touch exits 78 too" "$TOUCH" -c "$F" c1
+chmod 640 "$F"
+exit_is 0 "serve password, mode 0640 (group-readable): loads" "$CHECK" -n -c "$F" c1
+exit_is 0 "serve password, mode 0640: touch loads it too" "$TOUCH" -c "$F" c1
 
-for mode in 0600 0400; do
+for mode in 0600 0400 0640 0440 0660; do
 	newconf
 	printf '%s\n' "$PWCONF" >"$F"
 	chmod "$mode" "$F"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # pollguard-check on this node: standalone go and claim, -n, -q, -v, the
-# terminal rule for the standalone warning, the run lock (exit 2), clusters
-# with peers (69), and a state directory or record it cannot use.
+# terminal rule for the standalone warning, the run lock (exit 2), which
+# peers a cluster has (this node is never asked; a peer nobody answers for
+# counts as never), and a state directory or record it cannot use. Peers
+# that answer: 90-peers.sh.
 . "${PG_TOP:-.}/tests/lib.sh"
 
 mkconf <<EOF
@@ -178,17 +180,26 @@ exit_is 0 "pollguard-touch run ended: exit 0" "$CHECK" -c "$CONF" lk
 
 # --- peers ---
 
-exit_is 69 "cluster with peers: exit 69" "$CHECK" -c "$PCONF" withpeers
-err_has "cluster withpeers has peers; peer queries are not supported by this version" \
-    "cluster with peers: message"
-is "$("$PGSTATE" -c "$PCONF" read withpeers)" never \
-    "cluster with peers: nothing claimed"
-exit_is 69 "cluster with peers, -n: exit 69" "$CHECK" -n -c "$PCONF" withpeers
-exit_is 69 "cluster with peers, -q: exit 69 (an error, not a warning)" \
-    "$CHECK" -q -c "$PCONF" withpeers
-exit_is 69 "default peers (every peer but this node): exit 69" \
-    "$CHECK" -c "$PCONF" defpeers
-err_has "cluster defpeers has peers" "default peers: message"
+# The peer's URL is port 9 on loopback, where nothing answers: unreachable,
+# which counts as never (unreachable = run, the default).
+exit_is 0 "cluster with peers, the peer unreachable: go" "$CHECK" -c "$PCONF" withpeers
+err_empty "unreachable peer, no -v, stderr not a terminal: stderr empty"
+err_lacks "not supported" "cluster with peers: no 'not supported' error (the old exit 69)"
+num_between "$("$PGSTATE" -c "$PCONF" read withpeers)" 0 5000 \
+    "cluster with peers, go: claimed"
+rm -f "$T/pstate/withpeers"
+exit_is 0 "cluster with peers, -n: go" "$CHECK" -n -c "$PCONF" withpeers
+is "$("$PGSTATE" -c "$PCONF" read withpeers)" never "cluster with peers, -n: nothing claimed"
+exit_is 0 "cluster with peers, -q: go" "$CHECK" -q -n -c "$PCONF" withpeers
+err_empty "cluster with peers, -q: stderr empty"
+exit_is 0 "cluster with peers, -v: go" "$CHECK" -nv -c "$PCONF" withpeers
+err_like '\<other\>.*\<unreachable\>' "-v: says the peer other is unreachable"
+err_lacks "standalone" "-v: a cluster with peers is not standalone"
+exit_is 0 "default peers (every peer but this node): go" \
+    "$CHECK" -nv -c "$PCONF" defpeers
+err_like '\<other\>.*\<unreachable\>' "default peers: other asked"
+err_lacks "TestNode" "default peers: this node (TestNode) not asked"
+err_lacks "standalone" "default peers: not standalone"
 
 # only this node as a peer section, no peers key: standalone
 STATE=$T/state3 mkconf "$T/self.conf" <<EOF
@@ -228,10 +239,13 @@ url = http://127.0.0.1:9/
 [peer not-$HOST]
 url = http://127.0.0.1:9/
 EOF
-	exit_is 69 "no node key, another peer besides this host: exit 69" \
-	    "$CHECK" -n -c "$T/host.conf" c1
+	exit_is 0 "no node key, another peer besides this host: asks it, go" \
+	    "$CHECK" -nv -c "$T/host.conf" c1
+	err_like "\\<not-$HOST\\>.*\\<unreachable\\>" \
+	    "no node key: the other peer (not-$HOST) asked"
+	err_lacks "peer $HOST " "no node key: this host ($HOST) not asked"
 else
-	skip "hostname '$HOST' is not a valid peer name" 3
+	skip "hostname '$HOST' is not a valid peer name" 5
 fi
 
 # --- a state directory it cannot use ---
