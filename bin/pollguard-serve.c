@@ -145,22 +145,17 @@ conn_peer(struct conn *c, int fd)
 	const char		*env;
 	char			 buf[INET6_ADDRSTRLEN + 2];
 	size_t			 n;
+	int			 v6 = 0;
 
 	c->family = 0;
 	strlcpy(c->name, "-", sizeof(c->name));
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0 &&
-	    ss.ss_family == AF_INET) {
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) == -1)
+		ss.ss_family = AF_UNSPEC;
+	if (ss.ss_family == AF_INET) {
 		c->family = AF_INET;
 		memcpy(c->addr, &sin->sin_addr, 4);
-	} else if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0 &&
-	    ss.ss_family == AF_INET6) {
-		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
-			c->family = AF_INET;
-			memcpy(c->addr, &sin6->sin6_addr.s6_addr[12], 4);
-		} else {
-			c->family = AF_INET6;
-			memcpy(c->addr, &sin6->sin6_addr, 16);
-		}
+	} else if (ss.ss_family == AF_INET6) {
+		v6 = 1;
 	} else if ((env = getenv("SOCAT_PEERADDR")) != NULL &&
 	    (n = strlen(env)) < sizeof(buf)) {
 		/* socat's EXEC hands over a socket pair, not the socket. */
@@ -171,8 +166,15 @@ conn_peer(struct conn *c, int fd)
 		}
 		if (inet_pton(AF_INET, buf, c->addr) == 1)
 			c->family = AF_INET;
-		else if (inet_pton(AF_INET6, buf, c->addr) == 1)
-			c->family = AF_INET6;
+		else if (inet_pton(AF_INET6, buf, &sin6->sin6_addr) == 1)
+			v6 = 1;
+	}
+	if (v6 && IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+		c->family = AF_INET;
+		memcpy(c->addr, &sin6->sin6_addr.s6_addr[12], 4);
+	} else if (v6) {
+		c->family = AF_INET6;
+		memcpy(c->addr, &sin6->sin6_addr, 16);
 	}
 	if (c->family != 0)
 		inet_ntop(c->family, c->addr, c->name, sizeof(c->name));

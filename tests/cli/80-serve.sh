@@ -1,0 +1,1213 @@
+#!/bin/bash
+# pollguard-serve on its own. Inetd mode with requests piped in: every
+# answer, every error status, the allow list ($SOCAT_PEERADDR), Basic
+# credentials, the deadline, config errors, usage, and that it never
+# writes state nor stderr. Standalone over TCP with curl and raw sockets:
+# IPv4 and IPv6, deadlines, size limits, the connection cap, the pidfile,
+# SIGTERM and SIGHUP, logging, concurrency; run_as when root.
+. "${PG_TOP:-.}/tests/lib.sh"
+
+unset SOCAT_PEERADDR
+command -v curl >/dev/null 2>&1 || bail "curl is not installed (scripts/deps installs it)"
+CR=$'\r'
+NL=$'\n'
+VERSION=$(sed -n 's/^#define[[:space:]]*PG_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
+    "$PG_TOP/lib/pollguard.h")
+: "${VERSION:=0.1.0}"
+
+# --- helpers --------------------------------------------------------------
+
+# split_answer FILE: split a raw HTTP answer into STATUS (the status line,
+# CR removed), CODE, REASON, $T/hdr (header lines, CR removed), $T/body
+# (the bytes after the empty line, exactly), BODY (the body without its
+# final newline) and HEAD_END (1 when the empty line was found).
+split_answer()
+{
+	local f=$1 n=0 line first=1
+	STATUS='' CODE='' REASON='' HEAD_END=0
+	: >"$T/hdr"
+	while IFS= read -r line; do
+		n=$((n + ${#line} + 1))
+		line=${line%"$CR"}
+		if [ "$first" = 1 ]; then
+			STATUS=$line
+			first=0
+		elif [ -z "$line" ]; then
+			HEAD_END=1
+			break
+		else
+			printf '%s\n' "$line" >>"$T/hdr"
+		fi
+	done <"$f"
+	if [[ $STATUS =~ ^HTTP/[0-9.]+\ ([0-9]{3})(\ (.*))?$ ]]; then
+		CODE=${BASH_REMATCH[1]}
+		REASON=${BASH_REMATCH[3]}
+	fi
+	if [ "$HEAD_END" -eq 1 ]; then
+		tail -c +$((n + 1)) "$f" >"$T/body"
+	else
+		: >"$T/body"
+	fi
+	BODY=$(cat "$T/body")
+}
+
+# status_like ERE DESC: the last answer's status line matches.
+status_like()
+{
+	if [[ $STATUS =~ $1 ]]; then
+		ok "$2"
+	else
+		not_ok "$2"
+		diag "status line: '$STATUS', want /$1/"
+	fi
+}
+
+# hdr NAME: the value of a header of the last answer (name without case).
+hdr()
+{
+	sed -n "s/^$1:[[:space:]]*//Ip" "$T/hdr" | head -n 1
+}
+
+# ask REQUEST [ARGS...]: pipe REQUEST into pollguard-serve -c $CONF -i ARGS;
+# RC is its exit status; the answer is split (split_answer). With PEER set,
+# SOCAT_PEERADDR=$PEER is in its environment. Anything on stderr is noted
+# in INETD_STDERR: inetd mode must never write there.
+INETD_RUNS=0
+INETD_STDERR=
+ask()
+{
+	local req=$1 pre=()
+	shift
+	[ -n "${PEER:-}" ] && pre=(env "SOCAT_PEERADDR=$PEER")
+	{ printf '%s' "$req" 2>/dev/null; } | "${pre[@]}" timeout -k 5 20 \
+	    "$SERVE" -c "$CONF" -i "$@" >"$T/ans" 2>"$T/ierr"
+	RC=${PIPESTATUS[1]}
+	split_answer "$T/ans"
+	INETD_RUNS=$((INETD_RUNS + 1))
+	if [ -s "$T/ierr" ]; then
+		INETD_STDERR="${INETD_STDERR}[$(head -c 200 "$T/ierr" | cat -v)]"
+	fi
+}
+
+# GET PATH [VERSION]: REQ is a GET request (HTTP/1.1 ones carry a Host).
+GET()
+{
+	case ${2:-1.0} in
+	1.1) printf -v REQ 'GET %s HTTP/1.1\r\nHost: test\r\n\r\n' "$1" ;;
+	*) printf -v REQ 'GET %s HTTP/%s\r\n\r\n' "$1" "${2:-1.0}" ;;
+	esac
+}
+
+# code_is WANT DESC: the last answer's status code; shows the answer if not.
+code_is()
+{
+	if [ "$CODE" = "$1" ]; then
+		ok "$2"
+	else
+		not_ok "$2"
+		diag "status $CODE, want $1 (exit status ${RC:-?})"
+		diag_file "$T/ans" answer
+		[ -s "$T/ierr" ] && diag_file "$T/ierr" stderr
+	fi
+}
+
+# answer_ok WANT DESC: an error answer of the wanted status, well formed:
+# the usual headers, a body that is the reason phrase on one line, exit 0.
+answer_ok()
+{
+	local bad=
+	[ "$CODE" = "$1" ] || bad="$bad status $CODE, want $1;"
+	[[ $STATUS =~ ^HTTP/1\.[01]\ [0-9]{3}\ [^[:cntrl:]]+$ ]] ||
+	    bad="$bad status line '$STATUS';"
+	[ "$(hdr Content-Type)" = "text/plain; charset=utf-8" ] ||
+	    bad="$bad Content-Type '$(hdr Content-Type)';"
+	[ "$(hdr Content-Length)" = "$(wc -c <"$T/body")" ] ||
+	    bad="$bad Content-Length '$(hdr Content-Length)' for $(wc -c <"$T/body") bytes;"
+	[ "$(hdr Connection)" = close ] || bad="$bad Connection '$(hdr Connection)';"
+	[ "$(hdr Cache-Control)" = no-store ] ||
+	    bad="$bad Cache-Control '$(hdr Cache-Control)';"
+	[ "$(wc -l <"$T/body")" -eq 1 ] && [ "$BODY" = "$REASON" ] ||
+	    bad="$bad body is not the reason phrase '$REASON' on one line;"
+	[ "${RC:-0}" -eq 0 ] || bad="$bad exit status $RC, want 0;"
+	if [ -z "$bad" ]; then
+		ok "$2"
+	else
+		not_ok "$2"
+		diag "$bad"
+		diag_file "$T/ans" answer
+	fi
+}
+
+# answer_ok_rc WANT DESC: answer_ok, whatever the exit status (checked apart).
+answer_ok_rc()
+{
+	local r=$RC
+	RC=0
+	answer_ok "$@"
+	RC=$r
+}
+
+# err_empty_i DESC: the last ask wrote nothing on stderr.
+err_empty_i()
+{
+	file_empty "$T/ierr" "$1"
+}
+
+# age_ok GOT AGE_MS T0 DESC: GOT is the elapsed time of a record written
+# AGE_MS old at T0 (now_ms), give or take the time since.
+age_ok()
+{
+	num_between "$1" $(($2 - 50)) $(($2 + $(now_ms) - $3 + 2000)) "$4"
+}
+
+# metric CLUSTER NAME FILE: the value of pollguard_NAME{cluster="CLUSTER"}.
+metric()
+{
+	sed -n "s/^pollguard_$2{cluster=\"$1\"} \([0-9.]*\)\$/\1/p" "$3"
+}
+
+# num_is GOT WANT DESC: GOT is the number WANT (600 or 600.000).
+num_is()
+{
+	if [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]] &&
+	    awk -v a="$1" -v b="$2" 'BEGIN { exit !(a == b) }'; then
+		ok "$3"
+	else
+		not_ok "$3"
+		diag "got '$1', want the number $2"
+	fi
+}
+
+# snapshot DIR: names, sizes, modes, times and contents of a directory.
+snapshot()
+{
+	find "$1" -printf '%P %s %m %T@ %i\n' 2>/dev/null | sort
+	(cd "$1" 2>/dev/null && find . -type f -exec md5sum {} + | sort)
+}
+
+# port_listening PORT: something listens on 127.0.0.1:PORT or *:PORT.
+port_listening()
+{
+	local hex
+	hex=$(printf '%04X' "$1")
+	grep -qE "^ *[0-9]+: (0100007F|00000000):$hex [0-9A-F]{8}:0000 0A " \
+	    /proc/net/tcp 2>/dev/null ||
+	    grep -qE "^ *[0-9]+: [0-9A-F]{32}:$hex [0-9A-F]{32}:0000 0A " \
+	    /proc/net/tcp6 2>/dev/null
+}
+
+# curl_get URL [CURL ARGS...]: CODE, the answer's headers ($T/hdr, CR
+# removed) and body ($T/body, BODY).
+curl_get()
+{
+	local url=$1
+	shift
+	CODE=$(curl -s -g --max-time 10 -D "$T/chdr" -o "$T/body" \
+	    -w '%{http_code}' "$@" "$url" 2>/dev/null)
+	tr -d '\r' <"$T/chdr" 2>/dev/null | sed '1d; /^$/d' >"$T/hdr"
+	STATUS=$(head -n 1 "$T/chdr" 2>/dev/null | tr -d '\r')
+	BODY=$(cat "$T/body" 2>/dev/null)
+	cp "$T/chdr" "$T/ans" 2>/dev/null
+}
+
+# tcp_ask HOST PORT REQUEST: send REQUEST on a new connection, read the
+# answer until the server closes (at most 10 s) and split it.
+tcp_ask()
+{
+	local fd
+	: >"$T/ans"
+	if exec {fd}<>"/dev/tcp/$1/$2"; then
+		(printf '%s' "$3" >&"$fd") 2>/dev/null
+		timeout 10 cat <&"$fd" >"$T/ans" 2>/dev/null
+		exec {fd}>&-
+	fi
+	split_answer "$T/ans"
+}
+
+# --- fixtures -------------------------------------------------------------
+
+mkconf <<EOF
+[cluster zeta]
+wait = 10m
+[cluster mail]
+wait = 10m
+[cluster alpha]
+wait = 30s
+[cluster bad]
+wait = 10s
+EOF
+MAIN=$CONF
+T0=$(now_ms)
+"$PGSTATE" -c "$CONF" write mail 5000
+"$PGSTATE" -c "$CONF" write alpha 3000
+echo junk >"$STATE/bad"
+
+# ========================== inetd mode ===================================
+
+# --- the answers ---
+
+GET /v1/elapsed/mail; ask "$REQ"
+code_is 200 "inetd: GET /v1/elapsed/mail: 200"
+is "$RC" 0 "inetd: exit 0 after answering"
+status_like '^HTTP/1\.0 200 OK$' "HTTP/1.0 request: HTTP/1.0 200 OK"
+if [[ $BODY =~ ^[0-9]+$ ]] && [ "$(wc -l <"$T/body")" -eq 1 ]; then
+	ok "body: digits and a newline"
+else
+	not_ok "body: digits and a newline"
+	diag_file "$T/body" body
+fi
+age_ok "$BODY" 5000 "$T0" "elapsed: the age of the record (5000 ms, pgstate)"
+is "$(hdr Content-Type)" "text/plain; charset=utf-8" "Content-Type: text/plain; charset=utf-8"
+is "$(hdr Content-Length)" "$(wc -c <"$T/body")" "Content-Length: the body's length"
+is "$(hdr Connection)" close "Connection: close"
+is "$(hdr Cache-Control)" no-store "Cache-Control: no-store"
+err_empty_i "inetd: nothing on stderr"
+
+GET /v1/elapsed/zeta; ask "$REQ"
+code_is 200 "never active: 200"
+is "$(cat -v "$T/body")" never "never active: body 'never' and a newline"
+is "$(hdr Content-Length)" 6 "never active: Content-Length 6"
+
+GET /v1/elapsed/alpha 1.1; ask "$REQ"
+code_is 200 "HTTP/1.1 with Host: 200"
+status_like '^HTTP/1\.1 200 OK$' "HTTP/1.1 request: HTTP/1.1 200 OK"
+age_ok "$BODY" 3000 "$T0" "alpha: 3000 ms old"
+
+ask "GET /v1/elapsed/mail HTTP/1.0${NL}${NL}"
+code_is 200 "bare LF line ends: 200"
+ask "GET /v1/elapsed/mail HTTP/1.1${NL}Host: x${NL}User-Agent: t${NL}${NL}"
+code_is 200 "bare LF, HTTP/1.1 with headers: 200"
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Content-Length: 0${CR}${NL}${CR}${NL}"
+code_is 200 "Content-Length: 0 is no body: 200"
+GET /v1/elapsed/mail; ask "$REQ" -v
+code_is 200 "-v in inetd mode: 200"
+err_empty_i "-v in inetd mode: still nothing on stderr"
+
+# --- /v1/elapsed ---
+
+GET /v1/elapsed; ask "$REQ"
+code_is 200 "GET /v1/elapsed: 200"
+is "$(awk '{ print $1 }' "$T/body" | tr '\n' ' ')" "zeta mail alpha " \
+    "/v1/elapsed: one line per cluster, config order, damaged record left out"
+is "$(sed -n 's/^zeta //p' "$T/body")" never "/v1/elapsed: zeta never"
+age_ok "$(sed -n 's/^mail //p' "$T/body")" 5000 "$T0" "/v1/elapsed: mail's age"
+age_ok "$(sed -n 's/^alpha //p' "$T/body")" 3000 "$T0" "/v1/elapsed: alpha's age"
+is "$(hdr Content-Length)" "$(wc -c <"$T/body")" "/v1/elapsed: Content-Length"
+
+GET /v1/elapsed/bad; ask "$REQ"
+answer_ok 500 "damaged record: 500"
+
+# --- /metrics ---
+
+GET /metrics; ask "$REQ"
+code_is 200 "GET /metrics: 200"
+case $(hdr Content-Type) in
+"text/plain; version=0.0.4"*) ok "/metrics: Content-Type text/plain; version=0.0.4" ;;
+*) not_ok "/metrics: Content-Type text/plain; version=0.0.4"
+   diag "Content-Type: $(hdr Content-Type)" ;;
+esac
+is "$(hdr Content-Length)" "$(wc -c <"$T/body")" "/metrics: Content-Length"
+M=$T/body
+assert "/metrics: TYPE line: pollguard_build_info gauge" \
+    grep -qx '# TYPE pollguard_build_info gauge' "$M"
+assert "/metrics: HELP line for pollguard_build_info" grep -q '^# HELP pollguard_build_info ' "$M"
+assert "/metrics: pollguard_build_info{version=\"$VERSION\"} 1" \
+    grep -qxF "pollguard_build_info{version=\"$VERSION\"} 1" "$M"
+assert "/metrics: HELP line for pollguard_wait_seconds" grep -q '^# HELP pollguard_wait_seconds ' "$M"
+assert "/metrics: HELP line for pollguard_last_activity_seconds" \
+    grep -q '^# HELP pollguard_last_activity_seconds ' "$M"
+assert "/metrics: TYPE line: pollguard_wait_seconds gauge" \
+    grep -qx '# TYPE pollguard_wait_seconds gauge' "$M"
+num_is "$(metric mail wait_seconds "$M")" 600 "/metrics: wait_seconds mail 600"
+num_is "$(metric zeta wait_seconds "$M")" 600 "/metrics: wait_seconds zeta 600"
+num_is "$(metric alpha wait_seconds "$M")" 30 "/metrics: wait_seconds alpha 30"
+assert "/metrics: TYPE line: pollguard_last_activity_seconds gauge" \
+    grep -qx '# TYPE pollguard_last_activity_seconds gauge' "$M"
+la=$(sed -n 's/^pollguard_last_activity_seconds{cluster="mail"} \([0-9]*\.[0-9]*\)$/\1/p' "$M")
+if [ -n "$la" ]; then
+	age_ok "$(awk -v s="$la" 'BEGIN { printf "%d", s * 1000 }')" 5000 "$T0" \
+	    "/metrics: last_activity_seconds mail, seconds with a fraction"
+else
+	not_ok "/metrics: last_activity_seconds mail, seconds with a fraction"
+	diag_file "$M" metrics
+fi
+if grep -q '^pollguard_last_activity_seconds{cluster="zeta"}' "$M"; then
+	not_ok "/metrics: no last_activity line for a cluster never active"
+	diag_file "$M" metrics
+else
+	ok "/metrics: no last_activity line for a cluster never active"
+fi
+bad_lines=$(grep -vE '^(# (HELP|TYPE) pollguard_[a-z_]+ .+|pollguard_[a-z_]+\{[a-z]+="[^"]*"\} [0-9]+(\.[0-9]+)?)$' "$M")
+is "$bad_lines" "" "/metrics: every line a comment or name{label} value"
+
+# --- HEAD ---
+
+ask "HEAD /v1/elapsed/zeta HTTP/1.0${CR}${NL}${CR}${NL}"
+code_is 200 "HEAD: 200"
+is "$HEAD_END" 1 "HEAD: a complete head"
+is "$(wc -c <"$T/body")" 0 "HEAD: no body"
+is "$(hdr Content-Length)" 6 "HEAD: Content-Length of the GET body"
+is "$(hdr Content-Type)" "text/plain; charset=utf-8" "HEAD: Content-Type"
+ask "HEAD /nosuch HTTP/1.1${CR}${NL}Host: x${CR}${NL}${CR}${NL}"
+code_is 404 "HEAD of an unknown path: 404"
+is "$(wc -c <"$T/body")" 0 "HEAD 404: no body"
+
+# --- default mode, -i over listen ---
+
+printf 'GET /v1/elapsed/mail HTTP/1.0\r\n\r\n' | timeout -k 5 20 "$SERVE" -c "$CONF" >"$T/ans" 2>"$T/ierr"
+RC=$?
+split_answer "$T/ans"
+code_is 200 "no -i, no -l, no listen: inetd mode, 200"
+mkconf "$T/listen.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+listen = 127.0.0.1:0
+EOF
+CONF=$T/listen.conf
+GET /v1/elapsed/mail; ask "$REQ"
+code_is 200 "-i wins over listen in the config: 200 on stdout"
+CONF=$MAIN
+
+# --- 400 ---
+
+bad400()
+{
+	ask "$1"
+	answer_ok 400 "400: $2"
+}
+bad400 "GET /v1/elapsed/mail${CR}${NL}${CR}${NL}" "request line without a version"
+bad400 "hello${CR}${NL}${CR}${NL}" "request line of one word"
+bad400 "GET /v1/elapsed/mail HTTP/1.0 extra${CR}${NL}${CR}${NL}" "request line of four words"
+bad400 "G@T /v1/elapsed/mail HTTP/1.0${CR}${NL}${CR}${NL}" "method not a token"
+bad400 "GET mail HTTP/1.0${CR}${NL}${CR}${NL}" "target not starting with /"
+bad400 "GET http://test/v1/elapsed/mail HTTP/1.1${CR}${NL}Host: test${CR}${NL}${CR}${NL}" \
+    "absolute-form target (not starting with /)"
+bad400 "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}X-No-Colon${CR}${NL}${CR}${NL}" "header without ':'"
+bad400 "GET /v1/elapsed/mail HTTP/1.0${CR}${NL} X-A: b${CR}${NL}${CR}${NL}" \
+    "white space before the first header (obs-fold of the request line)"
+bad400 "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}X-A: b${CR}${NL} folded${CR}${NL}${CR}${NL}" \
+    "obs-fold (continuation line)"
+bad400 "GET /v1/elapsed/mail HTTP/1.1${CR}${NL}${CR}${NL}" "HTTP/1.1 without Host"
+bad400 "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Content-Length: 5${CR}${NL}${CR}${NL}hello" \
+    "a body (Content-Length: 5)"
+bad400 "GET /v1/elapsed/mail HTTP/1.1${CR}${NL}Host: x${CR}${NL}Transfer-Encoding: chunked${CR}${NL}${CR}${NL}0${CR}${NL}${CR}${NL}" \
+    "Transfer-Encoding"
+status_like '^HTTP/1\.1 ' "400 to HTTP/1.1: HTTP/1.1 status line"
+
+# --- 401 ---
+
+AUTH_OK=$(printf 'pg:s3cret' | base64)
+AUTH_BAD=$(printf 'pg:wrong' | base64)
+AUTH_USER=$(printf 'pgx:s3cret' | base64)
+mkconf "$T/auth.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+user = pg
+password = s3cret
+EOF
+CONF=$T/auth.conf
+GET /v1/elapsed/mail; ask "$REQ"
+answer_ok 401 "credentials set, no Authorization: 401"
+is "$(hdr WWW-Authenticate)" 'Basic realm="pollguard"' '401: WWW-Authenticate: Basic realm="pollguard"'
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_BAD${CR}${NL}${CR}${NL}"
+answer_ok 401 "wrong password: 401"
+is "$(hdr WWW-Authenticate)" 'Basic realm="pollguard"' "wrong password: WWW-Authenticate"
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_USER${CR}${NL}${CR}${NL}"
+answer_ok 401 "wrong user: 401"
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Bearer $AUTH_OK${CR}${NL}${CR}${NL}"
+answer_ok 401 "another scheme: 401"
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic !!!${CR}${NL}${CR}${NL}"
+answer_ok 401 "not base64: 401"
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
+code_is 200 "right credentials: 200"
+age_ok "$BODY" 5000 "$T0" "right credentials: the answer"
+ask "GET /metrics HTTP/1.0${CR}${NL}${CR}${NL}"
+answer_ok 401 "credentials set: /metrics needs them too"
+CONF=$MAIN
+
+# --- 403: the allow list ---
+
+mkconf "$T/allow.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+allow = 127.0.0.0/8
+EOF
+CONF=$T/allow.conf
+GET /v1/elapsed/mail; ask "$REQ"
+answer_ok 403 "allow set, a pipe (address unknown): 403"
+ask "garbage${CR}${NL}${CR}${NL}"
+answer_ok 403 "allow set, address unknown: 403 before looking at the request"
+GET /v1/elapsed/mail; PEER=127.0.0.1 ask "$REQ"
+code_is 200 "SOCAT_PEERADDR=127.0.0.1, allow 127.0.0.0/8: 200"
+GET /v1/elapsed/mail; PEER=127.200.3.4 ask "$REQ"
+code_is 200 "SOCAT_PEERADDR=127.200.3.4, allow 127.0.0.0/8: 200"
+GET /v1/elapsed/mail; PEER=10.0.0.1 ask "$REQ"
+answer_ok 403 "SOCAT_PEERADDR=10.0.0.1, allow 127.0.0.0/8: 403"
+PEER=10.0.0.1 ask "garbage${CR}${NL}${CR}${NL}"
+answer_ok 403 "excluded client, malformed request: still 403 (checked first)"
+GET /v1/elapsed/mail; PEER=::ffff:127.0.0.1 ask "$REQ"
+code_is 200 "SOCAT_PEERADDR=::ffff:127.0.0.1 (IPv4-mapped): matched as IPv4, 200"
+# what socat 1.7 sets for an IPv4 client of a TCP6-LISTEN socket
+GET /v1/elapsed/mail; PEER='[0000:0000:0000:0000:0000:ffff:7f00:0001]' ask "$REQ"
+code_is 200 "SOCAT_PEERADDR=[0000:...:ffff:7f00:0001] (socat's IPv4-mapped form): 200"
+GET /v1/elapsed/mail; PEER=notanaddress ask "$REQ"
+answer_ok 403 "SOCAT_PEERADDR not an address, allow set: 403"
+CONF=$MAIN
+GET /v1/elapsed/mail; PEER=notanaddress ask "$REQ"
+code_is 200 "no allow: any client, even an unknown address: 200"
+
+mkconf "$T/allow2.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+allow = 10.0.0.0/8
+allow = 192.0.2.7, ::1 2001:db8::/32
+user = pg
+password = s3cret
+EOF
+CONF=$T/allow2.conf
+PEER=10.9.9.9 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
+code_is 200 "allow on two lines: the first line's range: 200"
+PEER=192.0.2.7 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
+code_is 200 "allow on two lines: the second line's address: 200"
+PEER=192.0.2.8 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
+answer_ok 403 "allow: an address next to an allowed one: 403"
+PEER=::1 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
+code_is 200 "allow ::1, SOCAT_PEERADDR=::1: 200"
+PEER='[0000:0000:0000:0000:0000:0000:0000:0001]' ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
+code_is 200 "allow ::1, SOCAT_PEERADDR in socat's form [0000:...:0001]: 200"
+PEER=2001:db8:ffff::5 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
+code_is 200 "allow 2001:db8::/32: an address in it: 200"
+PEER=2001:db9::1 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
+answer_ok 403 "allow 2001:db8::/32: an address outside: 403"
+GET /v1/elapsed/mail; PEER=192.0.2.8 ask "$REQ"
+answer_ok 403 "excluded and no credentials: 403 before 401"
+GET /v1/elapsed/mail; PEER=192.0.2.7 ask "$REQ"
+answer_ok 401 "allowed, no credentials: 401"
+CONF=$MAIN
+
+# --- 404 ---
+
+for p in / /v1 /v1/ /v1/elapsed/ /v1/elapsed/nosuch /v1/elapsed/mail/ \
+    /v1/elapsed/m%61il "/v1/elapsed/mail?x=1" /v1/elapsed/.hidden \
+    /v1/elapsed/../mail /metrics/ "/metrics?x" /v2/elapsed/mail /V1/elapsed/mail; do
+	GET "$p"; ask "$REQ"
+	answer_ok 404 "404: GET $p"
+done
+
+# --- 405 ---
+
+for m in POST PUT DELETE OPTIONS get; do
+	ask "$m /v1/elapsed/mail HTTP/1.0${CR}${NL}${CR}${NL}"
+	answer_ok 405 "405: $m"
+	is "$(hdr Allow)" "GET, HEAD" "405 $m: Allow: GET, HEAD"
+done
+
+# --- 414, 431 ---
+
+# The request line GET /AAA... HTTP/1.0 CRLF is 16 bytes plus the A's.
+A1008=$(printf '%1008s' '' | tr ' ' A)
+ask "GET /$A1008 HTTP/1.0${CR}${NL}${CR}${NL}"
+answer_ok 404 "request line of 1024 bytes with CRLF: not too long (404)"
+ask "GET /${A1008}A HTTP/1.0${CR}${NL}${CR}${NL}"
+answer_ok 414 "414: request line of 1025 bytes with CRLF"
+ask "GET /$(printf '%5000s' '' | tr ' ' A) HTTP/1.0${CR}${NL}${CR}${NL}"
+answer_ok 414 "414: request line of 5 kB"
+
+h64='' h65='' big=''
+for i in $(seq 1 64); do h64="${h64}X-H$i: v${CR}${NL}"; done
+h65="${h64}X-H65: v${CR}${NL}"
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}${h64}${CR}${NL}"
+code_is 200 "64 header fields: 200"
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}${h65}${CR}${NL}"
+answer_ok 431 "431: 65 header fields"
+for i in 1 2 3 4 5 6 7 8 9; do
+	big="${big}X-Big$i: $(printf '%1000s' '' | tr ' ' b)${CR}${NL}"
+done
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}${big}${CR}${NL}"
+answer_ok 431 "431: head of 9 kB"
+# 31 bytes of request line, 9 + N of header, 2 of the empty line.
+pad=$(printf '%8150s' '' | tr ' ' p)
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}X-Pad: ${pad}${CR}${NL}${CR}${NL}"
+code_is 200 "head of exactly 8192 bytes: 200"
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}X-Pad: ${pad}p${CR}${NL}${CR}${NL}"
+answer_ok 431 "431: head of 8193 bytes"
+ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}X-One: $(printf '%4000s' '' | tr ' ' b)${CR}${NL}${CR}${NL}"
+code_is 200 "one header field of 4 kB (head under 8 kB): 200"
+
+# --- 505 ---
+
+for v in HTTP/2.0 HTTP/1.2 HTTP/0.9 HTTP/3.0; do
+	ask "GET /v1/elapsed/mail $v${CR}${NL}${CR}${NL}"
+	answer_ok 505 "505: $v"
+done
+
+# --- 408 ---
+
+mkconf "$T/t300.conf" <<EOF
+timeout = 300ms
+connect_timeout = 100ms
+[cluster mail]
+wait = 10m
+EOF
+CONF=$MAIN
+mkfifo "$T/fifo"
+for what in "nothing" "half a request"; do
+	if [ "$what" = nothing ]; then
+		exec sleep 10 >"$T/fifo" &
+	else
+		{ printf 'GET /v1/elapsed/mail HTTP/1.0\r\n'; exec sleep 10; } >"$T/fifo" &
+	fi
+	spid=$!
+	s=$(now_ms)
+	timeout -k 5 20 "$SERVE" -c "$T/t300.conf" -i <"$T/fifo" >"$T/ans" 2>"$T/ierr"
+	RC=$?
+	el=$(($(now_ms) - s))
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	split_answer "$T/ans"
+	answer_ok 408 "timeout 300ms, a pipe open that sends $what: 408"
+	num_between "$el" 0 3000 "408 for $what within 3 s (timeout 300ms)"
+	err_empty_i "408: nothing on stderr"
+done
+
+# --- never writes state ---
+
+BEFORE=$(snapshot "$STATE")
+GET /v1/elapsed/mail; ask "$REQ"
+GET /v1/elapsed; ask "$REQ"
+GET /metrics; ask "$REQ"
+GET /v1/elapsed/zeta; ask "$REQ"
+GET /v1/elapsed/bad; ask "$REQ"
+is "$(snapshot "$STATE")" "$BEFORE" "serve never writes state: state directory unchanged"
+
+chmod 555 "$STATE"
+GET /v1/elapsed/mail; ask "$REQ"
+code_is 200 "read-only state directory: 200"
+age_ok "$BODY" 5000 "$T0" "read-only state directory: the age"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+    getent passwd 65534 >/dev/null; then
+	# As root a mode does not stop a write: as user 65534, a state
+	# directory it cannot write, and a config it owns.
+	cp "$MAIN" "$T/nobody.conf"
+	chown 65534 "$T/nobody.conf"
+	chmod 711 "$T"
+	printf 'GET /v1/elapsed/mail HTTP/1.0\r\n\r\n' |
+	    setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    timeout -k 5 20 "$SERVE" -c "$T/nobody.conf" -i >"$T/ans" 2>"$T/ierr"
+	RC=${PIPESTATUS[1]}
+	split_answer "$T/ans"
+	code_is 200 "state directory not writable for the user (65534): 200"
+	age_ok "$BODY" 5000 "$T0" "not writable for the user: the age"
+	chmod 700 "$T"
+else
+	skip "not root (or no setpriv, no user 65534): the mode test above covers it" 2
+fi
+chmod 755 "$STATE"
+is "$(snapshot "$STATE")" "$BEFORE" "state directory still unchanged"
+
+STATE=$T/nostate mkconf "$T/nostate.conf" <<EOF
+[cluster mail]
+wait = 10m
+[cluster two]
+wait = 10m
+EOF
+
+CONF=$T/nostate.conf
+GET /v1/elapsed/mail; ask "$REQ"
+code_is 200 "missing state directory: 200"
+is "$BODY" never "missing state directory: never"
+GET /v1/elapsed; ask "$REQ"
+is "$(tr '\n' ' ' <"$T/body")" "mail never two never " "missing state directory: /v1/elapsed all never"
+assert "missing state directory: not created" test ! -e "$T/nostate"
+CONF=$MAIN
+
+# --- config errors, usage ---
+
+printf '[cluster mail]\nwait = nonsense\n' >"$T/bad.conf"
+chmod 600 "$T/bad.conf"
+CONF=$T/bad.conf
+GET /v1/elapsed/mail; ask "$REQ"
+is "$RC" 78 "inetd, config error: exit 78"
+answer_ok_rc 500 "inetd, config error: answers 500"
+err_empty_i "inetd, config error: nothing on stderr"
+CONF=$T/no-such.conf
+GET /v1/elapsed/mail; ask "$REQ"
+is "$RC" 78 "inetd, config file missing: exit 78"
+answer_ok_rc 500 "inetd, config file missing: answers 500"
+printf '[cluster mail]\nwait = 10m\n[serve]\nuser = pg\npassword = x\n' >"$T/open.conf"
+chmod 644 "$T/open.conf"
+CONF=$T/open.conf
+GET /v1/elapsed/mail; ask "$REQ"
+is "$RC" 78 "inetd, password in a world-readable config: exit 78"
+answer_ok_rc 500 "inetd, password in a world-readable config: answers 500"
+CONF=$MAIN
+
+if [ -z "$INETD_STDERR" ]; then
+	ok "inetd mode: nothing on stderr in any of $INETD_RUNS runs"
+else
+	not_ok "inetd mode: nothing on stderr in any of $INETD_RUNS runs"
+	diag "stderr: $INETD_STDERR"
+fi
+
+USAGE="usage: pollguard-serve [-v] [-c file] [-i]
+       pollguard-serve [-v] [-c file] [-p pidfile] -l [addr]:port"
+for args in "-x" "-c $MAIN extra" "-l" "-c"; do
+	# shellcheck disable=SC2086
+	exit_is 64 "usage error ($args): exit 64" "$SERVE" $args
+	if [ "$(tail -n 2 "$T/err")" = "$USAGE" ] &&
+	    [ "$(grep -vc '^usage: \|^       pollguard-serve ' "$T/err")" -le 1 ]; then
+		ok "usage error ($args): the usage text"
+	else
+		not_ok "usage error ($args): the usage text"
+		diag_file "$T/err" stderr
+	fi
+	out_empty "usage error ($args): nothing on stdout"
+done
+exit_is "64|78" "-l without a port: refused" timeout -k 2 10 "$SERVE" -c "$MAIN" -l 127.0.0.1
+exit_is "64|78" "-l with a port out of range: refused" \
+    timeout -k 2 10 "$SERVE" -c "$MAIN" -l 127.0.0.1:70000
+
+# The default deadline, 2s, for a client that sends nothing.
+mkfifo "$T/fifo2"
+exec sleep 15 >"$T/fifo2" &
+spid=$!
+s=$(now_ms)
+timeout -k 5 20 "$SERVE" -c "$MAIN" -i <"$T/fifo2" >"$T/ans" 2>"$T/ierr"
+RC=$?
+el=$(($(now_ms) - s))
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+split_answer "$T/ans"
+answer_ok 408 "default timeout (2s), a pipe that sends nothing: 408"
+num_between "$el" 1000 10000 "default timeout: 408 after about 2 s (within 10 s)"
+
+if command -v readelf >/dev/null 2>&1; then
+	if readelf -d "$SERVE" | grep NEEDED | grep -q libcurl; then
+		not_ok "pollguard-serve does not link libcurl"
+		diag "$(readelf -d "$SERVE" | grep NEEDED)"
+	else
+		ok "pollguard-serve does not link libcurl"
+	fi
+else
+	skip "no readelf (binutils) to read the dynamic section"
+fi
+
+# ========================== standalone ===================================
+
+if serve_start s1 "$MAIN"; then
+	ok "standalone: started on 127.0.0.1, port $PORT"
+else
+	not_ok "standalone: started on 127.0.0.1"
+	finish
+fi
+S1PID=$SERVE_PID
+S1PORT=$PORT
+U=http://127.0.0.1:$PORT
+assert "standalone: says 'pollguard-serve: listening on 127.0.0.1:PORT'" \
+    grep -qxE "pollguard-serve: listening on 127\.0\.0\.1:$PORT" "$T/s1.err"
+assert "standalone: port 0 gives a real port" test "$PORT" -gt 0
+
+curl_get "$U/v1/elapsed/mail"
+is "$CODE" 200 "TCP: /v1/elapsed/mail: 200"
+age_ok "$BODY" 5000 "$T0" "TCP: the age"
+is "$(hdr Content-Type)" "text/plain; charset=utf-8" "TCP: Content-Type"
+is "$(hdr Connection)" close "TCP: Connection: close"
+is "$(hdr Cache-Control)" no-store "TCP: Cache-Control: no-store"
+status_like '^HTTP/1\.1 200 ' "TCP: curl's HTTP/1.1 gets HTTP/1.1"
+curl_get "$U/v1/elapsed/zeta" --http1.0
+status_like '^HTTP/1\.0 200 ' "TCP: curl --http1.0 gets HTTP/1.0"
+is "$BODY" never "TCP: never"
+curl_get "$U/v1/elapsed"
+is "$CODE" 200 "TCP: /v1/elapsed: 200"
+is "$(awk '{ print $1 }' "$T/body" | tr '\n' ' ')" "zeta mail alpha " "TCP: /v1/elapsed in config order"
+curl_get "$U/metrics"
+is "$CODE" 200 "TCP: /metrics: 200"
+num_is "$(metric mail wait_seconds "$T/body")" 600 "TCP: /metrics wait_seconds"
+tcp_ask 127.0.0.1 "$PORT" "HEAD /v1/elapsed/zeta HTTP/1.1${CR}${NL}Host: x${CR}${NL}${CR}${NL}"
+is "$CODE" 200 "TCP: HEAD: 200"
+is "$(hdr Content-Length)" 6 "TCP: HEAD: Content-Length 6"
+is "$(wc -c <"$T/body")" 0 "TCP: HEAD: no body"
+curl_get "$U/v1/elapsed/nosuch"
+is "$CODE" 404 "TCP: unknown cluster: 404"
+curl_get "$U/nosuch"
+is "$CODE" 404 "TCP: unknown path: 404"
+curl_get "$U/v1/elapsed/mail" -X POST
+is "$CODE" 405 "TCP: POST: 405"
+is "$(hdr Allow)" "GET, HEAD" "TCP: 405: Allow"
+curl_get "$U/v1/elapsed/bad"
+is "$CODE" 500 "TCP: damaged record: 500"
+curl_get "$U/v1/elapsed/$(printf '%1100s' '' | tr ' ' a)"
+is "$CODE" 414 "TCP: request line over 1024 bytes: 414"
+curl_get "$U/v1/elapsed/mail" -H "X-Big: $(printf '%9000s' '' | tr ' ' b)"
+is "$CODE" 431 "TCP: head over 8192 bytes: 431"
+hargs=()
+for i in $(seq 1 70); do hargs+=(-H "X-H$i: v"); done
+curl_get "$U/v1/elapsed/mail" "${hargs[@]}"
+is "$CODE" 431 "TCP: 70 header fields: 431"
+tcp_ask 127.0.0.1 "$PORT" "GET /v1/elapsed/mail HTTP/2.0${CR}${NL}${CR}${NL}"
+is "$CODE" 505 "TCP: HTTP/2.0: 505"
+tcp_ask 127.0.0.1 "$PORT" "GET /v1/elapsed/mail HTTP/1.1${CR}${NL}${CR}${NL}"
+is "$CODE" 400 "TCP: HTTP/1.1 without Host: 400"
+tcp_ask 127.0.0.1 "$PORT" "GET /v1/elapsed/mail HTTP/1.0${NL}${NL}"
+is "$CODE" 200 "TCP: bare LF: 200"
+is "$(hdr Content-Length)" "$(wc -c <"$T/body")" "TCP raw: Content-Length matches the bytes sent"
+
+# --- logging ---
+
+wait_for 5 grep -q 'client 127.0.0.1: 405' "$T/s1.err"
+assert "-v: a normal request logged: client 127.0.0.1: 200 \"GET /v1/elapsed/mail HTTP/1.1\"" \
+    grep -qF 'client 127.0.0.1: 200 "GET /v1/elapsed/mail HTTP/1.1"' "$T/s1.err"
+is "$(grep -c 'client 127\.0\.0\.1: 404 .*"GET /v1/elapsed/nosuch HTTP/1.1"' "$T/s1.err")" 1 \
+    "refused request: one log line: client 127.0.0.1: 404 ...: \"GET /v1/elapsed/nosuch HTTP/1.1\""
+is "$(grep -c 'client 127\.0\.0\.1: 405 .*"POST /v1/elapsed/mail HTTP/1.1"' "$T/s1.err")" 1 \
+    "refused request: 405 logged"
+tcp_ask 127.0.0.1 "$PORT" "GET /v1/elapsed/a$(printf '\001\033')[31mb HTTP/1.0${CR}${NL}${CR}${NL}"
+assert "request line with control bytes: 400 or 404" test "$CODE" = 400 -o "$CODE" = 404
+tcp_ask 127.0.0.1 "$PORT" "GET /x${CR}y HTTP/1.0${CR}${NL}${CR}${NL}"
+assert "request line with a CR inside: 400 or 404" test "$CODE" = 400 -o "$CODE" = 404
+wait_for 3 grep -q '/x.*y HTTP/1.0' "$T/s1.err"
+if grep -q 'elapsed/a.*\[31mb HTTP/1.0' "$T/s1.err" &&
+    [ "$(grep -c 'elapsed/a.*\[31mb HTTP/1.0' "$T/s1.err")" -eq 1 ]; then
+	ok "request line with control bytes: logged on one line"
+else
+	not_ok "request line with control bytes: logged on one line"
+	diag_file "$T/s1.err" log
+fi
+if grep -qE 'elapsed/a(\\001|\\x01|\\\^A)(\\033|\\x1b|\\e|\\\^\[)\[31mb' "$T/s1.err"; then
+	ok "request line with control bytes: escaped in the log"
+else
+	not_ok "request line with control bytes: escaped in the log"
+	diag "$(grep 'elapsed/a' "$T/s1.err" | cat -v)"
+fi
+if LC_ALL=C grep -q '[[:cntrl:]]' "$T/s1.err"; then
+	not_ok "no raw control bytes in the log"
+	diag "$(LC_ALL=C grep '[[:cntrl:]]' "$T/s1.err" | cat -v | head -5)"
+else
+	ok "no raw control bytes in the log"
+fi
+
+# --- 50 concurrent clients ---
+
+cpids=()
+for i in $(seq 1 50); do
+	curl -s -o /dev/null -w '%{http_code}\n' --max-time 20 \
+	    "$U/v1/elapsed/mail" >"$T/cc.$i" 2>/dev/null &
+	cpids+=($!)
+done
+for p in "${cpids[@]}"; do
+	wait "$p"
+done
+is "$(cat "$T"/cc.* | grep -c '^200$')" 50 "50 concurrent curl clients: all 200"
+
+# --- a second server on the same port: 71 ---
+
+exit_is 71 "port in use: exit 71" timeout -k 2 10 "$SERVE" -c "$MAIN" -l "127.0.0.1:$S1PORT"
+
+# --- config error at start: 78 ---
+
+exit_is 78 "standalone, config error: exit 78" \
+    timeout -k 2 10 "$SERVE" -v -c "$T/bad.conf" -l 127.0.0.1:0
+err_has "$T/bad.conf:2: " "standalone, config error: names FILE:LINE"
+
+# --- IPv6 ---
+
+if ! grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2>/dev/null; then
+	skip "no IPv6 loopback address ::1 on this host" 6
+elif serve_start s6 "$MAIN" -l '[::1]:0'; then
+	ok "IPv6: started on [::1]"
+	assert "IPv6: says listening on [::1]:PORT" \
+	    grep -qxE "pollguard-serve: listening on \[::1\]:$PORT" "$T/s6.err"
+	curl_get "http://[::1]:$PORT/v1/elapsed/mail"
+	is "$CODE" 200 "IPv6: 200"
+	age_ok "$BODY" 5000 "$T0" "IPv6: the age"
+	wait_for 5 grep -q 'client ::1: 200' "$T/s6.err"
+	assert "IPv6: logged as client ::1" grep -q 'client ::1: 200 "GET /v1/elapsed/mail HTTP/1.1"' "$T/s6.err"
+	# the allow list against the socket's peer address
+	mkconf "$T/allow6.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+allow = ::1, 10.0.0.0/8
+EOF
+	CONF=$MAIN
+	if serve_start a6 "$T/allow6.conf" -l '[::1]:0'; then
+		curl_get "http://[::1]:$PORT/v1/elapsed/mail"
+		is "$CODE" 200 "allow ::1: a client on ::1 gets 200 (getpeername)"
+	else
+		not_ok "allow ::1: started"
+	fi
+else
+	not_ok "IPv6: started on [::1]"
+	skip "IPv6 server did not start" 5
+fi
+mkconf "$T/allow4.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+allow = ::1, 10.0.0.0/8
+EOF
+CONF=$MAIN
+if serve_start a4 "$T/allow4.conf"; then
+	curl_get "http://127.0.0.1:$PORT/v1/elapsed/mail"
+	is "$CODE" 403 "allow ::1, 10.0.0.0/8: a client on 127.0.0.1 gets 403"
+	wait_for 5 grep -q 'client 127.0.0.1: 403' "$T/a4.err"
+	assert "403 logged" grep -q 'client 127\.0\.0\.1: 403 ' "$T/a4.err"
+else
+	not_ok "allow list server started"
+	skip "no server" 1
+fi
+mkconf "$T/allow4b.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+allow = 127.0.0.1
+EOF
+CONF=$MAIN
+if serve_start a4b "$T/allow4b.conf"; then
+	curl_get "http://127.0.0.1:$PORT/v1/elapsed/mail"
+	is "$CODE" 200 "allow 127.0.0.1: a client on 127.0.0.1 gets 200"
+else
+	not_ok "allow list server started"
+fi
+
+# --- credentials over TCP ---
+
+if serve_start au "$T/auth.conf"; then
+	curl_get "http://127.0.0.1:$PORT/v1/elapsed/mail"
+	is "$CODE" 401 "TCP: no credentials: 401"
+	is "$(hdr WWW-Authenticate)" 'Basic realm="pollguard"' "TCP: 401: WWW-Authenticate"
+	curl_get "http://127.0.0.1:$PORT/v1/elapsed/mail" -u pg:wrong
+	is "$CODE" 401 "TCP: wrong password: 401"
+	curl_get "http://127.0.0.1:$PORT/v1/elapsed/mail" -u pg:s3cret
+	is "$CODE" 200 "TCP: right credentials: 200"
+else
+	not_ok "credentials server started"
+	skip "no server" 3
+fi
+
+# --- deadlines: trickled and silent clients ---
+
+mkconf "$T/t500.conf" <<EOF
+timeout = 500ms
+connect_timeout = 100ms
+[cluster mail]
+wait = 10m
+EOF
+CONF=$MAIN
+if serve_start tmo "$T/t500.conf"; then
+	TPORT=$PORT
+	REQ="GET /v1/elapsed/mail HTTP/1.0${CR}${NL}${CR}${NL}"
+	exec {fd}<>"/dev/tcp/127.0.0.1/$TPORT"
+	s=$(now_ms)
+	(
+		for ((i = 0; i < ${#REQ}; i++)); do
+			printf '%s' "${REQ:i:1}" >&"$fd" || exit
+			sleep 0.1
+		done
+	) 2>/dev/null &
+	wpid=$!
+	timeout 10 cat <&"$fd" >"$T/ans" 2>/dev/null
+	el=$(($(now_ms) - s))
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	exec {fd}>&-
+	split_answer "$T/ans"
+	is "$CODE" 408 "a request trickled a byte per 100ms (3.4 s), timeout 500ms: 408"
+	num_between "$el" 0 3000 "trickled request dropped within 3 s"
+
+	exec {fd}<>"/dev/tcp/127.0.0.1/$TPORT"
+	s=$(now_ms)
+	timeout 10 cat <&"$fd" >"$T/ans" 2>/dev/null
+	el=$(($(now_ms) - s))
+	exec {fd}>&-
+	split_answer "$T/ans"
+	num_between "$el" 0 3000 "a client that sends nothing: dropped within 3 s"
+	if [ ! -s "$T/ans" ] || [ "$CODE" = 408 ]; then
+		ok "a client that sends nothing: closed (or 408)"
+	else
+		not_ok "a client that sends nothing: closed (or 408)"
+		diag_file "$T/ans" answer
+	fi
+	wait_for 5 grep -q 'client 127.0.0.1: 408' "$T/tmo.err"
+	assert "408 logged" grep -q 'client 127\.0\.0\.1: 408' "$T/tmo.err"
+	curl_get "http://127.0.0.1:$TPORT/v1/elapsed/mail"
+	is "$CODE" 200 "after the slow clients: 200"
+else
+	not_ok "timeout server started"
+	skip "no server" 5
+fi
+
+# --- the connection limit: 256 ---
+
+NFD=$(ulimit -n)
+mkconf "$T/t10.conf" <<EOF
+timeout = 20s
+[cluster mail]
+wait = 10m
+EOF
+CONF=$MAIN
+if [ "$NFD" != unlimited ] && [ "$NFD" -lt 700 ]; then
+	skip "ulimit -n is $NFD: too few descriptors for 300 connections" 5
+elif serve_start lim "$T/t10.conf"; then
+	LPORT=$PORT
+	fds=()
+	for i in $(seq 1 300); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$LPORT" || break
+		fds+=("$fd")
+	done
+	is "${#fds[@]}" 300 "300 idle connections opened"
+	curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"
+	is "$CODE" 503 "beyond 256 connections: curl gets 503"
+	line=
+	IFS= read -r -t 5 line <&"${fds[299]}"
+	line=${line%"$CR"}
+	if [[ $line =~ ^HTTP/1\.[01]\ 503\  ]]; then
+		ok "the 300th idle connection got a 503 at once"
+	else
+		not_ok "the 300th idle connection got a 503 at once"
+		diag "read: '$(printf %s "$line" | cat -v)'"
+	fi
+	for fd in "${fds[@]}"; do
+		exec {fd}>&-
+	done
+	wait_for 10 eval 'curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"; [ "$CODE" = 200 ]'
+	is "$CODE" 200 "connections closed: 200 again"
+	assert "503 logged" grep -q 'client 127\.0\.0\.1: 503' "$T/lim.err"
+else
+	not_ok "limit server started"
+	skip "no server" 4
+fi
+
+# --- pidfile, SIGTERM ---
+
+if serve_start pf "$MAIN" -p "$T/serve.pid"; then
+	is "$(tr -d ' \n' <"$T/serve.pid" 2>/dev/null)" "$SERVE_PID" "-p: pidfile holds the PID"
+	exit_is 73 "second serve on the same pidfile: exit 73" \
+	    timeout -k 2 10 "$SERVE" -c "$MAIN" -p "$T/serve.pid" -l 127.0.0.1:0
+	err_has "$SERVE_PID" "second serve: names the PID holding the pidfile"
+	is "$(tr -d ' \n' <"$T/serve.pid" 2>/dev/null)" "$SERVE_PID" "pidfile untouched by the second serve"
+	serve_stop "$SERVE_PID"
+	is "$?" 0 "SIGTERM: exit 0"
+	assert "SIGTERM: pidfile removed" test ! -e "$T/serve.pid"
+else
+	not_ok "pidfile server started"
+	skip "no server" 5
+fi
+
+# SIGTERM lets an open connection finish.
+mkconf "$T/t5.conf" <<EOF
+timeout = 5s
+[cluster mail]
+wait = 10m
+EOF
+CONF=$MAIN
+if serve_start term "$T/t5.conf"; then
+	exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"
+	(printf 'GET /v1/elapsed/mail HTTP/1.0\r\n' >&"$fd") 2>/dev/null
+	sleep 0.2
+	kill -TERM "$SERVE_PID"
+	sleep 0.3
+	(printf '\r\n' >&"$fd") 2>/dev/null
+	timeout 10 cat <&"$fd" >"$T/ans" 2>/dev/null
+	exec {fd}>&-
+	split_answer "$T/ans"
+	is "$CODE" 200 "SIGTERM during a request: the request is still answered"
+	wait_exit "$SERVE_PID" 10
+	is "$?" 0 "SIGTERM with an open connection: exit 0"
+	curl_get "http://127.0.0.1:$PORT/v1/elapsed/mail" --max-time 2
+	is "$CODE" 000 "after exit: nothing answers"
+else
+	not_ok "server started"
+	skip "no server" 2
+fi
+
+# --- SIGHUP ---
+
+HCONF=$T/hup.conf
+mkconf "$HCONF" <<EOF
+[cluster mail]
+wait = 10m
+EOF
+CONF=$MAIN
+if serve_start hup "$HCONF"; then
+	HPID=$SERVE_PID
+	HPORT=$PORT
+	printf '[pollguard]\nnode = testnode\nstate = %s\n[cluster mail]\nwait = 10m\n[cluster newc]\nwait = soon\n' \
+	    "$STATE" >"$T/hup.new"
+	chmod 600 "$T/hup.new"
+	mv "$T/hup.new" "$HCONF"
+	kill -HUP "$HPID"
+	if wait_for 10 grep -q "reload failed" "$T/hup.err"; then
+		ok "SIGHUP, broken config: logs reload failed (-v: stderr)"
+	else
+		not_ok "SIGHUP, broken config: logs reload failed (-v: stderr)"
+		diag_file "$T/hup.err" stderr
+	fi
+	if grep -qF "reload failed, keeping the old config: $HCONF:7: " "$T/hup.err"; then
+		ok "reload failed: 'reload failed, keeping the old config: FILE:LINE: msg'"
+	else
+		not_ok "reload failed: 'reload failed, keeping the old config: FILE:LINE: msg'"
+		diag_file "$T/hup.err" stderr
+	fi
+	assert "SIGHUP, broken config: still running" _pg_alive "$HPID"
+	curl_get "http://127.0.0.1:$HPORT/v1/elapsed/mail"
+	is "$CODE" 200 "SIGHUP, broken config: still answers with the old config"
+	curl_get "http://127.0.0.1:$HPORT/v1/elapsed/newc"
+	is "$CODE" 404 "SIGHUP, broken config: the new cluster is not there"
+	printf '[pollguard]\nnode = testnode\nstate = %s\n[cluster mail]\nwait = 10m\n[cluster newc]\nwait = 20s\n' \
+	    "$STATE" >"$T/hup.new"
+	chmod 600 "$T/hup.new"
+	mv "$T/hup.new" "$HCONF"
+	kill -HUP "$HPID"
+	wait_for 10 eval 'curl_get "http://127.0.0.1:$HPORT/v1/elapsed/newc"; [ "$CODE" = 200 ]'
+	is "$CODE" 200 "SIGHUP, good config: the new cluster answers"
+	is "$BODY" never "SIGHUP, good config: never"
+	curl_get "http://127.0.0.1:$HPORT/metrics"
+	num_is "$(metric newc wait_seconds "$T/body")" 20 "SIGHUP, good config: in /metrics"
+	serve_stop "$HPID"
+	is "$?" 0 "SIGTERM after SIGHUPs: exit 0"
+else
+	not_ok "SIGHUP server started"
+	skip "no server" 8
+fi
+
+# --- without -v: nothing on stderr ---
+
+# start_quiet NAME CONF: a standalone serve without -v on a random port
+# (retried when taken); QPORT, QPID. 1 when it did not start.
+start_quiet()
+{
+	local try p
+	for try in 1 2 3 4 5; do
+		p=$((20000 + RANDOM % 40000))
+		port_listening "$p" && continue
+		bg "$1" "$SERVE" -c "$2" -l "127.0.0.1:$p"
+		QPID=$BGPID
+		if wait_for 10 eval 'port_listening $p || ! _pg_alive $QPID' &&
+		    _pg_alive "$QPID"; then
+			QPORT=$p
+			return 0
+		fi
+		wait_exit "$QPID" 5 >/dev/null
+	done
+	return 1
+}
+if start_quiet quiet "$MAIN"; then
+	curl_get "http://127.0.0.1:$QPORT/v1/elapsed/mail"
+	is "$CODE" 200 "without -v: 200"
+	curl_get "http://127.0.0.1:$QPORT/v1/elapsed/nosuch"
+	is "$CODE" 404 "without -v: 404"
+	sleep 0.2
+	file_empty "$T/quiet.err" "without -v, stderr not a terminal: nothing on stderr"
+	file_empty "$T/quiet.out" "standalone: nothing on stdout"
+	serve_stop "$QPID"
+	is "$?" 0 "without -v: SIGTERM, exit 0"
+else
+	not_ok "quiet server started"
+	diag_file "$T/quiet.err"
+	skip "no server" 4
+fi
+
+# --- listen from the config; SIGHUP changing it; SIGINT ---
+
+LCONF=$T/listen2.conf
+mkconf "$LCONF" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+listen = 127.0.0.1:0
+EOF
+CONF=$MAIN
+bg lc "$SERVE" -v -c "$LCONF"
+LPID=$BGPID
+if wait_for 10 grep -q "listening on " "$T/lc.err"; then
+	l=$(grep -m1 "listening on " "$T/lc.err")
+	LPORT=${l##*:}
+	ok "listen in the config, no -i, no -l: standalone"
+	curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"
+	is "$CODE" 200 "listen from the config: 200"
+	sed -i 's/^listen = .*/listen = 127.0.0.1:1/' "$LCONF"
+	n=$(wc -l <"$T/lc.err")
+	kill -HUP "$LPID"
+	wait_for 10 eval '[ "$(wc -l <"$T/lc.err")" -gt "$n" ]'
+	sleep 0.2
+	if tail -n +$((n + 1)) "$T/lc.err" | grep -qi listen; then
+		ok "SIGHUP, listen changed: a log line says so"
+	else
+		not_ok "SIGHUP, listen changed: a log line says so"
+		diag_file "$T/lc.err" stderr
+	fi
+	curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"
+	is "$CODE" 200 "SIGHUP, listen changed: still on the old address"
+	kill -INT "$LPID"
+	wait_exit "$LPID" 10
+	is "$?" 0 "SIGINT: exit 0"
+else
+	not_ok "listen in the config, no -i, no -l: standalone"
+	diag_file "$T/lc.err" stderr
+	skip "no server" 4
+fi
+
+is "$(snapshot "$STATE")" "$BEFORE" "after all the standalone requests: state directory unchanged"
+
+# --- run_as ---
+
+if [ "$(id -u)" -ne 0 ]; then
+	# Not root: run_as is ignored.
+	mkconf "$T/runas.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+run_as = root
+EOF
+	CONF=$MAIN
+	if serve_start ra "$T/runas.conf"; then
+		ok "not root, run_as = root: ignored, started"
+		is "$(awk '/^Uid:/ { print $3 }' "/proc/$SERVE_PID/status")" "$(id -u)" \
+		    "not root, run_as = root: still our user"
+		curl_get "http://127.0.0.1:$PORT/v1/elapsed/mail"
+		is "$CODE" 200 "not root, run_as = root: answers 200"
+	else
+		not_ok "not root, run_as = root: ignored, started"
+		skip "no server" 2
+	fi
+	skip "not root: cannot switch to another user" 2
+elif ! getent passwd nobody >/dev/null; then
+	skip "no user nobody" 5
+else
+	NUID=$(id -u nobody)
+	NGID=$(id -g nobody)
+	mkconf "$T/runas.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+run_as = nobody
+EOF
+	CONF=$MAIN
+	chmod 711 "$T"
+	if serve_start ra "$T/runas.conf"; then
+		st=/proc/$SERVE_PID/status
+		is "$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "$st")" \
+		    "$NUID $NUID $NUID $NUID" "run_as nobody: Uid of nobody (real, effective, saved, fs)"
+		is "$(awk '/^Gid:/ { print $2, $3, $4, $5 }' "$st")" \
+		    "$NGID $NGID $NGID $NGID" "run_as nobody: Gid of nobody"
+		assert "run_as nobody: no root group left" \
+		    bash -c '! grep -qE "^Groups:.*\<0\>" "$1"' _ "$st"
+		curl_get "http://127.0.0.1:$PORT/v1/elapsed/mail"
+		is "$CODE" 200 "run_as nobody: still answers 200"
+		age_ok "$BODY" 5000 "$T0" "run_as nobody: reads the record"
+	else
+		not_ok "run_as server started"
+		skip "no server" 4
+	fi
+	chmod 700 "$T"
+fi
+
+serve_stop "$S1PID"
+is "$?" 0 "main server: SIGTERM, exit 0"
+
+finish

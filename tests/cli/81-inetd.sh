@@ -1,0 +1,357 @@
+#!/bin/bash
+# pollguard-serve -i under real super-servers, on loopback ports picked at
+# random: openbsd-inetd, xinetd (unpacked by scripts/deps into
+# tests/.cache/xinetd: Debian's package conflicts with openbsd-inetd),
+# socat, and systemd-socket-activate when installed. The client's address
+# comes from getpeername (inetd, xinetd, systemd) or $SOCAT_PEERADDR
+# (socat); under inetd and xinetd stderr is the socket, so -v must not
+# write there. Every super-server is stopped by its PID (bg).
+. "${PG_TOP:-.}/tests/lib.sh"
+
+unset SOCAT_PEERADDR
+command -v curl >/dev/null 2>&1 || bail "curl is not installed (scripts/deps installs it)"
+CR=$'\r'
+NL=$'\n'
+ME=$(id -un)
+
+# --- helpers --------------------------------------------------------------
+
+# split_answer FILE: STATUS, CODE, $T/hdr (CR removed), $T/body (exact),
+# BODY; HEAD_END is 1 when the empty line ending the head was found.
+split_answer()
+{
+	local f=$1 n=0 line first=1
+	STATUS='' CODE='' HEAD_END=0
+	: >"$T/hdr"
+	while IFS= read -r line; do
+		n=$((n + ${#line} + 1))
+		line=${line%"$CR"}
+		if [ "$first" = 1 ]; then
+			STATUS=$line
+			first=0
+		elif [ -z "$line" ]; then
+			HEAD_END=1
+			break
+		else
+			printf '%s\n' "$line" >>"$T/hdr"
+		fi
+	done <"$f"
+	[[ $STATUS =~ ^HTTP/[0-9.]+\ ([0-9]{3}) ]] && CODE=${BASH_REMATCH[1]}
+	if [ "$HEAD_END" -eq 1 ]; then
+		tail -c +$((n + 1)) "$f" >"$T/body"
+	else
+		: >"$T/body"
+	fi
+	BODY=$(cat "$T/body")
+}
+
+hdr()
+{
+	sed -n "s/^$1:[[:space:]]*//Ip" "$T/hdr" | head -n 1
+}
+
+# tcp_ask HOST PORT REQUEST: send REQUEST on a new connection, read all
+# the server sends until it closes (at most 10 s), split it.
+tcp_ask()
+{
+	local fd
+	: >"$T/ans"
+	if exec {fd}<>"/dev/tcp/$1/$2"; then
+		(printf '%s' "$3" >&"$fd") 2>/dev/null
+		timeout 10 cat <&"$fd" >"$T/ans" 2>/dev/null
+		exec {fd}>&-
+	fi
+	split_answer "$T/ans"
+}
+
+age_ok()
+{
+	num_between "$1" $(($2 - 50)) $(($2 + $(now_ms) - $3 + 2000)) "$4"
+}
+
+# port_listening PORT: something listens on PORT (IPv4 or IPv6).
+port_listening()
+{
+	local hex
+	hex=$(printf '%04X' "$1")
+	grep -qE "^ *[0-9]+: [0-9A-F]{8}:$hex [0-9A-F]{8}:0000 0A " \
+	    /proc/net/tcp 2>/dev/null ||
+	    grep -qE "^ *[0-9]+: [0-9A-F]{32}:$hex [0-9A-F]{32}:0000 0A " \
+	    /proc/net/tcp6 2>/dev/null
+}
+
+# start_on_port NAME LAUNCH: call "LAUNCH PORT" (which starts a super-server
+# with bg) for a random free port in 20000..59999 until one listens; up to
+# five ports. SPORT and SPID; 1 when none worked (its stderr is shown).
+start_on_port()
+{
+	local name=$1 launch=$2 try p
+	for try in 1 2 3 4 5; do
+		p=$((20000 + RANDOM % 40000))
+		port_listening "$p" && continue
+		"$launch" "$p"
+		SPID=$BGPID
+		if wait_for 10 eval 'port_listening $p || ! _pg_alive $SPID' &&
+		    _pg_alive "$SPID" && port_listening "$p"; then
+			SPORT=$p
+			return 0
+		fi
+		kill -TERM "$SPID" 2>/dev/null
+		wait_exit "$SPID" 5 >/dev/null
+	done
+	diag_file "$T/$name.err" "$name stderr"
+	return 1
+}
+
+# srvconf [ALLOW]: the config pollguard-serve reads, $SRV, replaced in one
+# step (each connection reads it anew).
+SRV=$T/srv.conf
+srvconf()
+{
+	{
+		printf '[pollguard]\nnode = testnode\nstate = %s\n' "$STATE"
+		printf '[cluster mail]\nwait = 10m\n[cluster zeta]\nwait = 10m\n'
+		[ -n "${1:-}" ] && printf '[serve]\nallow = %s\n' "$1"
+	} >"$SRV.new"
+	chmod 600 "$SRV.new"
+	mv -f "$SRV.new" "$SRV"
+}
+
+# checks LABEL HOST PORT ALLOWED EXCLUDED: the answers through a
+# super-server: 200 with the record's age, the whole byte stream exactly
+# one answer (nothing from stderr mixed in), never, 404; then an allow
+# list naming the client (ALLOWED) and one that does not (EXCLUDED).
+NCHECKS=11
+checks()
+{
+	local label=$1 host=$2 port=$3 allowed=$4 excluded=$5 url
+	url=http://$host:$port
+	[[ $host == *:* ]] && url="http://[$host]:$port"
+	srvconf
+	CODE=$(curl -s -g --max-time 10 -o "$T/body" -w '%{http_code}' \
+	    "$url/v1/elapsed/mail" 2>/dev/null)
+	is "$CODE" 200 "$label: curl: 200"
+	age_ok "$(cat "$T/body")" 5000 "$T0" "$label: curl: the record's age"
+	tcp_ask "$host" "$port" "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}${CR}${NL}"
+	is "$CODE" 200 "$label: raw GET: 200"
+	if [[ $BODY =~ ^[0-9]+$ ]] &&
+	    [ "$(hdr Content-Length)" = "$(wc -c <"$T/body")" ] &&
+	    [ "$(wc -l <"$T/body")" -eq 1 ]; then
+		ok "$label: the stream is one answer, nothing else (serve -v wrote no log into it)"
+	else
+		not_ok "$label: the stream is one answer, nothing else (serve -v wrote no log into it)"
+		diag_file "$T/ans" "bytes received"
+	fi
+	tcp_ask "$host" "$port" "GET /v1/elapsed/zeta HTTP/1.1${CR}${NL}Host: x${CR}${NL}${CR}${NL}"
+	is "$CODE/$BODY" 200/never "$label: never"
+	tcp_ask "$host" "$port" "GET /v1/elapsed/nosuch HTTP/1.0${CR}${NL}${CR}${NL}"
+	is "$CODE" 404 "$label: unknown cluster: 404"
+	tcp_ask "$host" "$port" "POST /v1/elapsed/mail HTTP/1.0${CR}${NL}${CR}${NL}"
+	is "$CODE" 405 "$label: POST: 405"
+	srvconf "$allowed"
+	CODE=$(curl -s -g --max-time 10 -o "$T/body" -w '%{http_code}' \
+	    "$url/v1/elapsed/mail" 2>/dev/null)
+	is "$CODE" 200 "$label: allow $allowed (the client): 200"
+	srvconf "$excluded"
+	CODE=$(curl -s -g --max-time 10 -o "$T/body" -w '%{http_code}' \
+	    "$url/v1/elapsed/mail" 2>/dev/null)
+	is "$CODE" 403 "$label: allow $excluded (not the client): 403"
+	tcp_ask "$host" "$port" "garbage${CR}${NL}${CR}${NL}"
+	is "$CODE" 403 "$label: excluded client, malformed request: 403"
+	srvconf
+	CODE=$(curl -s -g --max-time 10 -o "$T/body" -w '%{http_code}' \
+	    "$url/v1/elapsed/mail" 2>/dev/null)
+	is "$CODE" 200 "$label: allow removed: 200 again"
+}
+
+# --- fixtures -------------------------------------------------------------
+
+mkconf <<EOF
+[cluster mail]
+wait = 10m
+EOF
+T0=$(now_ms)
+"$PGSTATE" -c "$CONF" write mail 5000
+srvconf
+case $SERVE$SRV in
+*[[:space:]]*) bail "paths with white space ($SERVE, $SRV): super-server configs split on it" ;;
+esac
+
+# --- openbsd-inetd ---
+
+INETD=/usr/sbin/inetd
+launch_inetd()
+{
+	printf '127.0.0.1:%s stream tcp nowait %s %s pollguard-serve -v -i -c %s\n' \
+	    "$1" "$ME" "$SERVE" "$SRV" >"$T/inetd.conf"
+	bg inetd "$INETD" -d "$T/inetd.conf"
+}
+inetd_pid=$(cat /run/inetd.pid 2>/dev/null)
+if [ ! -x "$INETD" ] || ! dpkg-query -W -f '${Status}' openbsd-inetd 2>/dev/null |
+    grep -q ' installed$'; then
+	skip "openbsd-inetd not installed (scripts/deps installs it)" $((NCHECKS + 1))
+elif [ -n "$inetd_pid" ] && _pg_alive "$inetd_pid"; then
+	skip "an inetd runs already (/run/inetd.pid: $inetd_pid): a second would take its pidfile" \
+	    $((NCHECKS + 1))
+elif start_on_port inetd launch_inetd; then
+	ok "openbsd-inetd -d listens on 127.0.0.1:$SPORT"
+	checks inetd 127.0.0.1 "$SPORT" "127.0.0.1, 10.0.0.0/8" "10.0.0.0/8, ::1"
+	kill -TERM "$SPID"
+	wait_exit "$SPID" 10 >/dev/null
+else
+	not_ok "openbsd-inetd -d listens on a loopback port"
+	skip "inetd did not start" "$NCHECKS"
+fi
+
+# --- xinetd ---
+
+XCACHE=$PG_TOP/tests/.cache
+XINETD=$XCACHE/xinetd/usr/sbin/xinetd
+[ -x "$XINETD" ] || XINETD=$(command -v xinetd 2>/dev/null || echo /usr/sbin/xinetd)
+launch_xinetd()
+{
+	cat >"$T/xinetd.conf" <<EOF
+service pollguard-test
+{
+	type		= UNLISTED
+	port		= $1
+	bind		= 127.0.0.1
+	socket_type	= stream
+	protocol	= tcp
+	wait		= no
+	user		= $ME
+	server		= $SERVE
+	server_args	= -v -i -c $SRV
+	log_type	= FILE $T/xinetd.log
+}
+EOF
+	bg xinetd "$XINETD" -dontfork -f "$T/xinetd.conf" -pidfile "$T/xinetd.pid"
+}
+if [ ! -x "$XINETD" ]; then
+	why="xinetd not in tests/.cache/xinetd (scripts/deps fetches it with apt-get download)"
+	[ -s "$XCACHE/xinetd.why" ] && why="$why: $(head -n 1 "$XCACHE/xinetd.why")"
+	skip "skipped: $why" $((NCHECKS + 1))
+elif ! "$XINETD" -version >/dev/null 2>"$T/xv.err"; then
+	skip "skipped: $XINETD does not run here: $(ldd "$XINETD" 2>&1 |
+	    grep 'not found' | tr -s ' \t\n' ' ')$(head -c 200 "$T/xv.err")" $((NCHECKS + 1))
+elif start_on_port xinetd launch_xinetd; then
+	ok "xinetd -dontfork listens on 127.0.0.1:$SPORT"
+	checks xinetd 127.0.0.1 "$SPORT" "127.0.0.0/8" "192.0.2.0/24"
+	kill -TERM "$SPID"
+	wait_exit "$SPID" 10 >/dev/null
+else
+	not_ok "xinetd -dontfork listens on a loopback port"
+	skip "xinetd did not start" "$NCHECKS"
+fi
+
+# --- socat ---
+
+launch_socat()
+{
+	bg socat socat "TCP-LISTEN:$1,bind=127.0.0.1,reuseaddr,fork" \
+	    EXEC:"$SERVE -v -i -c $SRV"
+}
+launch_socat6()
+{
+	bg socat6 socat "TCP6-LISTEN:$1,bind=[::1],reuseaddr,fork" \
+	    EXEC:"$SERVE -v -i -c $SRV"
+}
+# An IPv6 socket bound to the IPv4-mapped loopback address: the client
+# 127.0.0.1 arrives as ::ffff:127.0.0.1, as on a dual-stack [::] socket.
+launch_socatm()
+{
+	bg socatm socat "TCP6-LISTEN:$1,bind=[::ffff:127.0.0.1],reuseaddr,fork" \
+	    EXEC:"$SERVE -v -i -c $SRV"
+}
+if ! command -v socat >/dev/null 2>&1; then
+	skip "socat not installed (scripts/deps installs it)" $((3 * NCHECKS + 5))
+else
+	if start_on_port socat launch_socat; then
+		ok "socat TCP-LISTEN listens on 127.0.0.1:$SPORT"
+		checks socat 127.0.0.1 "$SPORT" "127.0.0.1" "10.0.0.0/8"
+		# socat's EXEC gives a socket pair: the address is $SOCAT_PEERADDR,
+		# and serve's stderr is socat's.
+		if grep -q 'pollguard-serve' "$T/socat.err"; then
+			not_ok "socat: serve -v -i wrote nothing to stderr"
+			diag_file "$T/socat.err" "socat stderr"
+		else
+			ok "socat: serve -v -i wrote nothing to stderr"
+		fi
+		kill -TERM "$SPID"
+		wait_exit "$SPID" 10 >/dev/null
+	else
+		not_ok "socat TCP-LISTEN listens on a loopback port"
+		skip "socat did not start" $((NCHECKS + 1))
+	fi
+	if ! grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2>/dev/null; then
+		skip "no IPv6 loopback address ::1" $((2 * NCHECKS + 2))
+	else
+		if start_on_port socat6 launch_socat6; then
+			ok "socat TCP6-LISTEN listens on [::1]:$SPORT"
+			# SOCAT_PEERADDR=[0000:0000:0000:0000:0000:0000:0000:0001]
+			checks "socat IPv6" ::1 "$SPORT" "::1" "127.0.0.0/8, 2001:db8::/32"
+			kill -TERM "$SPID"
+			wait_exit "$SPID" 10 >/dev/null
+		else
+			not_ok "socat TCP6-LISTEN listens on [::1]"
+			skip "socat did not start" "$NCHECKS"
+		fi
+		if start_on_port socatm launch_socatm; then
+			ok "socat TCP6-LISTEN listens on [::ffff:127.0.0.1]:$SPORT"
+			# SOCAT_PEERADDR=[0000:0000:0000:0000:0000:ffff:7f00:0001]
+			checks "socat IPv4-mapped" 127.0.0.1 "$SPORT" "127.0.0.0/8" "10.0.0.0/8"
+			kill -TERM "$SPID"
+			wait_exit "$SPID" 10 >/dev/null
+		else
+			not_ok "socat TCP6-LISTEN listens on [::ffff:127.0.0.1]"
+			skip "socat did not start" "$NCHECKS"
+		fi
+	fi
+fi
+
+# --- systemd socket activation (Accept=yes) ---
+
+SSA=$(command -v systemd-socket-activate 2>/dev/null)
+# With a false $SOCAT_PEERADDR in the environment: the socket's peer
+# address wins (the client is 127.0.0.1, not 10.1.2.3).
+launch_ssa()
+{
+	bg ssa "$SSA" -l "127.0.0.1:$1" -E SOCAT_PEERADDR=10.1.2.3 --inetd -a \
+	    "$SERVE" -v -i -c "$SRV"
+}
+# An IPv6 socket on the IPv4-mapped loopback: getpeername gives
+# ::ffff:127.0.0.1, matched as IPv4.
+launch_ssam()
+{
+	bg ssam "$SSA" -l "[::ffff:127.0.0.1]:$1" --inetd -a "$SERVE" -v -i -c "$SRV"
+}
+if [ -z "$SSA" ]; then
+	skip "systemd-socket-activate not installed (no systemd here)" $((2 * NCHECKS + 3))
+elif start_on_port ssa launch_ssa; then
+	ok "systemd-socket-activate --inetd -a listens on 127.0.0.1:$SPORT"
+	checks systemd 127.0.0.1 "$SPORT" "127.0.0.1" "10.0.0.0/8, ::1"
+	if grep -q 'pollguard-serve: ' "$T/ssa.err"; then
+		not_ok "systemd-socket-activate: serve -v -i wrote nothing to stderr"
+		diag_file "$T/ssa.err" stderr
+	else
+		ok "systemd-socket-activate: serve -v -i wrote nothing to stderr"
+	fi
+	kill -TERM "$SPID"
+	wait_exit "$SPID" 10 >/dev/null
+else
+	not_ok "systemd-socket-activate listens on a loopback port"
+	skip "systemd-socket-activate did not start" $((NCHECKS + 1))
+fi
+if [ -z "$SSA" ]; then
+	:
+elif start_on_port ssam launch_ssam; then
+	ok "systemd-socket-activate listens on [::ffff:127.0.0.1]:$SPORT"
+	checks "systemd IPv4-mapped" 127.0.0.1 "$SPORT" "127.0.0.0/8" "10.0.0.0/8, ::1"
+	kill -TERM "$SPID"
+	wait_exit "$SPID" 10 >/dev/null
+else
+	not_ok "systemd-socket-activate listens on [::ffff:127.0.0.1]"
+	skip "systemd-socket-activate did not start" "$NCHECKS"
+fi
+
+finish
