@@ -925,7 +925,8 @@ main(int argc, char *argv[])
 				if (cfg->serve.listen[0] != '\0')
 					listen = strdup(cfg->serve.listen);
 				pg_config_free(cfg);
-			}
+			} else if (isatty(STDIN_FILENO))
+				tool_die(EX_CONFIG, "%s", err);	/* a person */
 		}
 		if (listen == NULL) {
 			tool_stderr = 0;
