@@ -134,6 +134,29 @@ settle_sleep(const struct tool *t, int64_t settle_ms)
 		;
 }
 
+/* Take the claim back: put back the record that was there before it. */
+static void
+withdraw(struct tool *t, const struct pg_stamp *rec, const char *old,
+    size_t oldlen)
+{
+	if (pg_state_restore(&t->state, t->cluster->id, rec, old, oldlen) ==
+	    -1)
+		tool_error("cannot withdraw the claim in %s/%s: %s",
+		    t->state.path, t->cluster->id, strerror(errno));
+}
+
+/* A signal while the claim is out: withdraw it, then die of the signal. */
+static void
+interrupted(struct tool *t, const struct pg_stamp *rec, const char *old,
+    size_t oldlen)
+{
+	withdraw(t, rec, old, oldlen);
+	tool_explain(t, "%s: interrupted: claim withdrawn", t->cluster->id);
+	signal(got_signal, SIG_DFL);
+	raise(got_signal);
+	exit(128 + got_signal);
+}
+
 /*
  * Claim, settle, ask again: keep the claim or withdraw it, restoring the
  * record that was there. Returns the exit status.
@@ -150,9 +173,7 @@ claim_and_settle(struct tool *t, const struct round *first)
 	enum pg_verdict		 v;
 	char			 old[PG_RECORD_MAX];
 	ssize_t			 oldlen;
-	int64_t			 start = t->round_start;
-	size_t			 peer = 0, i;
-	int			 lost = 0;
+	size_t			 peer, i;
 
 	if ((oldlen = pg_state_read_raw(&t->state, c->id, old,
 	    sizeof(old))) == -1)
@@ -176,52 +197,26 @@ claim_and_settle(struct tool *t, const struct round *first)
 		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
 		    t->state.path, c->id);
 	cl.claim_ns = rec.mono_ns;
-	cl.start_ns = start;
+	cl.start_ns = first->start_ns;
 	settle_sleep(t, t->cfg->settle_ms);
-	if (!got_signal)
-		ask(t, &r, 1);
-	else
-		memset(&r, 0, sizeof(r));
-	cl.end_ns = got_signal ? 0 : r.end_ns;
+	if (got_signal)
+		interrupted(t, &rec, old, oldlen);
+	ask(t, &r, 1);
+	if (got_signal)
+		interrupted(t, &rec, old, oldlen);
+	cl.end_ns = r.end_ns;
+	for (i = 0; i < r.n; i++)
+		r.seen[i].answered =
+		    first->seen[i].answer.kind != PG_ANSWER_UNREACHABLE;
 
-	/*
-	 * A peer that answered the first round but not this one may have
-	 * claimed in between, and we cannot see when: withdraw. (One that
-	 * was unreachable in both is down, and the policy decided already.)
-	 */
-	for (i = 0; !got_signal && i < r.n; i++)
-		if (r.seen[i].answer.kind == PG_ANSWER_UNREACHABLE &&
-		    first->seen[i].answer.kind != PG_ANSWER_UNREACHABLE) {
-			lost = 1;
-			peer = i;
-			break;
-		}
-	if (lost)
-		v = PG_SKIP_ACTIVE;
-	else
-		v = got_signal ? PG_SKIP_ACTIVE : pg_settle(&cl, c->wait_ms,
-		    c->unreachable, r.seen, r.n, &why, &peer);
+	v = pg_settle(&cl, c->wait_ms, c->unreachable, r.seen, r.n, &why,
+	    &peer);
 	if (v == PG_GO) {
 		peers_free(&r);
 		tool_explain(t, "%s: keep the claim: go", c->id);
 		return PG_GO;
 	}
-	if (pg_state_restore(&t->state, c->id, &rec, old, oldlen) == -1)
-		tool_error("cannot withdraw the claim in %s/%s: %s",
-		    t->state.path, c->id, strerror(errno));
-	if (got_signal) {
-		tool_explain(t, "%s: interrupted: claim withdrawn", c->id);
-		signal(got_signal, SIG_DFL);
-		raise(got_signal);
-		return 128 + got_signal;
-	}
-	if (lost) {
-		tool_warn(t, "cluster %s: claim withdrawn: peer %s answered "
-		    "before the claim but not after it (%s); it may have "
-		    "claimed too", c->id, r.seen[peer].name, r.why[peer]);
-		peers_free(&r);
-		return v;
-	}
+	withdraw(t, &rec, old, oldlen);
 	switch (why) {
 	case PG_LOST_EARLIER:
 		tool_explain(t, "%s: withdraw: %s claimed earlier", c->id,
@@ -238,6 +233,11 @@ claim_and_settle(struct tool *t, const struct round *first)
 	case PG_LOST_SLOW_ROUND:
 		tool_warn(t, "cluster %s: claim withdrawn: asking the peers "
 		    "took too long to order claims safely", c->id);
+		break;
+	case PG_LOST_VANISHED:
+		tool_warn(t, "cluster %s: claim withdrawn: peer %s answered "
+		    "before the claim but not after it (%s); it may have "
+		    "claimed too", c->id, r.seen[peer].name, r.why[peer]);
 		break;
 	default:
 		tool_explain(t, "%s: withdraw: %s", c->id, r.why[peer]);
@@ -309,7 +309,6 @@ main(int argc, char *argv[])
 		if (peers_init() == -1)
 			tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 		ask(&t, &r, 0);
-		t.round_start = r.start_ns;
 	}
 	if ((answers = calloc(r.n + 1, sizeof(*answers))) == NULL)
 		tool_die_errno(EX_OSERR, "calloc");

@@ -351,14 +351,13 @@ conn_answer(struct server *s, struct conn *c, int status,
 	free(text);
 
 	/* The request line, as far as it came, for the log. */
-	n = req->linelen > 0 ? req->linelen : strcspn(c->in ? c->in : "",
-	    "\r\n");
-	if (c->in == NULL || n > c->inlen)
-		n = c->in == NULL ? 0 : c->inlen;
+	n = req->linelen > 0 ? req->linelen : c->inlen;
 	if (n > 200)
 		n = 200;
-	memcpy(line, c->in ? c->in : "", n);
+	if (n > 0)
+		memcpy(line, c->in, n);
 	line[n] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
 	if (status >= 400)
 		tool_log(&s->t, LOG_NOTICE, "client %s: %d %s%s: \"%s\"",
 		    c->name, status, pg_status_text(status), why, line);
@@ -366,6 +365,7 @@ conn_answer(struct server *s, struct conn *c, int status,
 		tool_log(&s->t, LOG_INFO, "client %s: %d \"%s\"", c->name,
 		    status, line);
 	c->state = C_WRITE;
+	c->deadline = now_ms() + s->cfg->timeout_ms;
 }
 
 /* Bytes arrived: answer once the head is complete or cannot be. */
@@ -377,6 +377,20 @@ conn_input(struct server *s, struct conn *c)
 
 	if ((status = pg_request_parse(c->in, c->inlen, &req)) != 0)
 		conn_answer(s, c, status, &req);
+}
+
+/* The client closed: a partial request is a bad one; none needs no answer. */
+static void
+conn_eof(struct server *s, struct conn *c)
+{
+	struct pg_request	 req;
+
+	if (c->inlen == 0) {
+		c->state = C_DONE;
+		return;
+	}
+	pg_request_parse(c->in, c->inlen, &req);
+	conn_answer(s, c, 400, &req);
 }
 
 /* The deadline passed while reading: 408. */
@@ -496,30 +510,17 @@ drop_privileges(struct server *s)
 		tool_die(EX_OSERR, "run_as %s: privileges not dropped", user);
 }
 
-static void
-load(struct server *s)
-{
-	struct pg_config	*cfg;
-	char			 err[PG_ERR_MAX];
-
-	if (pg_config_load(s->confpath, &cfg, err, sizeof(err)) == -1)
-		tool_die(EX_CONFIG, "%s", err);
-	if (server_use(s, cfg, err, sizeof(err)) == -1)
-		tool_die(EX_CONFIG, "%s", err);
-}
-
 /*
- * inetd mode: one connection on stdin and stdout. A config that cannot
- * be loaded still gets the client an answer (500), then exit 78.
+ * inetd mode: one connection on stdin and stdout. A config that could not
+ * be loaded (err says why) still gets the client an answer (500), then
+ * exit 78.
  */
 static int
-serve_inetd(struct server *s)
+serve_inetd(struct server *s, const char *err)
 {
-	struct pg_config	*cfg;
-	struct pg_request	 req;
 	struct pollfd		 pfd;
 	struct conn		 c;
-	char			 err[PG_ERR_MAX], buf[256];
+	char			 buf[256];
 	int64_t			 end;
 	int			 r, n;
 
@@ -527,8 +528,7 @@ serve_inetd(struct server *s)
 	c.rfd = STDIN_FILENO;
 	c.wfd = STDOUT_FILENO;
 	conn_peer(&c, c.rfd);
-	if (pg_config_load(s->confpath, &cfg, err, sizeof(err)) == -1 ||
-	    server_use(s, cfg, err, sizeof(err)) == -1) {
+	if (err != NULL) {
 		tool_error("%s", err);
 		n = pg_response(buf, sizeof(buf), 1, 500, NULL,
 		    "Internal Server Error\n", 22, 0);
@@ -553,12 +553,7 @@ serve_inetd(struct server *s)
 			break;
 		}
 		if ((r = conn_read(&c)) == -1) {
-			/* Gone before a whole request: no answer needed. */
-			if (c.inlen > 0) {
-				pg_request_parse(c.in, c.inlen, &req);
-				conn_answer(s, &c, 400, &req);
-			} else
-				c.state = C_DONE;
+			conn_eof(s, &c);
 			break;
 		}
 		if (r == 1)
@@ -768,10 +763,8 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 		next = now + 60000;
 		for (i = 0; i < nconn; i++) {
 			c = conns[i];
-			if (c->state == C_READ && now >= c->deadline) {
+			if (c->state == C_READ && now >= c->deadline)
 				conn_expire(s, c);
-				c->deadline = now + s->cfg->timeout_ms;
-			}
 			if (c->state == C_WRITE && now >= c->deadline)
 				c->state = C_DONE;
 			if (c->state == C_DRAIN && now >= c->deadline)
@@ -826,18 +819,8 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 			if (c->state == C_READ) {
 				if ((r = conn_read(c)) == 1)
 					conn_input(s, c);
-				else if (r == -1 && c->inlen > 0 &&
-				    c->state == C_READ) {
-					struct pg_request req;
-
-					pg_request_parse(c->in, c->inlen,
-					    &req);
-					conn_answer(s, c, 400, &req);
-				} else if (r == -1)
-					c->state = C_DONE;
-				if (c->state == C_WRITE)
-					c->deadline = now_ms() +
-					    s->cfg->timeout_ms;
+				else if (r == -1)
+					conn_eof(s, c);
 			} else if (c->state == C_DRAIN)
 				conn_drain(c);
 		}
@@ -879,8 +862,10 @@ int
 main(int argc, char *argv[])
 {
 	static struct server	 s;	/* static: reachable until exit */
-	const char	*listen = NULL, *pidpath = NULL, *conf = NULL;
-	int		 ch, inetd = 0;
+	struct pg_config	*cfg;
+	const char		*listen = NULL, *pidpath = NULL, *conf = NULL;
+	char			 err[PG_ERR_MAX], spec[PG_VALUE_MAX];
+	int			 ch, inetd = 0, loaded;
 
 	memset(&s, 0, sizeof(s));
 	s.state.dirfd = -1;
@@ -911,30 +896,29 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	openlog("pollguard-serve", LOG_PID, LOG_DAEMON);
 
-	if (inetd || listen == NULL) {
-		/*
-		 * Without -l, the config decides; but under inetd stderr may
-		 * be the client's socket: load quietly first.
-		 */
-		if (!inetd) {
-			struct pg_config	*cfg;
-			char			 err[PG_ERR_MAX];
-
-			if (pg_config_load(s.confpath, &cfg, err,
-			    sizeof(err)) == 0) {
-				if (cfg->serve.listen[0] != '\0')
-					listen = strdup(cfg->serve.listen);
-				pg_config_free(cfg);
-			} else if (isatty(STDIN_FILENO))
-				tool_die(EX_CONFIG, "%s", err);	/* a person */
-		}
-		if (listen == NULL) {
-			tool_stderr = 0;
-			return serve_inetd(&s);
-		}
+	/*
+	 * One load decides the mode and serves it. Errors wait until the
+	 * mode is known: under inetd, stderr may be the client's socket.
+	 */
+	loaded = pg_config_load(s.confpath, &cfg, err, sizeof(err)) == 0;
+	if (loaded && server_use(&s, cfg, err, sizeof(err)) == -1) {
+		pg_config_free(cfg);
+		loaded = 0;
 	}
-	if (pidpath != NULL && listen == NULL)
-		usage();
-	load(&s);
+	if (!inetd && listen == NULL && loaded &&
+	    s.cfg->serve.listen[0] != '\0') {
+		strlcpy(spec, s.cfg->serve.listen, sizeof(spec));
+		listen = spec;
+	}
+	if (inetd || listen == NULL) {
+		if (pidpath != NULL)
+			usage();
+		if (!loaded && !inetd && isatty(STDIN_FILENO))
+			tool_die(EX_CONFIG, "%s", err);	/* a person */
+		tool_stderr = 0;
+		return serve_inetd(&s, loaded ? NULL : err);
+	}
+	if (!loaded)
+		tool_die(EX_CONFIG, "%s", err);
 	return serve_standalone(&s, listen, pidpath);
 }

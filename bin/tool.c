@@ -69,17 +69,22 @@ tool_die_errno(int status, const char *fmt, ...)
 	tool_die(status, "%s: %s", msg, strerror(saved));
 }
 
+/* Warnings and notices reach stderr on a terminal or with -v, never -q. */
+static int
+notice_stderr(const struct tool *t)
+{
+	return !t->quiet && (t->verbose || isatty(STDERR_FILENO));
+}
+
 void
 tool_warn(const struct tool *t, const char *fmt, ...)
 {
 	va_list	 ap;
 
 	va_start(ap, fmt);
-	vlog(LOG_WARNING, !t->quiet && (t->verbose || isatty(STDERR_FILENO)),
-	    fmt, ap);
+	vlog(LOG_WARNING, notice_stderr(t), fmt, ap);
 	va_end(ap);
 }
-
 
 void
 tool_log(const struct tool *t, int prio, const char *fmt, ...)
@@ -87,8 +92,7 @@ tool_log(const struct tool *t, int prio, const char *fmt, ...)
 	va_list	 ap;
 
 	va_start(ap, fmt);
-	vlog(prio, !t->quiet && (t->verbose || isatty(STDERR_FILENO)), fmt,
-	    ap);
+	vlog(prio, notice_stderr(t), fmt, ap);
 	va_end(ap);
 }
 

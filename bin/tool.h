@@ -20,7 +20,6 @@ struct tool {
 	struct pg_config		*cfg;
 	const struct pg_cluster		*cluster;
 	struct pg_state			 state;
-	int64_t				 round_start;	/* check: ns */
 	int				 quiet;	/* no warnings on stderr */
 	int				 verbose;
 };

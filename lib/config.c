@@ -556,12 +556,14 @@ reader(char *buf, int size, void *arg)
  * so every wait must be longer.
  */
 static int
-check_horizon(struct parse *p, int64_t horizon)
+check_horizon(struct parse *p)
 {
 	struct pg_config	*cfg = p->cfg;
+	int64_t			 horizon;
 	char			 h[32], w[32];
 	size_t			 i;
 
+	horizon = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
 	if (cfg->settle_ms == 0)
 		return 1;
 	for (i = 0; i < cfg->nclusters; i++) {
@@ -585,7 +587,6 @@ finish(struct parse *p)
 	struct pg_config	*cfg = p->cfg;
 	struct pg_cluster	*c;
 	char			*tok, *last, host[256];
-	int64_t			 horizon;
 	size_t			 i, j, k;
 
 	if (cfg->node[0] == '\0') {
@@ -614,7 +615,6 @@ finish(struct parse *p)
 	if ((cfg->serve.user[0] == '\0') != (cfg->serve.password[0] == '\0'))
 		return fail(p, p->seen_serve, "[serve] needs both user and "
 		    "password, or neither");
-	horizon = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
 	for (i = 0; i < cfg->nclusters; i++) {
 		c = &cfg->clusters[i];
 		if (c->wait_ms == 0)
@@ -646,7 +646,7 @@ finish(struct parse *p)
 				c->peers[c->npeers++] = j;
 		}
 	}
-	return check_horizon(p, horizon);
+	return check_horizon(p);
 }
 
 const char *

@@ -87,6 +87,11 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		case PG_ANSWER_NEVER:
 			continue;
 		case PG_ANSWER_UNREACHABLE:
+			if (seen[i].answered) {
+				*peer = i;
+				*why = PG_LOST_VANISHED;
+				return PG_SKIP_ACTIVE;
+			}
 			if (unreachable == n)
 				unreachable = i;
 			continue;

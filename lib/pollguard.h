@@ -416,15 +416,18 @@ struct pg_seen {
 	struct pg_answer answer;	/* its round 2 answer */
 	int64_t		 sent_ns;	/* no later than the request left */
 	int64_t		 recv_ns;	/* no earlier than the answer came */
+	int		 answered;	/* it was reachable in round 1 */
 };
 
 enum pg_settle_why {
 	PG_KEEP,		/* no concurrent claim, or we win every one */
 	PG_LOST_EARLIER,	/* a peer may have claimed clearly earlier */
-	PG_LOST_NAME,		/* a claim too close to order: its name is
+	PG_LOST_NAME,		/* a claim too close to order: its name
 				   sorts first (strcasecmp) */
 	PG_LOST_SLOW_WRITE,	/* our claim took too long to become visible */
 	PG_LOST_SLOW_ROUND,	/* rounds took longer than the horizon allows */
+	PG_LOST_VANISHED,	/* reachable in round 1, not in round 2: it
+				   may have claimed unseen */
 	PG_LOST_UNREACHABLE,	/* unreachable peer, policy skip */
 	PG_LOST_INVALID		/* a peer answered nonsense */
 };
@@ -440,9 +443,11 @@ int64_t	 pg_claim_horizon(int64_t, int64_t);
  * Decide whether to keep the claim. A peer beats us unless we are sure we
  * win: its claim certainly lies more than settle/4 after ours, or it
  * certainly lies no more than settle/4 before ours and our name sorts
- * first (strcasecmp). Returns the verdict (PG_GO keeps the claim; PG_SKIP_*
- * or PG_REFUSE_INVALID withdraw it) and stores the reason in *why and the
- * deciding peer's index in *peer.
+ * first (strcasecmp). A peer reachable in round 1 (answered) but not in
+ * round 2 beats us too: it may have claimed in between, unseen. Returns
+ * the verdict (PG_GO keeps the claim; PG_SKIP_* or PG_REFUSE_INVALID
+ * withdraw it) and stores the reason in *why and the deciding peer's
+ * index in *peer.
  */
 enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
 	    enum pg_unreachable, const struct pg_seen *, size_t,

@@ -6,50 +6,16 @@
 # IPv4 and IPv6, deadlines, size limits, the connection cap, the pidfile,
 # SIGTERM and SIGHUP, logging, concurrency; run_as when root.
 . "${PG_TOP:-.}/tests/lib.sh"
+. "$PG_TOP/tests/http.sh"
 
 unset SOCAT_PEERADDR
 command -v curl >/dev/null 2>&1 || bail "curl is not installed (scripts/deps installs it)"
-CR=$'\r'
 NL=$'\n'
 VERSION=$(sed -n 's/^#define[[:space:]]*PG_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
     "$PG_TOP/lib/pollguard.h")
 : "${VERSION:=0.1.0}"
 
 # --- helpers --------------------------------------------------------------
-
-# split_answer FILE: split a raw HTTP answer into STATUS (the status line,
-# CR removed), CODE, REASON, $T/hdr (header lines, CR removed), $T/body
-# (the bytes after the empty line, exactly), BODY (the body without its
-# final newline) and HEAD_END (1 when the empty line was found).
-split_answer()
-{
-	local f=$1 n=0 line first=1
-	STATUS='' CODE='' REASON='' HEAD_END=0
-	: >"$T/hdr"
-	while IFS= read -r line; do
-		n=$((n + ${#line} + 1))
-		line=${line%"$CR"}
-		if [ "$first" = 1 ]; then
-			STATUS=$line
-			first=0
-		elif [ -z "$line" ]; then
-			HEAD_END=1
-			break
-		else
-			printf '%s\n' "$line" >>"$T/hdr"
-		fi
-	done <"$f"
-	if [[ $STATUS =~ ^HTTP/[0-9.]+\ ([0-9]{3})(\ (.*))?$ ]]; then
-		CODE=${BASH_REMATCH[1]}
-		REASON=${BASH_REMATCH[3]}
-	fi
-	if [ "$HEAD_END" -eq 1 ]; then
-		tail -c +$((n + 1)) "$f" >"$T/body"
-	else
-		: >"$T/body"
-	fi
-	BODY=$(cat "$T/body")
-}
 
 # status_like ERE DESC: the last answer's status line matches.
 status_like()
@@ -60,12 +26,6 @@ status_like()
 		not_ok "$2"
 		diag "status line: '$STATUS', want /$1/"
 	fi
-}
-
-# hdr NAME: the value of a header of the last answer (name without case).
-hdr()
-{
-	sed -n "s/^$1:[[:space:]]*//Ip" "$T/hdr" | head -n 1
 }
 
 # ask REQUEST [ARGS...]: pipe REQUEST into pollguard-serve -c $CONF -i ARGS;
@@ -153,13 +113,6 @@ err_empty_i()
 	file_empty "$T/ierr" "$1"
 }
 
-# age_ok GOT AGE_MS T0 DESC: GOT is the elapsed time of a record written
-# AGE_MS old at T0 (now_ms), give or take the time since.
-age_ok()
-{
-	num_between "$1" $(($2 - 50)) $(($2 + $(now_ms) - $3 + 2000)) "$4"
-}
-
 # metric CLUSTER NAME FILE: the value of pollguard_NAME{cluster="CLUSTER"}.
 metric()
 {
@@ -185,17 +138,6 @@ snapshot()
 	(cd "$1" 2>/dev/null && find . -type f -exec md5sum {} + | sort)
 }
 
-# port_listening PORT: something listens on 127.0.0.1:PORT or *:PORT.
-port_listening()
-{
-	local hex
-	hex=$(printf '%04X' "$1")
-	grep -qE "^ *[0-9]+: (0100007F|00000000):$hex [0-9A-F]{8}:0000 0A " \
-	    /proc/net/tcp 2>/dev/null ||
-	    grep -qE "^ *[0-9]+: [0-9A-F]{32}:$hex [0-9A-F]{32}:0000 0A " \
-	    /proc/net/tcp6 2>/dev/null
-}
-
 # curl_get URL [CURL ARGS...]: CODE, the answer's headers ($T/hdr, CR
 # removed) and body ($T/body, BODY).
 curl_get()
@@ -208,20 +150,6 @@ curl_get()
 	STATUS=$(head -n 1 "$T/chdr" 2>/dev/null | tr -d '\r')
 	BODY=$(cat "$T/body" 2>/dev/null)
 	cp "$T/chdr" "$T/ans" 2>/dev/null
-}
-
-# tcp_ask HOST PORT REQUEST: send REQUEST on a new connection, read the
-# answer until the server closes (at most 10 s) and split it.
-tcp_ask()
-{
-	local fd
-	: >"$T/ans"
-	if exec {fd}<>"/dev/tcp/$1/$2"; then
-		(printf '%s' "$3" >&"$fd") 2>/dev/null
-		timeout 10 cat <&"$fd" >"$T/ans" 2>/dev/null
-		exec {fd}>&-
-	fi
-	split_answer "$T/ans"
 }
 
 # --- fixtures -------------------------------------------------------------

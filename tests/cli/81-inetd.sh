@@ -7,78 +7,14 @@
 # (socat); under inetd and xinetd stderr is the socket, so -v must not
 # write there. Every super-server is stopped by its PID (bg).
 . "${PG_TOP:-.}/tests/lib.sh"
+. "$PG_TOP/tests/http.sh"
 
 unset SOCAT_PEERADDR
 command -v curl >/dev/null 2>&1 || bail "curl is not installed (scripts/deps installs it)"
-CR=$'\r'
 NL=$'\n'
 ME=$(id -un)
 
 # --- helpers --------------------------------------------------------------
-
-# split_answer FILE: STATUS, CODE, $T/hdr (CR removed), $T/body (exact),
-# BODY; HEAD_END is 1 when the empty line ending the head was found.
-split_answer()
-{
-	local f=$1 n=0 line first=1
-	STATUS='' CODE='' HEAD_END=0
-	: >"$T/hdr"
-	while IFS= read -r line; do
-		n=$((n + ${#line} + 1))
-		line=${line%"$CR"}
-		if [ "$first" = 1 ]; then
-			STATUS=$line
-			first=0
-		elif [ -z "$line" ]; then
-			HEAD_END=1
-			break
-		else
-			printf '%s\n' "$line" >>"$T/hdr"
-		fi
-	done <"$f"
-	[[ $STATUS =~ ^HTTP/[0-9.]+\ ([0-9]{3}) ]] && CODE=${BASH_REMATCH[1]}
-	if [ "$HEAD_END" -eq 1 ]; then
-		tail -c +$((n + 1)) "$f" >"$T/body"
-	else
-		: >"$T/body"
-	fi
-	BODY=$(cat "$T/body")
-}
-
-hdr()
-{
-	sed -n "s/^$1:[[:space:]]*//Ip" "$T/hdr" | head -n 1
-}
-
-# tcp_ask HOST PORT REQUEST: send REQUEST on a new connection, read all
-# the server sends until it closes (at most 10 s), split it.
-tcp_ask()
-{
-	local fd
-	: >"$T/ans"
-	if exec {fd}<>"/dev/tcp/$1/$2"; then
-		(printf '%s' "$3" >&"$fd") 2>/dev/null
-		timeout 10 cat <&"$fd" >"$T/ans" 2>/dev/null
-		exec {fd}>&-
-	fi
-	split_answer "$T/ans"
-}
-
-age_ok()
-{
-	num_between "$1" $(($2 - 50)) $(($2 + $(now_ms) - $3 + 2000)) "$4"
-}
-
-# port_listening PORT: something listens on PORT (IPv4 or IPv6).
-port_listening()
-{
-	local hex
-	hex=$(printf '%04X' "$1")
-	grep -qE "^ *[0-9]+: [0-9A-F]{8}:$hex [0-9A-F]{8}:0000 0A " \
-	    /proc/net/tcp 2>/dev/null ||
-	    grep -qE "^ *[0-9]+: [0-9A-F]{32}:$hex [0-9A-F]{32}:0000 0A " \
-	    /proc/net/tcp6 2>/dev/null
-}
 
 # start_on_port NAME LAUNCH: call "LAUNCH PORT" (which starts a super-server
 # with bg) for a random free port in 20000..59999 until one listens; up to

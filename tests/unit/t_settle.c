@@ -27,7 +27,8 @@
 
 static const char *const why_names[] = {
 	"KEEP", "LOST_EARLIER", "LOST_NAME", "LOST_SLOW_WRITE",
-	"LOST_SLOW_ROUND", "LOST_UNREACHABLE", "LOST_INVALID"
+	"LOST_SLOW_ROUND", "LOST_VANISHED", "LOST_UNREACHABLE",
+	"LOST_INVALID"
 };
 
 static const char *
@@ -206,6 +207,12 @@ test_settle_basic(void)
 	    "unreachable, policy run: counts as never");
 	why_is(&c, PG_UNREACHABLE_SKIP, s, 1, PG_LOST_UNREACHABLE,
 	    "unreachable, policy skip");
+	/* Reachable in round 1, gone in round 2: it may have claimed. */
+	s[0].answered = 1;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_VANISHED,
+	    "answered round 1, unreachable now, policy run: withdraw");
+	why_is(&c, PG_UNREACHABLE_SKIP, s, 1, PG_LOST_VANISHED,
+	    "answered round 1, unreachable now, policy skip: withdraw");
 	s[0] = seen_kind("a", PG_ANSWER_INVALID, 0);
 	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_INVALID, "invalid");
 	why_is(&c, PG_UNREACHABLE_SKIP, s, 1, PG_LOST_INVALID,
@@ -606,6 +613,7 @@ test_reference(void)
 			random_name(peer, sizeof(peer));
 		while (strcmp(node, peer) == 0);
 		memset(&c, 0, sizeof(c));
+		memset(&s, 0, sizeof(s));
 		c.node = node;
 		c.settle_ms = chance(10) ? between(100, 10000) :
 		    between(100, 2000);
