@@ -3,6 +3,8 @@
 PREFIX ?=	/usr/local
 BINDIR ?=	$(PREFIX)/bin
 MANDIR ?=	$(PREFIX)/share/man
+DOCDIR ?=	$(PREFIX)/share/doc/pollguard
+SYSCONFDIR ?=	/etc
 DESTDIR ?=
 
 CC ?=		cc
@@ -11,51 +13,69 @@ PKG_CONFIG ?=	pkg-config
 CFLAGS ?=	-O2 -g
 override CFLAGS +=	-std=c99 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 \
 		-DLIBBSD_OPENBSD_VIS -Wall -Wextra -Ilib \
+		-DPG_SYSCONFDIR='"$(SYSCONFDIR)"' \
 		$(shell $(PKG_CONFIG) --cflags libbsd-overlay inih)
 BASE_LIBS =	$(shell $(PKG_CONFIG) --libs inih libbsd-overlay)
 CURL_CFLAGS =	$(shell $(PKG_CONFIG) --cflags libcurl)
 CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 
-LIB_OBJS =	lib/config.o lib/decide.o lib/duration.o lib/proto.o lib/state.o
+# O=DIR builds objects, tools and test programs under DIR (make
+# check-sanitize uses it); by default they are built in place.
+B =		$(if $(O),$(O)/,)
+LIB =		$(B)lib/libpollguard.a
+LIB_OBJS =	$(addprefix $(B)lib/,config.o decide.o duration.o proto.o state.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve
 MAN1 =		man/pollguard-check.1 man/pollguard-touch.1
 MAN5 =		man/pollguard.conf.5
 MAN7 =		man/pollguard.7
 MAN8 =		man/pollguard-serve.8
-UNIT_TESTS =	$(patsubst %.c,%,$(wildcard tests/unit/t_*.c))
-TEST_PROGS =	$(UNIT_TESTS) tests/pgstate
+MANPAGES =	$(MAN1) $(MAN5) $(MAN7) $(MAN8)
+# etc/: installed under $(DOCDIR)/examples; pollguard.conf also as
+# $(SYSCONFDIR)/pollguard.conf when there is none.
+EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
+		systemd/pollguard.socket systemd/pollguard@.service \
+		systemd/pollguard.service tmpfiles.d/pollguard.conf \
+		stunnel/pollguard.conf
+UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
+TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
+BIN_OBJS =	$(addprefix $(B)bin/,tool.o peers.o pollguard-check.o \
+		pollguard-touch.o pollguard-serve.o)
 
-all: $(TOOLS)
+all: $(addprefix $(B),$(TOOLS))
 
-BIN_OBJS =	bin/tool.o bin/peers.o bin/pollguard-check.o \
-		bin/pollguard-touch.o bin/pollguard-serve.o
-
+$(B)%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
 $(LIB_OBJS) $(BIN_OBJS): lib/pollguard.h
+# The default config path is compiled in: rebuild when SYSCONFDIR changes.
+$(LIB_OBJS) $(BIN_OBJS) $(TEST_PROGS): $(B)sysconfdir.stamp
+$(B)sysconfdir.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' >$@
 $(BIN_OBJS): bin/tool.h
-bin/peers.o bin/pollguard-check.o: bin/peers.h
-bin/peers.o: bin/peers.c
+$(B)bin/peers.o $(B)bin/pollguard-check.o: bin/peers.h
+$(B)bin/peers.o: bin/peers.c
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ bin/peers.c
 
-lib/libpollguard.a: $(LIB_OBJS)
+$(LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
 # Each tool links only what it uses: only pollguard-check links libcurl.
-bin/pollguard-check: bin/pollguard-check.o bin/peers.o bin/tool.o \
-    lib/libpollguard.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bin/pollguard-check.o bin/peers.o \
-	    bin/tool.o lib/libpollguard.a $(CURL_LIBS) $(BASE_LIBS)
+$(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o peers.o tool.o) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
+	    $(CURL_LIBS) $(BASE_LIBS)
 
-bin/pollguard-serve: bin/pollguard-serve.o bin/tool.o lib/libpollguard.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bin/pollguard-serve.o bin/tool.o \
-	    lib/libpollguard.a $(BASE_LIBS)
+$(B)bin/pollguard-serve: $(addprefix $(B)bin/,pollguard-serve.o tool.o) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(BASE_LIBS)
 
-bin/pollguard-touch: bin/pollguard-touch.o bin/tool.o lib/libpollguard.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bin/pollguard-touch.o bin/tool.o \
-	    lib/libpollguard.a $(BASE_LIBS)
+$(B)bin/pollguard-touch: $(addprefix $(B)bin/,pollguard-touch.o tool.o) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(BASE_LIBS)
 
-$(TEST_PROGS): %: %.c lib/libpollguard.a lib/pollguard.h
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libpollguard.a $(BASE_LIBS)
+$(TEST_PROGS): $(B)%: %.c $(LIB) lib/pollguard.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
 
 # The README's commands: dependencies first (installed as root, or named).
@@ -66,28 +86,88 @@ check: deps
 	@$(MAKE) --no-print-directory all $(TEST_PROGS)
 	@sh tests/run
 
+# The whole suite again, against tools and unit tests built with
+# AddressSanitizer and UndefinedBehaviorSanitizer in build/sanitize.
+SAN_CFLAGS =	-O1 -g -fno-omit-frame-pointer \
+		-fsanitize=address,undefined -fno-sanitize-recover=all
+check-sanitize: deps
+	@$(MAKE) --no-print-directory O=build/sanitize CFLAGS='$(SAN_CFLAGS)' \
+	    LDFLAGS='$(SAN_CFLAGS)' all $(TEST_PROGS:$(B)%=build/sanitize/%)
+	@nm build/sanitize/bin/pollguard-serve | grep -q __asan_init || \
+	    { echo "build/sanitize: not built with ASan"; exit 1; }
+	@ASAN_OPTIONS=verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	    PG_BUILD=$(CURDIR)/build/sanitize sh tests/run
+
+# The tests of pollguard-check and pollguard-serve, with the tools run
+# under valgrind's memcheck (wrappers in build/valgrind/bin). Any error
+# or leak fails the tool (exit 97) and is kept in build/valgrind/log.
+VG_TESTS =	tests/cli/30-check.sh tests/cli/80-serve.sh \
+		tests/cli/81-inetd.sh tests/cli/90-peers.sh
+VG =		valgrind -q --tool=memcheck --vgdb=no --error-exitcode=97 \
+		--leak-check=full --show-leak-kinds=definite,indirect,possible \
+		--errors-for-leak-kinds=definite,indirect,possible
+check-valgrind: deps
+	@$(MAKE) --no-print-directory all tests/pgstate
+	@rm -rf build/valgrind
+	@mkdir -p build/valgrind/bin build/valgrind/tests build/valgrind/log
+	@chmod 1777 build/valgrind/log	# run_as and setpriv tests log there too
+	@for t in $(TOOLS); do \
+	    printf '#!/bin/sh\nexec %s --log-file=%s/%%p.log %s "$$@"\n' \
+	    '$(VG)' $(CURDIR)/build/valgrind/log $(CURDIR)/$$t \
+	    >build/valgrind/$$t; chmod 755 build/valgrind/$$t; done
+	@ln -s $(CURDIR)/tests/pgstate build/valgrind/tests/pgstate
+	@PG_BUILD=$(CURDIR)/build/valgrind PG_CMD_TIMEOUT=120 \
+	    sh tests/run $(VG_TESTS); st=$$?; \
+	n=$$(find build/valgrind/log -type f -size +0 | wc -l); \
+	find build/valgrind/log -type f -size +0 -exec cat {} + | head -n 60; \
+	echo "valgrind: $$(ls build/valgrind/log | wc -l) runs, $$n with errors"; \
+	[ $$st -eq 0 ] && [ $$n -eq 0 ]
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo
 
-install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
-	    $(DESTDIR)$(MANDIR)/man8
-	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)
-	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
-	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
-	install -m 644 $(MAN8) $(DESTDIR)$(MANDIR)/man8
+# Installed pages and examples name the installed paths.
+SUBST =		sed -e 's|/usr/local/bin/|$(BINDIR)/|g' \
+		    -e 's|/usr/local/share/doc/pollguard|$(DOCDIR)|g' \
+		    -e 's|/etc/pollguard\.conf|$(SYSCONFDIR)/pollguard.conf|g'
+CONF =		$(DESTDIR)$(SYSCONFDIR)/pollguard.conf
 
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man,1 5 7 8) \
+	    $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(sort $(dir $(EXAMPLES))))
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)
+	set -e; for f in $(MANPAGES); do \
+	    d=$(DESTDIR)$(MANDIR)/man$${f##*.}/$${f#man/}; \
+	    $(SUBST) $$f >$$d; chmod 644 $$d; done
+	set -e; for f in $(EXAMPLES); do \
+	    d=$(DESTDIR)$(DOCDIR)/examples/$$f; \
+	    $(SUBST) etc/$$f >$$d; chmod 644 $$d; done
+	@if [ -e $(CONF) ]; then \
+	    echo "make install: $(CONF) exists: not replaced"; \
+	else \
+	    echo "$(SUBST) etc/pollguard.conf >$(CONF)"; \
+	    $(SUBST) etc/pollguard.conf >$(CONF).new && \
+	    chmod 644 $(CONF).new && mv $(CONF).new $(CONF); \
+	fi
+
+# The configuration stays: it is the operator's, whether or not it was
+# changed since make install put it there.
 uninstall:
 	rm -f $(TOOLS:bin/%=$(DESTDIR)$(BINDIR)/%) \
 	    $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) \
 	    $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%) \
 	    $(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%) \
-	    $(MAN8:man/%=$(DESTDIR)$(MANDIR)/man8/%)
+	    $(MAN8:man/%=$(DESTDIR)$(MANDIR)/man8/%) \
+	    $(EXAMPLES:%=$(DESTDIR)$(DOCDIR)/examples/%)
+	-rmdir $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(sort $(dir \
+	    $(filter */%,$(EXAMPLES))))) $(DESTDIR)$(DOCDIR)/examples \
+	    $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
-	rm -f lib/*.o lib/libpollguard.a bin/*.o $(TOOLS) $(TEST_PROGS)
+	rm -f lib/*.o lib/libpollguard.a sysconfdir.stamp bin/*.o $(TOOLS) \
+	    $(TEST_PROGS)
+	rm -rf build
 
-.PHONY: all check clean deps demo install uninstall
+.PHONY: all check check-sanitize check-valgrind clean deps demo install uninstall FORCE

@@ -252,7 +252,7 @@ main(int argc, char *argv[])
 {
 	static struct tool	 t;	/* static: reachable until exit */
 	struct pg_decision	 d;
-	struct round		 r;
+	static struct round	 r;	/* static: reachable until exit */
 	struct pg_answer	*answers;
 	const char		*conf = NULL, *id;
 	char			 ago[32];

@@ -17,7 +17,10 @@
 #include <stdint.h>
 
 #define PG_VERSION		"0.2.0"
-#define PG_CONF_DEFAULT		"/etc/pollguard.conf"
+#ifndef PG_SYSCONFDIR
+#define PG_SYSCONFDIR		"/etc"		/* make SYSCONFDIR=... */
+#endif
+#define PG_CONF_DEFAULT		PG_SYSCONFDIR "/pollguard.conf"
 #define PG_STATE_DEFAULT	"/var/lib/pollguard"
 #define PG_CONF_ENV		"POLLGUARD_CONF"
 

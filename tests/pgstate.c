@@ -17,6 +17,9 @@
 
 #include "pollguard.h"
 
+/* Static, so the configuration is still reachable at exit (LeakSanitizer). */
+static struct pg_config	*cfg;
+
 static __attribute__((__noreturn__)) void
 usage(void)
 {
@@ -28,7 +31,6 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
-	struct pg_config	*cfg;
 	struct pg_state		 st;
 	struct pg_stamp		 now, rec;
 	const char		*conf = NULL, *errstr;

@@ -863,6 +863,9 @@ if [ "$HAVE_SOCAT" = 1 ]; then
 node = a
 state = $T/a.state
 settle = 0
+# generous: a TLS handshake under valgrind (make check-valgrind) is slow
+timeout = 20s
+connect_timeout = 10s
 [peer good]
 url = https://127.0.0.1:$TP_/
 cafile = $T/tls.crt

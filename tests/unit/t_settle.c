@@ -654,8 +654,9 @@ test_reference(void)
 		    between(-3 * w, 3 * w);
 		if (lo == c.claim_ns - w || lo == c.claim_ns + w)
 			lo++;
-		s.sent_ns = lo + s.answer.elapsed_ms * MS + MS;
-		if (s.answer.kind != PG_ANSWER_ELAPSED)
+		if (s.answer.kind == PG_ANSWER_ELAPSED)
+			s.sent_ns = lo + s.answer.elapsed_ms * MS + MS;
+		else
 			s.sent_ns = c.visible_ns + between(0, c.settle_ms * MS);
 		s.recv_ns = s.sent_ns + (chance(20) ? between(0, 3 * SEC) :
 		    between(0, 3 * MS));
