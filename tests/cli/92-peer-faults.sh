@@ -1,0 +1,340 @@
+#!/bin/bash
+# pollguard-check against peers that misbehave: one that accepts and never
+# answers, one that sends its headers and stalls, one that resets the
+# connection, answers of 10 MB (a body, garbage that is not HTTP), a name
+# that does not resolve, a port that refuses connections. For
+# each: the check ends within its timeout (two rounds when it claims), and
+# decides as the cluster's policy says for an unreachable peer (run: go;
+# skip: exit 3), or fails with exit 76 for an invalid answer whatever the
+# policy, leaving the record as it was. Answers 90-peers.sh already covers
+# (statuses, short nonsense, an endless body) are not repeated here.
+. "${PG_TOP:-.}/tests/lib.sh"
+
+command -v perl >/dev/null 2>&1 || {
+	skip "perl is not installed: no fake peers" 1
+	finish
+}
+
+# The config's timeouts, and how long a check may take at most: one round
+# with -n or a skip; two rounds and the settle time when it claims. The
+# slack is for a slow machine, not a speed requirement.
+TIMEOUT_MS=2000
+SETTLE_MS=1000
+SLACK_MS=${PG_SLACK_MS:-2000}
+ONE_ROUND_MS=$((TIMEOUT_MS + SLACK_MS))
+TWO_ROUNDS_MS=$((2 * TIMEOUT_MS + SETTLE_MS + SLACK_MS))
+
+# --- the fake peers -------------------------------------------------------
+
+# fake.pl MODE: a peer on 127.0.0.1, a port the kernel picks, named on
+# stderr as "listening on 127.0.0.1:PORT"; one child per connection, each
+# bounded to a minute. MODE "closed" binds a port without listening on it
+# (a connection is refused); "dns ADDR" is a name server on ADDR:53 that
+# reads every question, logs "query" on stdout, and never answers.
+FAKE=$T/fake.pl
+cat >"$FAKE" <<'EOF'
+use strict;
+use warnings;
+use IO::Socket::INET;
+use Socket qw(SOL_SOCKET SO_LINGER);
+
+$| = 1;
+my $mode = shift @ARGV or die "usage: fake.pl MODE\n";
+$SIG{CHLD} = 'IGNORE';
+$SIG{PIPE} = 'IGNORE';
+
+if ($mode eq 'closed') {
+	my $s = IO::Socket::INET->new(Proto => 'tcp',
+	    LocalAddr => '127.0.0.1', LocalPort => 0) or die "bind: $!\n";
+	print STDERR "listening on 127.0.0.1:", $s->sockport, "\n";
+	sleep 600;
+	exit 0;
+}
+if ($mode eq 'dns') {
+	my $addr = shift @ARGV;
+	my $s = IO::Socket::INET->new(Proto => 'udp', LocalAddr => $addr,
+	    LocalPort => 53) or die "bind $addr:53: $!\n";
+	print STDERR "listening on $addr:53\n";
+	my $buf;
+	print "query\n" while defined $s->recv($buf, 4096);
+	exit 0;
+}
+
+my $l = IO::Socket::INET->new(Proto => 'tcp', LocalAddr => '127.0.0.1',
+    LocalPort => 0, Listen => 64, ReuseAddr => 1) or die "listen: $!\n";
+print STDERR "listening on 127.0.0.1:", $l->sockport, "\n";
+
+# The request head: at most 100 lines; its first line to stdout.
+sub head {
+	my ($c) = @_;
+	my ($line, $first);
+	for (1 .. 100) {
+		defined($line = <$c>) or last;
+		$first //= $line;
+		last if $line =~ /^\r?\n$/;
+	}
+	print $first if defined $first;
+}
+
+# Until the client closes.
+sub drain {
+	my ($c) = @_;
+	my $buf;
+	1 while sysread($c, $buf, 4096);
+}
+
+# $pre, then 10 MB of $byte (or less, when the client is gone).
+sub big {
+	my ($c, $pre, $byte) = @_;
+	my $chunk = $byte x 65536;
+	print $c $pre or return;
+	for (1 .. 160) {
+		print $c $chunk or return;
+	}
+}
+
+my $ok = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n";
+for (;;) {
+	my $c = $l->accept or next;
+	my $pid = fork;
+	if (!defined $pid || $pid) {
+		close $c;
+		next;
+	}
+	close $l;
+	alarm 60;
+	$c->autoflush(1);
+	if ($mode eq 'hang') {
+		drain($c);
+	} elsif ($mode eq 'stall') {
+		head($c);
+		print $c "${ok}Content-Length: 6\r\nConnection: close\r\n\r\n";
+		drain($c);
+	} elsif ($mode eq 'rst') {
+		head($c);
+		setsockopt($c, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0));
+	} elsif ($mode eq 'big') {
+		head($c);
+		big($c, "${ok}Content-Length: 10485760\r\n\r\n", '7');
+	} elsif ($mode eq 'bighdr') {
+		head($c);
+		big($c, "${ok}X-Big: ", 'x');
+	} elsif ($mode eq 'manyhdr') {
+		head($c);
+		big($c, $ok, "X-A: 0123456789abcdef0123456789abcdef0123456\r\n");
+	} elsif ($mode eq 'garbage') {
+		head($c);
+		big($c, '', "\xff");
+	} elsif ($mode eq 'idle') {
+		head($c);
+		print $c "${ok}Content-Length: 6\r\n\r\n60000\n";
+	}
+	close $c;
+	exit 0;
+}
+EOF
+
+# fake_start MODE [ARG]: start a fake peer; its port in FPORT.
+fake_start()
+{
+	local l
+	bg "fake-$1" perl "$FAKE" "$@"
+	FPORT=
+	if ! wait_for 10 grep -qs 'listening on' "$T/fake-$1.err"; then
+		diag_file "$T/fake-$1.err" "fake peer $1, stderr"
+		return 1
+	fi
+	l=$(grep -m1 'listening on' "$T/fake-$1.err")
+	FPORT=${l##*:}
+	[[ $FPORT =~ ^[0-9]+$ ]]
+}
+
+# Each fault: a fake peer of that name, and its class: what the check
+# must make of the answer.
+FAULTS="hang stall rst big garbage closed nxdomain"
+declare -A CLASS=(
+	[hang]=unreachable [stall]=unreachable [rst]=unreachable
+	[closed]=unreachable [nxdomain]=unreachable
+	[big]=invalid [garbage]=invalid
+)
+declare -A WHAT=(
+	[hang]="a peer that accepts and never answers"
+	[stall]="a peer that sends its headers and stalls"
+	[rst]="a peer that resets the connection (RST)"
+	[big]="a 10 MB body"
+	[garbage]="10 MB of garbage, not HTTP"
+	[closed]="a port that refuses connections"
+	[nxdomain]="a name that does not resolve (.invalid)"
+)
+declare -A URL=([nxdomain]=http://pollguard-test-peer.invalid:7709/)
+
+for f in $FAULTS; do
+	[ -n "${URL[$f]:-}" ] && continue
+	if fake_start "$f"; then
+		URL[$f]=http://127.0.0.1:$FPORT/
+	else
+		bail "fake peer '$f' did not start"
+	fi
+done
+ok "fake peers listen on 127.0.0.1"
+
+# The config of node a: a cluster for each fault with the default policy
+# (unreachable = run), and one, FAULT-skip, with unreachable = skip.
+CONF=$T/a.conf
+{
+	printf '[pollguard]\nnode = a\nstate = %s\n' "$STATE"
+	printf 'timeout = %dms\nconnect_timeout = 1s\nsettle = %dms\n' \
+	    "$TIMEOUT_MS" "$SETTLE_MS"
+	for f in $FAULTS; do
+		printf '[peer %s]\nurl = %s\n' "$f" "${URL[$f]}"
+		printf '[cluster %s]\nwait = 12s\npeers = %s\n' "$f" "$f"
+		printf '[cluster %s-skip]\nwait = 12s\npeers = %s\n' "$f" "$f"
+		printf 'unreachable = skip\n'
+	done
+} >"$CONF"
+chmod 600 "$CONF"
+mkdir -m 755 "$STATE"
+
+# timed WANT DESC COMMAND...: exit_is, and the time it took in $MS.
+timed()
+{
+	local t0
+	t0=$(now_ms)
+	exit_is "$@"
+	MS=$(($(now_ms) - t0))
+}
+
+# within MAX DESC: the last command took at most MAX ms.
+within()
+{
+	num_between "$MS" 0 "$1" "$2 (${MS} ms, at most $1)"
+}
+
+# run_timed COMMAND...: run it (bounded), as exit_is does, without a test:
+# $RC, $T/out, $T/err, and the time it took in $MS.
+run_timed()
+{
+	local t0
+	t0=$(now_ms)
+	timeout -k 5 "$PG_CMD_TIMEOUT" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	MS=$(($(now_ms) - t0))
+}
+
+# go_or_slow DESC: the last check (with -v) went, and its record is a
+# claim made just now. A claim withdrawn as too slow to order (exit 1,
+# "too long" or "too slow": a busy machine, a slow fsync) is a skip.
+go_or_slow()
+{
+	local desc=$1
+	if [ "$RC" -eq 0 ]; then
+		ok "$desc"
+		num_between "$(record "$CL")" 0 $((TWO_ROUNDS_MS + 5000)) \
+		    "$desc: the round claimed, record fresh"
+	elif [ "$RC" -eq 1 ] && grep -qE 'too (long|slow)' "$T/err"; then
+		skip "$desc: claim withdrawn as too slow to order (busy machine)" 2
+	else
+		not_ok "$desc"
+		diag "exit status $RC, want 0"
+		diag_file "$T/err" stderr
+		skip "no go" 1
+	fi
+}
+
+# fault NAME: the checks for one fault, each run bounded in time.
+fault()
+{
+	local f=$1 what=${WHAT[$1]} class=${CLASS[$1]} run skip
+	CL=$f
+	if [ "$class" = unreachable ]; then
+		run=0 skip=3
+	else
+		run=76 skip=76
+	fi
+
+	# One round, -n: policy run, then skip.
+	rm -f "$STATE/$f" "$STATE/$f-skip"
+	timed "$run" "$what: check -n, unreachable = run: exit $run" \
+	    "$CHECK" -nv -c "$CONF" "$f"
+	within "$ONE_ROUND_MS" "$what: -n ends within the timeout"
+	if [ "$class" = unreachable ]; then
+		err_like "peer $f .*unreachable.*counts as never" \
+		    "$what: -v warns that $f is unreachable"
+	else
+		err_like "peer $f .*answered" \
+		    "$what: the error names $f and what it answered"
+		err_lacks "unreachable" "$what: not called unreachable"
+	fi
+	timed "$skip" "$what: check -n, unreachable = skip: exit $skip" \
+	    "$CHECK" -n -c "$CONF" "$f-skip"
+	within "$ONE_ROUND_MS" "$what: -n, skip policy, ends within the timeout"
+
+	# Claiming: policy run (a go takes two rounds and the settle time),
+	# then skip; an old record is kept unless the round is claimed.
+	"$PGSTATE" -c "$CONF" write "$f" 30000
+	"$PGSTATE" -c "$CONF" write "$f-skip" 30000
+	cp "$STATE/$f" "$T/$f.saved"
+	cp "$STATE/$f-skip" "$T/$f-skip.saved"
+	if [ "$class" = unreachable ]; then
+		run_timed "$CHECK" -v -c "$CONF" "$f"
+		go_or_slow "$what: check, unreachable = run: go (exit 0)"
+		within "$TWO_ROUNDS_MS" \
+		    "$what: check, go, ends within 2 x timeout + settle"
+	else
+		timed 76 "$what: check, unreachable = run: exit 76" \
+		    "$CHECK" -v -c "$CONF" "$f"
+		within "$ONE_ROUND_MS" "$what: check, exit 76, ends within the timeout"
+		assert "$what: exit 76: the record as it was, byte for byte" \
+		    cmp -s "$T/$f.saved" "$STATE/$f"
+	fi
+	timed "$skip" "$what: check, unreachable = skip: exit $skip" \
+	    "$CHECK" -c "$CONF" "$f-skip"
+	within "$ONE_ROUND_MS" "$what: check, skip policy, ends within the timeout"
+	assert "$what: exit $skip: the record as it was, byte for byte" \
+	    cmp -s "$T/$f-skip.saved" "$STATE/$f-skip"
+	is "$(state_ls | grep '^\.tmp' | tr '\n' ' ')" "" \
+	    "$what: no temporary file left"
+}
+
+for f in $FAULTS; do
+	fault "$f"
+done
+
+# --- a peer among good ones: the fault does not hold up the round ---
+
+# The good peer answers "idle" at once; the round still ends in time, and
+# the decision is the fault's.
+if fake_start idle; then
+	cat >"$T/mixed.conf" <<EOF
+[pollguard]
+node = a
+state = $STATE
+timeout = ${TIMEOUT_MS}ms
+connect_timeout = 1s
+settle = 0
+[peer good]
+url = http://127.0.0.1:$FPORT/
+[peer hang]
+url = ${URL[hang]}
+[peer big]
+url = ${URL[big]}
+[cluster hang]
+wait = 12s
+peers = good hang
+unreachable = skip
+[cluster big]
+wait = 12s
+peers = big good
+EOF
+	chmod 600 "$T/mixed.conf"
+	timed 3 "an idle peer and a hanging one, unreachable = skip: exit 3" \
+	    "$CHECK" -n -c "$T/mixed.conf" hang
+	within "$ONE_ROUND_MS" "an idle peer and a hanging one: within the timeout"
+	timed 76 "an idle peer and a 10 MB answer: exit 76" \
+	    "$CHECK" -n -c "$T/mixed.conf" big
+	within "$ONE_ROUND_MS" "an idle peer and a 10 MB answer: within the timeout"
+else
+	skip "the idle fake peer did not start" 4
+fi
+
+finish
