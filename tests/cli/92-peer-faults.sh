@@ -1,13 +1,14 @@
 #!/bin/bash
 # pollguard-check against peers that misbehave: one that accepts and never
 # answers, one that sends its headers and stalls, one that resets the
-# connection, answers of 10 MB (a body, garbage that is not HTTP), a name
-# that does not resolve, a port that refuses connections. For
-# each: the check ends within its timeout (two rounds when it claims), and
-# decides as the cluster's policy says for an unreachable peer (run: go;
-# skip: exit 3), or fails with exit 76 for an invalid answer whatever the
-# policy, leaving the record as it was. Answers 90-peers.sh already covers
-# (statuses, short nonsense, an endless body) are not repeated here.
+# connection, answers of 10 MB (a body, one header line, many header
+# lines, garbage that is not HTTP), a name that does not resolve, a port
+# that refuses connections. For each: the check ends within its timeout
+# (two rounds when it claims), and decides as the cluster's policy says
+# for an unreachable peer (run: go; skip: exit 3), or fails with exit 76
+# for an invalid answer whatever the policy, leaving the record as it was.
+# Answers 90-peers.sh already covers (statuses, short nonsense, an endless
+# body) are not repeated here.
 . "${PG_TOP:-.}/tests/lib.sh"
 
 command -v perl >/dev/null 2>&1 || {
@@ -151,17 +152,19 @@ fake_start()
 
 # Each fault: a fake peer of that name, and its class: what the check
 # must make of the answer.
-FAULTS="hang stall rst big garbage closed nxdomain"
+FAULTS="hang stall rst big bighdr manyhdr garbage closed nxdomain"
 declare -A CLASS=(
 	[hang]=unreachable [stall]=unreachable [rst]=unreachable
 	[closed]=unreachable [nxdomain]=unreachable
-	[big]=invalid [garbage]=invalid
+	[big]=invalid [bighdr]=invalid [manyhdr]=invalid [garbage]=invalid
 )
 declare -A WHAT=(
 	[hang]="a peer that accepts and never answers"
 	[stall]="a peer that sends its headers and stalls"
 	[rst]="a peer that resets the connection (RST)"
 	[big]="a 10 MB body"
+	[bighdr]="a 10 MB header line"
+	[manyhdr]="10 MB of header lines"
 	[garbage]="10 MB of garbage, not HTTP"
 	[closed]="a port that refuses connections"
 	[nxdomain]="a name that does not resolve (.invalid)"
