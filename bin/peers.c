@@ -92,6 +92,14 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	curl_easy_setopt(x->easy, CURLOPT_HTTP_VERSION,
 	    (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
+#if LIBCURL_VERSION_NUM >= 0x075700
+	/*
+	 * A name server that does not answer keeps getaddrinfo(3) going long
+	 * after the timeout; without this, removing the transfer waits for
+	 * it. The resolver thread is left behind instead, and ends with us.
+	 */
+	curl_easy_setopt(x->easy, CURLOPT_QUICK_EXIT, 1L);
+#endif
 	/* Peers are asked directly: proxy settings in cron's environment
 	 * are ignored. */
 	curl_easy_setopt(x->easy, CURLOPT_PROXY, "");

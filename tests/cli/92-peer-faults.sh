@@ -2,11 +2,12 @@
 # pollguard-check against peers that misbehave: one that accepts and never
 # answers, one that sends its headers and stalls, one that resets the
 # connection, answers of 10 MB (a body, one header line, many header
-# lines, garbage that is not HTTP), a name that does not resolve, a port
-# that refuses connections. For each: the check ends within its timeout
-# (two rounds when it claims), and decides as the cluster's policy says
-# for an unreachable peer (run: go; skip: exit 3), or fails with exit 76
-# for an invalid answer whatever the policy, leaving the record as it was.
+# lines, garbage that is not HTTP), a name that does not resolve (and, as
+# root, a name server that never answers), a port that refuses
+# connections. For each: the check ends within its timeout (two rounds
+# when it claims), and decides as the cluster's policy says for an
+# unreachable peer (run: go; skip: exit 3), or fails with exit 76 for an
+# invalid answer whatever the policy, leaving the record as it was.
 # Answers 90-peers.sh already covers (statuses, short nonsense, an endless
 # body) are not repeated here.
 . "${PG_TOP:-.}/tests/lib.sh"
@@ -338,6 +339,75 @@ EOF
 	within "$ONE_ROUND_MS" "an idle peer and a 10 MB answer: within the timeout"
 else
 	skip "the idle fake peer did not start" 4
+fi
+
+# --- a name server that never answers ---
+
+# The resolver waits for it far longer than the check's timeout (10 s,
+# options timeout:10 attempts:1); the check must not. As root, in a
+# private mount namespace (unshare -m), /etc/resolv.conf is replaced by
+# one naming the fake name server on a loopback address; the test then
+# makes sure the resolver did ask it.
+NDNS=8
+dns_why=
+NS=127.83.71.53
+if [ "$(id -u)" -ne 0 ]; then
+	dns_why="not root: cannot replace /etc/resolv.conf in a mount namespace"
+elif ! command -v unshare >/dev/null 2>&1; then
+	dns_why="unshare(1) not installed"
+elif [ ! -f /etc/resolv.conf ]; then
+	dns_why="no /etc/resolv.conf to replace"
+else
+	printf 'nameserver %s\noptions timeout:10 attempts:1\n' "$NS" >"$T/resolv.conf"
+	if ! unshare -m --propagation private sh -c \
+	    'mount --bind "$1" /etc/resolv.conf && grep -q "$2" /etc/resolv.conf' \
+	    sh "$T/resolv.conf" "$NS" >"$T/ns.err" 2>&1; then
+		dns_why="cannot bind-mount /etc/resolv.conf in a mount namespace: $(head -n 1 "$T/ns.err")"
+	elif ! fake_start dns "$NS"; then
+		dns_why="cannot listen on $NS:53 (UDP)"
+	fi
+fi
+# "${INNS[@]}" COMMAND...: run it with the fake name server's resolv.conf.
+INNS=(unshare -m --propagation private sh -c
+    'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"'
+    sh "$T/resolv.conf")
+if [ -n "$dns_why" ]; then
+	skip "$dns_why" "$NDNS"
+else
+	cat >"$T/dns.conf" <<EOF
+[pollguard]
+node = a
+state = $STATE
+timeout = ${TIMEOUT_MS}ms
+connect_timeout = 1s
+settle = ${SETTLE_MS}ms
+[peer slowdns]
+url = http://pollguard-test-peer.invalid:7709/
+[cluster slowdns]
+wait = 12s
+peers = slowdns
+[cluster slowdns-skip]
+wait = 12s
+peers = slowdns
+unreachable = skip
+EOF
+	chmod 600 "$T/dns.conf"
+	timed 0 "name server never answers, -n, unreachable = run: go" \
+	    "${INNS[@]}" "$CHECK" -nv -c "$T/dns.conf" slowdns
+	if [ -s "$T/fake-dns.out" ]; then
+		within "$ONE_ROUND_MS" "name server never answers: -n ends within the timeout"
+		err_like 'peer slowdns .*unreachable' "name server never answers: slowdns unreachable"
+		timed 3 "name server never answers, unreachable = skip: exit 3" \
+		    "${INNS[@]}" "$CHECK" -c "$T/dns.conf" slowdns-skip
+		within "$ONE_ROUND_MS" "name server never answers, skip: within the timeout"
+		"$PGSTATE" -c "$T/dns.conf" write slowdns 30000
+		CL=slowdns CONF=$T/dns.conf run_timed "${INNS[@]}" "$CHECK" -v -c "$T/dns.conf" slowdns
+		CL=slowdns CONF=$T/dns.conf go_or_slow "name server never answers, claiming: go"
+		within "$TWO_ROUNDS_MS" "name server never answers, two rounds: within 2 x timeout + settle"
+	else
+		skip "the resolver did not ask the name server of /etc/resolv.conf (nsswitch, nscd?)" \
+		    $((NDNS - 1))
+	fi
 fi
 
 finish
