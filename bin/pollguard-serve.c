@@ -123,12 +123,27 @@ server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
 	return 0;
 }
 
-/* The state directory, opened when it appeared since. */
+/*
+ * The state directory, opened when it appeared since, and again when it
+ * was removed or replaced: the records are in the one at its path now.
+ */
 static struct pg_state *
 server_state(struct server *s)
 {
-	char	 err[PG_ERR_MAX];
+	struct stat	 now, held;
+	char		 err[PG_ERR_MAX];
+	int		 moved;
 
+	if (s->state.dirfd != -1) {
+		if (stat(s->cfg->state, &now) == -1)
+			moved = errno == ENOENT || errno == ENOTDIR;
+		else
+			moved = fstat(s->state.dirfd, &held) == 0 &&
+			    (now.st_dev != held.st_dev ||
+			    now.st_ino != held.st_ino);
+		if (moved)
+			pg_state_close(&s->state);
+	}
 	if (s->state.dirfd == -1)
 		pg_state_open(&s->state, s->cfg->state, 0, err, sizeof(err));
 	return s->state.dirfd == -1 ? NULL : &s->state;

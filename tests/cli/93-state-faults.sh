@@ -1,12 +1,14 @@
 #!/bin/bash
-# The state directory when things go wrong: on a read-only file system
-# (EROFS, not just a mode: 30-check.sh has that) and on a full one, check
-# and touch fail with their documented status, name the path, never exit
-# 0 for a claim, and leave the record as it was, byte for byte, while
-# serve still answers from it; writers killed (SIGKILL) at random moments
-# never leave a record that the next check or serve cannot read; and the
-# wall clock stepped a year forwards or backwards, on the checking node or
-# on the serving one, even while serve runs, changes no decision.
+# The state directory when things go wrong: removed or replaced while a
+# standalone serve runs, serve answers from the one at its path; on a
+# read-only file system (EROFS, not just a mode: 30-check.sh has that) and
+# on a full one, check and touch fail with their documented status, name
+# the path, never exit 0 for a claim, and leave the record as it was, byte
+# for byte, while serve still answers from it; writers killed (SIGKILL) at
+# random moments never leave a record that the next check or serve cannot
+# read; and the wall clock stepped a year forwards or backwards, on the
+# checking node or on the serving one, even while serve runs, changes no
+# decision.
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/http.sh"
 
@@ -31,6 +33,52 @@ no_tmp()
 	shift 2
 	is "$("$@" ls -A "$dir" 2>/dev/null | grep '^\.tmp' | tr '\n' ' ')" "" "$desc"
 }
+
+# --- the state directory removed, or replaced -----------------------------
+
+# While a standalone serve runs, the state directory goes away; check and
+# touch make it again. The serve answers from the directory at its path,
+# not from the one it opened first.
+SD=$T/sd/state
+mkdir "$T/sd"
+STATE=$SD mkconf "$T/sd.conf" <<EOF
+[cluster sd]
+wait = 10s
+EOF
+"$TOUCH" -c "$T/sd.conf" sd
+"$PGSTATE" -c "$T/sd.conf" write sd 30000
+if serve_start sd "$T/sd.conf"; then
+	SDP=$PORT SDPID=$SERVE_PID
+	ask_sd()
+	{
+		tcp_ask 127.0.0.1 "$SDP" "GET /v1/elapsed/sd HTTP/1.0${CR}"$'\n'"${CR}"$'\n'
+	}
+	ask_sd
+	num_between "$BODY" 30000 $((30000 + PG_CMD_TIMEOUT * 1000)) \
+	    "serve: the record's age"
+	rm -rf "$SD"
+	ask_sd
+	is "$CODE $BODY" "200 never" "state directory removed: serve answers never"
+	exit_is 0 "state directory removed: check -n goes" "$CHECK" -n -c "$T/sd.conf" sd
+	assert "check -n makes the state directory again" test -d "$SD"
+	assert "check -n writes no record" test ! -e "$SD/sd"
+	exit_is 0 "state directory removed: check claims (standalone)" \
+	    "$CHECK" -c "$T/sd.conf" sd
+	ask_sd
+	num_between "$BODY" 0 5000 "serve answers the new directory's record, not never"
+	mv "$SD" "$T/sd/old"
+	mkdir -m 755 "$SD"
+	ask_sd
+	is "$CODE $BODY" "200 never" "state directory replaced by an empty one: serve answers never"
+	exit_is 0 "replaced: touch exits 0" "$TOUCH" -c "$T/sd.conf" sd
+	ask_sd
+	num_between "$BODY" 0 5000 "replaced: serve answers the new record"
+	serve_stop "$SDPID"
+	is "$?" 0 "serve: SIGTERM, exit 0"
+else
+	not_ok "serve for the state directory tests started"
+	skip "no serve" 10
+fi
 
 # --- read-only and full file systems --------------------------------------
 
