@@ -525,6 +525,25 @@ drop_privileges(struct server *s)
 		tool_die(EX_OSERR, "run_as %s: privileges not dropped", user);
 }
 
+/* inetd mode: the answer is out; the lingering close (conn_drain_start). */
+static void
+inetd_linger(struct conn *c)
+{
+	struct pollfd	 pfd;
+	int		 r;
+
+	conn_drain_start(c);
+	pfd.fd = c->rfd;
+	pfd.events = POLLIN;
+	while (c->state == C_DRAIN) {
+		if ((r = poll(&pfd, 1, (int)(c->deadline - now_ms() > 0 ?
+		    c->deadline - now_ms() : 0))) == 0)
+			break;
+		if (r > 0)
+			conn_drain(c);
+	}
+}
+
 /*
  * inetd mode: one connection on stdin and stdout. A config that could not
  * be loaded (err says why) still gets the client an answer (500), then
@@ -547,8 +566,8 @@ serve_inetd(struct server *s, const char *err)
 		tool_error("%s", err);
 		n = pg_response(buf, sizeof(buf), 1, 500, NULL,
 		    "Internal Server Error\n", 22, 0);
-		if (n > 0)
-			pg_write_all(c.wfd, buf, n);
+		if (n > 0 && pg_write_all(c.wfd, buf, n) == 0)
+			inetd_linger(&c);
 		return EX_CONFIG;
 	}
 	drop_privileges(s);
@@ -574,17 +593,8 @@ serve_inetd(struct server *s, const char *err)
 		if (r == 1)
 			conn_input(s, &c);
 	}
-	if (c.state == C_WRITE) {
-		if (pg_write_all(c.wfd, c.out, c.outlen) == 0)
-			conn_drain_start(&c);
-	}
-	while (c.state == C_DRAIN) {
-		if ((r = poll(&pfd, 1, (int)(c.deadline - now_ms() > 0 ?
-		    c.deadline - now_ms() : 0))) == 0)
-			break;
-		if (r > 0)
-			conn_drain(&c);
-	}
+	if (c.state == C_WRITE && pg_write_all(c.wfd, c.out, c.outlen) == 0)
+		inetd_linger(&c);
 	conn_free(&c);
 	return 0;
 }
