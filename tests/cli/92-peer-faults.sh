@@ -8,9 +8,12 @@
 # when it claims), and decides as the cluster's policy says for an
 # unreachable peer (run: go; skip: exit 3), or fails with exit 76 for an
 # invalid answer whatever the policy, leaving the record as it was.
+# And a peer whose config breaks: a standalone serve keeps its old one
+# on SIGHUP; under a super-server, serve -i answers 500, unreachable.
 # Answers 90-peers.sh already covers (statuses, short nonsense, an endless
 # body) are not repeated here.
 . "${PG_TOP:-.}/tests/lib.sh"
+. "$PG_TOP/tests/http.sh"
 
 command -v perl >/dev/null 2>&1 || {
 	skip "perl is not installed: no fake peers" 1
@@ -339,6 +342,99 @@ EOF
 	within "$ONE_ROUND_MS" "an idle peer and a 10 MB answer: within the timeout"
 else
 	skip "the idle fake peer did not start" 4
+fi
+
+# --- the peer's config broken ---
+
+# Node b's record is 1 s old; its config then breaks. A standalone serve
+# that gets SIGHUP keeps its old config (80-serve.sh), so a still skips.
+# A serve under a super-server (here socat) reads the config for each
+# connection: it answers 500, which the check counts as unreachable.
+NBROKEN=8
+BCONF=$T/b.conf
+mkdir -m 755 "$T/b.state"
+bconf()
+{
+	{
+		printf '[pollguard]\nnode = b\nstate = %s\n' "$T/b.state"
+		printf '[cluster mail]\nwait = %s\n' "$1"
+	} >"$BCONF.new"
+	chmod 600 "$BCONF.new"
+	mv -f "$BCONF.new" "$BCONF"
+}
+bconf 12s
+"$PGSTATE" -c "$BCONF" write mail 1000
+# peerconf FILE PORT: node a's config with b at PORT.
+peerconf()
+{
+	cat >"$1" <<EOF
+[pollguard]
+node = a
+state = $STATE
+timeout = ${TIMEOUT_MS}ms
+connect_timeout = 1s
+settle = 0
+[peer b]
+url = http://127.0.0.1:$2/
+[cluster mail]
+wait = 12s
+peers = b
+[cluster mail-skip]
+wait = 12s
+peers = b
+unreachable = skip
+EOF
+	chmod 600 "$1"
+}
+if serve_start sb "$BCONF"; then
+	peerconf "$T/ab.conf" "$PORT"
+	exit_is 1 "b active 1s ago: a skips" "$CHECK" -n -c "$T/ab.conf" mail
+	bconf soon
+	kill -HUP "$SERVE_PID"
+	wait_for 10 grep -q "reload failed" "$T/sb.err"
+	exit_is 1 "b's config broken, SIGHUP: b keeps its old config, a still skips" \
+	    "$CHECK" -n -c "$T/ab.conf" mail
+	serve_stop "$SERVE_PID" >/dev/null
+else
+	skip "pollguard-serve for b did not start" 2
+fi
+bconf 12s
+if ! command -v socat >/dev/null 2>&1; then
+	skip "socat not installed: no super-server for serve -i" $((NBROKEN - 2))
+else
+	bg sbi socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr,fork \
+	    EXEC:"$SERVE -i -c $BCONF"
+	SP=
+	if wait_for 10 grep -qs 'listening on' "$T/sbi.err"; then
+		SP=$(sed -nE 's/.*listening on .*:([0-9]+)$/\1/p' "$T/sbi.err" | head -n 1)
+	fi
+	if [[ $SP =~ ^[0-9]+$ ]]; then
+		peerconf "$T/abi.conf" "$SP"
+		exit_is 1 "b under socat (serve -i), active 1s ago: a skips" \
+		    "$CHECK" -n -c "$T/abi.conf" mail
+		bconf soon
+		timed 0 "b's config broken, serve -i answers 500: unreachable, a goes" \
+		    "$CHECK" -nv -c "$T/abi.conf" mail
+		err_like 'peer b .*unreachable: 500 .*counts as never' \
+		    "b's config broken: -v warns that b is unreachable (500)"
+		within "$ONE_ROUND_MS" "b's config broken: within the timeout"
+		exit_is 3 "b's config broken, unreachable = skip: exit 3" \
+		    "$CHECK" -n -c "$T/abi.conf" mail-skip
+		# The 500 reaches the client every time: serve reads the
+		# request before it closes (socat drops an answer when it
+		# cannot pass the request on; a socket closed with the
+		# request unread is reset).
+		got=
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			tcp_ask 127.0.0.1 "$SP" "GET /v1/elapsed/mail HTTP/1.0${CR}"$'\n'"${CR}"$'\n'
+			got="$got${CODE:-000} "
+		done
+		is "$got" "$(printf '500 %.0s' 1 2 3 4 5 6 7 8 9 10)" \
+		    "b's config broken: 10 requests, 10 answers 500"
+	else
+		diag_file "$T/sbi.err" "socat stderr"
+		skip "socat did not listen" $((NBROKEN - 2))
+	fi
 fi
 
 # --- a name server that never answers ---
