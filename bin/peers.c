@@ -8,11 +8,16 @@
 
 #include "peers.h"
 
+/* More header bytes than this, and the answer is not one (invalid). */
+#define PEER_HEADER_MAX	16384
+
 struct xfer {
 	CURL		*easy;
 	char		 url[PG_VALUE_MAX + PG_NAME_MAX + 16];
 	char		 body[PG_ANSWER_MAX + 1];
 	size_t		 len;
+	size_t		 hlen;		/* header bytes so far */
+	int		 hbig;		/* more than PEER_HEADER_MAX */
 	int		 truncated;
 	int		 done;
 	char		 err[CURL_ERROR_SIZE];
@@ -51,6 +56,22 @@ on_body(char *p, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+/* Count the header bytes; too many end the transfer. */
+static size_t
+on_header(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer	*x = arg;
+	size_t		 n = size * nmemb;
+
+	(void)p;
+	if (n > PEER_HEADER_MAX - x->hlen) {
+		x->hbig = 1;
+		return 0;
+	}
+	x->hlen += n;
+	return n;
+}
+
 static int
 xfer_setup(struct xfer *x, const struct pg_config *cfg,
     const struct pg_peer *p, const char *id)
@@ -71,6 +92,14 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	curl_easy_setopt(x->easy, CURLOPT_HTTP_VERSION,
 	    (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
+#if LIBCURL_VERSION_NUM >= 0x075700
+	/*
+	 * A name server that does not answer keeps getaddrinfo(3) going long
+	 * after the timeout; without this, removing the transfer waits for
+	 * it. The resolver thread is left behind instead, and ends with us.
+	 */
+	curl_easy_setopt(x->easy, CURLOPT_QUICK_EXIT, 1L);
+#endif
 	/* Peers are asked directly: proxy settings in cron's environment
 	 * are ignored. */
 	curl_easy_setopt(x->easy, CURLOPT_PROXY, "");
@@ -82,6 +111,8 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	    (curl_off_t)PG_ANSWER_MAX);
 	curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->err);
 	curl_easy_setopt(x->easy, CURLOPT_USERAGENT,
 	    "pollguard-check/" PG_VERSION);
@@ -114,6 +145,12 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
 	curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ctype);
 	msg = x->err[0] != '\0' ? x->err : curl_easy_strerror(rc);
 
+	if (x->hbig) {
+		s->answer.kind = PG_ANSWER_INVALID;
+		snprintf(why, PEER_WHY_MAX, "headers longer than %d bytes",
+		    PEER_HEADER_MAX);
+		return;
+	}
 	switch (rc) {
 	case CURLE_OK:
 		pg_answer_parse(status, ctype, x->body, x->len, 0, &s->answer,
@@ -123,6 +160,18 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
 	case CURLE_FILESIZE_EXCEEDED:
 		pg_answer_parse(status, ctype, x->body, x->len, 1, &s->answer,
 		    why, PEER_WHY_MAX);
+		return;
+	/*
+	 * A header line too long for libcurl: "out of memory" before 8.6,
+	 * CURLE_TOO_LARGE since. An answer, but not one; never "never".
+	 */
+	case CURLE_OUT_OF_MEMORY:
+#if LIBCURL_VERSION_NUM >= 0x080600
+	case CURLE_TOO_LARGE:
+#endif
+		s->answer.kind = PG_ANSWER_INVALID;
+		snprintf(why, PEER_WHY_MAX, "a header line too long to read "
+		    "(%.120s)", msg);
 		return;
 	case CURLE_PARTIAL_FILE:
 		s->answer.kind = PG_ANSWER_INVALID;

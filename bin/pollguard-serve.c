@@ -123,12 +123,27 @@ server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
 	return 0;
 }
 
-/* The state directory, opened when it appeared since. */
+/*
+ * The state directory, opened when it appeared since, and again when it
+ * was removed or replaced: the records are in the one at its path now.
+ */
 static struct pg_state *
 server_state(struct server *s)
 {
-	char	 err[PG_ERR_MAX];
+	struct stat	 now, held;
+	char		 err[PG_ERR_MAX];
+	int		 moved;
 
+	if (s->state.dirfd != -1) {
+		if (stat(s->cfg->state, &now) == -1)
+			moved = errno == ENOENT || errno == ENOTDIR;
+		else
+			moved = fstat(s->state.dirfd, &held) == 0 &&
+			    (now.st_dev != held.st_dev ||
+			    now.st_ino != held.st_ino);
+		if (moved)
+			pg_state_close(&s->state);
+	}
 	if (s->state.dirfd == -1)
 		pg_state_open(&s->state, s->cfg->state, 0, err, sizeof(err));
 	return s->state.dirfd == -1 ? NULL : &s->state;
@@ -510,6 +525,25 @@ drop_privileges(struct server *s)
 		tool_die(EX_OSERR, "run_as %s: privileges not dropped", user);
 }
 
+/* inetd mode: the answer is out; the lingering close (conn_drain_start). */
+static void
+inetd_linger(struct conn *c)
+{
+	struct pollfd	 pfd;
+	int		 r;
+
+	conn_drain_start(c);
+	pfd.fd = c->rfd;
+	pfd.events = POLLIN;
+	while (c->state == C_DRAIN) {
+		if ((r = poll(&pfd, 1, (int)(c->deadline - now_ms() > 0 ?
+		    c->deadline - now_ms() : 0))) == 0)
+			break;
+		if (r > 0)
+			conn_drain(c);
+	}
+}
+
 /*
  * inetd mode: one connection on stdin and stdout. A config that could not
  * be loaded (err says why) still gets the client an answer (500), then
@@ -532,8 +566,8 @@ serve_inetd(struct server *s, const char *err)
 		tool_error("%s", err);
 		n = pg_response(buf, sizeof(buf), 1, 500, NULL,
 		    "Internal Server Error\n", 22, 0);
-		if (n > 0)
-			pg_write_all(c.wfd, buf, n);
+		if (n > 0 && pg_write_all(c.wfd, buf, n) == 0)
+			inetd_linger(&c);
 		return EX_CONFIG;
 	}
 	drop_privileges(s);
@@ -559,17 +593,8 @@ serve_inetd(struct server *s, const char *err)
 		if (r == 1)
 			conn_input(s, &c);
 	}
-	if (c.state == C_WRITE) {
-		if (pg_write_all(c.wfd, c.out, c.outlen) == 0)
-			conn_drain_start(&c);
-	}
-	while (c.state == C_DRAIN) {
-		if ((r = poll(&pfd, 1, (int)(c.deadline - now_ms() > 0 ?
-		    c.deadline - now_ms() : 0))) == 0)
-			break;
-		if (r > 0)
-			conn_drain(&c);
-	}
+	if (c.state == C_WRITE && pg_write_all(c.wfd, c.out, c.outlen) == 0)
+		inetd_linger(&c);
 	conn_free(&c);
 	return 0;
 }
