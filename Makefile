@@ -58,6 +58,12 @@ $(TEST_PROGS): %: %.c lib/libpollguard.a lib/pollguard.h
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libpollguard.a $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
 
+# tests/connflood: the load test's client (tests/cli/94-load.sh), which
+# holds a thousand connections; it needs none of lib/.
+TEST_PROGS +=	tests/connflood
+tests/connflood: tests/connflood.c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/connflood.c $(BASE_LIBS)
+
 # The README's commands: dependencies first (installed as root, or named).
 deps:
 	@sh scripts/deps
