@@ -78,6 +78,13 @@ $(TEST_PROGS): $(B)%: %.c $(LIB) lib/pollguard.h
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
 
+# tests/connflood: the load test's client (tests/cli/94-load.sh), which
+# holds a thousand connections; it needs none of lib/.
+TEST_PROGS +=	$(B)tests/connflood
+$(B)tests/connflood: tests/connflood.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/connflood.c $(BASE_LIBS)
+
 # The README's commands: dependencies first (installed as root, or named).
 deps:
 	@sh scripts/deps

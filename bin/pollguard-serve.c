@@ -8,6 +8,7 @@
  * serve never writes state: it opens the state directory read-only.
  */
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -702,6 +703,31 @@ reload(struct server *s, const char *listening)
 	tool_log(&s->t, LOG_INFO, "reloaded %s", s->confpath);
 }
 
+/*
+ * Descriptors for CONN_MAX connections and a few more, as far as the hard
+ * limit allows. Below that, accept fails with EMFILE before the limit is
+ * reached, and clients beyond it wait in the listen queue instead of
+ * being answered 503.
+ */
+static void
+raise_nofile(struct server *s)
+{
+	struct rlimit	 rl;
+	rlim_t		 want = CONN_MAX + 16;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
+	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ?
+	    rl.rlim_max : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < want)
+		tool_log(&s->t, LOG_WARNING, "open file limit %llu: fewer than "
+		    "%d connections fit; raise it (ulimit -n)",
+		    (unsigned long long)rl.rlim_cur, CONN_MAX);
+}
+
 /* A connection beyond the limit: a short 503 if it fits, then close. */
 static void
 refuse_busy(struct server *s, int fd)
@@ -752,6 +778,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 			    pidpath, (int)other);
 		tool_die_errno(EX_CANTCREAT, "%s", pidpath);
 	}
+	raise_nofile(s);
 	lfd = listen_on(spec, name, sizeof(name));
 	drop_privileges(s);
 	if (pfh != NULL && pidfile_write(pfh) == -1)
