@@ -233,11 +233,13 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 	if (path[0] != '/') {
 		snprintf(err, errlen, "state directory %s: not an absolute "
 		    "path", path);
+		errno = EINVAL;
 		return -1;
 	}
 	if (strlcpy(st->path, path, sizeof(st->path)) >= sizeof(st->path)) {
 		snprintf(err, errlen, "state directory %s: name too long",
 		    path);
+		errno = ENAMETOOLONG;
 		return -1;
 	}
 	if (create && mkdir(path, 0755) == -1 && errno != EEXIST) {
@@ -257,6 +259,7 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 		    "group or others (mode %04o); run: chmod go-w %s", path,
 		    (unsigned int)(sb.st_mode & 07777), path);
 		pg_state_close(st);
+		errno = EPERM;	/* not ENOENT: serve must not take it as absent */
 		return -1;
 	}
 	if (create)

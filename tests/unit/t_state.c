@@ -308,12 +308,19 @@ static void
 open_refused(const char *path, int create, const char *name)
 {
 	struct pg_state	 st;
+	struct stat	 sb;
 	char		 errbuf[PG_ERR_MAX];
-	int		 r;
+	int		 r, e;
 
 	strlcpy(errbuf, "(unset)", sizeof(errbuf));
+	errno = ENOENT;
 	r = pg_state_open(&st, path, create, errbuf, sizeof(errbuf));
+	e = errno;
 	is_int(r, -1, "state_open refuses %s", name);
+	/* serve takes ENOENT as "no directory yet, no records": only then. */
+	if (stat(path, &sb) == 0)
+		ok(e != ENOENT && e != 0, "state_open %s: errno says why, "
+		    "not ENOENT (%s)", name, strerror(e));
 	if (r == 0)
 		pg_state_close(&st);
 	if (path[0] != '\0')
