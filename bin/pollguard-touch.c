@@ -39,17 +39,25 @@ now_ms(void)
 }
 
 /*
- * Record activity now. A failure is always reported; when fatal, the tool
- * ends (before work starts, or at the end of a filter); otherwise the work
- * goes on.
+ * Record activity now. A failure is reported once, until a refresh
+ * succeeds again or fails for another reason (a filter refreshes every
+ * second); when fatal, the tool ends (before work starts, or at the end
+ * of a filter); otherwise the work goes on.
  */
 static void
 refresh(struct tool *t, int fatal)
 {
-	if (pg_state_touch(&t->state, t->cluster->id) == 0)
+	static int	 reported;	/* errno of the failure last reported */
+
+	if (pg_state_touch(&t->state, t->cluster->id) == 0) {
+		reported = 0;
 		return;
-	tool_error("cannot record activity in %s/%s: %s", t->state.path,
-	    t->cluster->id, strerror(errno));
+	}
+	if (errno != reported) {
+		reported = errno;
+		tool_error("cannot record activity in %s/%s: %s",
+		    t->state.path, t->cluster->id, strerror(errno));
+	}
 	if (fatal)
 		exit(EX_CANTCREAT);
 }

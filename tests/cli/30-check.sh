@@ -342,7 +342,7 @@ EOF
 	fi
 fi
 if [ -n "$ro_reason" ]; then
-	skip "$ro_reason" 5
+	skip "$ro_reason" 8
 else
 	exit_is 73 "read-only state directory: check exits 73" \
 	    "${AS[@]}" "$CHECK" -c "$RO/ro.conf" ro
@@ -353,6 +353,13 @@ else
 	    "read-only state directory: no temporary file left"
 	exit_is 73 "read-only state directory: touch exits 73" \
 	    "${AS[@]}" "$TOUCH" -c "$RO/ro.conf" ro
+	# A filter refreshes every second: the same failure is told once.
+	exit_is 73 "read-only state directory: touch -f exits 73 at the end" \
+	    "${AS[@]}" bash -c '{ echo a; sleep 2.5; echo b; } | "$1" -f -c "$2" ro' \
+	    sh "$TOUCH" "$RO/ro.conf"
+	is "$(tr '\n' ' ' <"$T/out")" "a b " "read-only state directory: touch -f passes the data"
+	is "$(grep -c 'cannot record activity' "$T/err")" 1 \
+	    "read-only state directory: touch -f reports the failure once"
 	chmod 755 "$RO/state"
 	chmod 700 "$T"
 fi
