@@ -135,7 +135,8 @@ demo: deps
 	@sh scripts/demo
 
 # Installed pages and examples name the installed paths.
-SUBST =		sed -e 's|/usr/local/bin/|$(BINDIR)/|g' \
+# Only the tools' paths: PATH lines and other programs keep theirs.
+SUBST =		sed -e 's|/usr/local/bin/pollguard-|$(BINDIR)/pollguard-|g' \
 		    -e 's|/usr/local/share/doc/pollguard|$(DOCDIR)|g' \
 		    -e 's|/etc/pollguard\.conf|$(SYSCONFDIR)/pollguard.conf|g'
 CONF =		$(DESTDIR)$(SYSCONFDIR)/pollguard.conf
@@ -168,8 +169,8 @@ uninstall:
 	    $(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%) \
 	    $(MAN8:man/%=$(DESTDIR)$(MANDIR)/man8/%) \
 	    $(EXAMPLES:%=$(DESTDIR)$(DOCDIR)/examples/%)
-	-rmdir $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(sort $(dir \
-	    $(filter */%,$(EXAMPLES))))) $(DESTDIR)$(DOCDIR)/examples \
+	-rmdir $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(filter-out ./, \
+	    $(sort $(dir $(EXAMPLES))))) $(DESTDIR)$(DOCDIR)/examples \
 	    $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:

@@ -1,28 +1,63 @@
 #!/bin/bash
-# make install puts the tools and pages where PREFIX, BINDIR, MANDIR and
-# DESTDIR say; the installed tools run; make uninstall removes all of it.
+# make install puts the tools, pages and examples where PREFIX, BINDIR,
+# MANDIR, DOCDIR, SYSCONFDIR and DESTDIR say, with the installed paths
+# written into pages and examples; it installs pollguard.conf only when
+# there is none; the installed tools run and the installed pages render
+# with man -l; make uninstall removes all of it but the configuration.
 . "$PG_TOP/tests/lib.sh"
 
+EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf stunnel/pollguard.conf
+systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
+tmpfiles.d/pollguard.conf xinetd.d/pollguard"
+PAGES="man1/pollguard-check.1 man1/pollguard-touch.1 man5/pollguard.conf.5
+man7/pollguard.7 man8/pollguard-serve.8"
+
 root=$T/root
-make -s -C "$PG_TOP" install DESTDIR="$root" PREFIX=/usr MANDIR=/usr/share/man \
-	>"$T/install.log" 2>&1
+# inst LOG ARG...: make install or uninstall into $root (PREFIX=/usr).
+inst()
+{
+	local log=$1
+	shift
+	make -s -C "$PG_TOP" "$@" DESTDIR="$root" PREFIX=/usr \
+	    MANDIR=/usr/share/man >"$T/$log" 2>&1
+}
+
+inst install.log install
 is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
-[ -s "$T/install.log" ] && diag_file "$T/install.log"
+[ -s "$T/install.log" ] && diag_file "$T/install.log" "make install"
 
 (cd "$root" && find . -type f | sort) >"$T/files"
-cat >"$T/want" <<'LIST'
-./usr/bin/pollguard-check
-./usr/bin/pollguard-serve
-./usr/bin/pollguard-touch
-./usr/share/man/man1/pollguard-check.1
-./usr/share/man/man1/pollguard-touch.1
-./usr/share/man/man5/pollguard.conf.5
-./usr/share/man/man7/pollguard.7
-./usr/share/man/man8/pollguard-serve.8
-LIST
+{
+	echo ./etc/pollguard.conf
+	for t in pollguard-check pollguard-serve pollguard-touch; do
+		echo "./usr/bin/$t"
+	done
+	for e in $EXAMPLES; do
+		echo "./usr/share/doc/pollguard/examples/$e"
+	done
+	for p in $PAGES; do
+		echo "./usr/share/man/$p"
+	done
+} | sort >"$T/want"
 is "$(cat "$T/files")" "$(cat "$T/want")" "the installed tree"
 is "$(stat -c %a "$root/usr/bin/pollguard-check")" 755 "tools are mode 755"
 is "$(stat -c %a "$root/usr/share/man/man5/pollguard.conf.5")" 644 "pages are mode 644"
+is "$(stat -c %a "$root/etc/pollguard.conf")" 644 "the configuration is mode 644"
+
+# Installed pages and examples name the installed paths, not the
+# defaults of the source tree.
+grep -rlE '/usr/local/(bin/pollguard|share/doc/pollguard|share/man)' "$root" \
+    >"$T/local" 2>/dev/null
+is "$(cat "$T/local")" "" "nothing installed under PREFIX=/usr names /usr/local paths of pollguard"
+assert "the inetd.conf example runs /usr/bin/pollguard-serve" \
+    grep -qE '^[^#].*[[:space:]]/usr/bin/pollguard-serve[[:space:]]' \
+    "$root/usr/share/doc/pollguard/examples/inetd.conf"
+assert "pollguard-serve(8) names the installed examples" \
+    grep -q '/usr/share/doc/pollguard/examples' "$root/usr/share/man/man8/pollguard-serve.8"
+
+# The installed configuration is the example, and it loads.
+cmp -s "$PG_TOP/etc/pollguard.conf" "$root/etc/pollguard.conf"
+is "$?" 0 "/etc/pollguard.conf is the example (no paths to rewrite in it)"
 
 mkconf <<'CONF'
 [cluster mail]
@@ -36,18 +71,52 @@ is "$(head -n 1 "$T/resp" | tr -d '\r')" "HTTP/1.0 200 OK" "the installed pollgu
 
 rendered() { [ -s "$1" ] && ! [ -s "$2" ] && grep -q '^NAME' "$1"; }
 if command -v man >/dev/null; then
-	for p in man1/pollguard-check.1 man1/pollguard-touch.1 man5/pollguard.conf.5 \
-	    man7/pollguard.7 man8/pollguard-serve.8; do
+	for p in $PAGES; do
 		MANWIDTH=80 man -l "$root/usr/share/man/$p" >"$T/page" 2>"$T/page.err" </dev/null
-		[ -s "$T/page.err" ] && diag_file "$T/page.err"
+		[ -s "$T/page.err" ] && diag_file "$T/page.err" "man -l $p"
 		assert "man -l renders $p" rendered "$T/page" "$T/page.err"
 	done
+	MANWIDTH=80 man -l "$root/usr/share/man/man7/pollguard.7" 2>/dev/null </dev/null |
+	    col -b >"$T/page"
+	assert "pollguard(7) as rendered names /usr/share/doc/pollguard/examples" \
+	    grep -q '/usr/share/doc/pollguard/examples' "$T/page"
 else
-	skip "man is not installed" 5
+	skip "man is not installed (Debian package man-db)" 6
 fi
 
-make -s -C "$PG_TOP" uninstall DESTDIR="$root" PREFIX=/usr MANDIR=/usr/share/man \
-	>"$T/uninstall.log" 2>&1
+# A second install leaves an existing configuration alone, and says so.
+echo '# the operator was here' >>"$root/etc/pollguard.conf"
+cp "$root/etc/pollguard.conf" "$T/conf.before"
+inst install2.log install
+is "$?" 0 "make install over an installed tree"
+cmp -s "$T/conf.before" "$root/etc/pollguard.conf"
+is "$?" 0 "make install does not replace an existing /etc/pollguard.conf"
+assert "make install says it left the configuration" \
+    grep -q 'pollguard.conf exists: not replaced' "$T/install2.log"
+
+inst uninstall.log uninstall
 is "$?" 0 "make uninstall"
-is "$(cd "$root" && find . -type f)" "" "nothing is left after uninstall"
+is "$(cd "$root" && find . -type f)" "./etc/pollguard.conf" \
+    "uninstall removes everything but the configuration"
+is "$(cd "$root" && find . -depth -type d -path './usr/share/doc*')" "./usr/share/doc" \
+    "uninstall removes the examples' directories"
+
+# SYSCONFDIR is compiled in: a tree built with SYSCONFDIR=/opt/pg/etc
+# reads /opt/pg/etc/pollguard.conf when neither -c nor POLLGUARD_CONF is
+# given. Built in a copy of the sources, so this tree stays as it is.
+src=$T/src
+mkdir -p "$src"
+(cd "$PG_TOP" && cp -a Makefile lib bin man etc "$src/") &&
+    make -s -C "$src" clean >/dev/null 2>&1
+make -s -C "$src" install DESTDIR="$T/root2" SYSCONFDIR=/opt/pg/etc \
+    >"$T/install3.log" 2>&1
+is "$?" 0 "make install SYSCONFDIR=/opt/pg/etc"
+[ -s "$T/install3.log" ] && diag_file "$T/install3.log" "make install SYSCONFDIR=/opt/pg/etc"
+assert "SYSCONFDIR: the configuration is installed in it" \
+    test -f "$T/root2/opt/pg/etc/pollguard.conf"
+assert "SYSCONFDIR: pollguard.conf(5) names it" \
+    grep -q '/opt/pg/etc/pollguard.conf' "$T/root2/usr/local/share/man/man5/pollguard.conf.5"
+exit_is 78 "SYSCONFDIR: the built pollguard-check reads its configuration there" \
+    "$src/bin/pollguard-check" mail
+err_has "/opt/pg/etc/pollguard.conf" "SYSCONFDIR: the error names /opt/pg/etc/pollguard.conf"
 finish
