@@ -506,24 +506,34 @@ conn_free(struct conn *c)
 	c->in = c->out = NULL;
 }
 
-/* Bind first, then become run_as, before any request is read. */
-static void
-drop_privileges(struct server *s)
+/*
+ * Bind first, then become run_as, before any request is read. On failure
+ * return the exit status (EX_NOUSER, EX_OSERR), the reason in err.
+ */
+static int
+drop_privileges(struct server *s, char *err, size_t elen)
 {
 	struct passwd	*pw;
 	const char	*user = s->cfg->serve.run_as;
 
 	if (geteuid() != 0 || user[0] == '\0')
-		return;
-	if ((pw = getpwnam(user)) == NULL)
-		tool_die(EX_NOUSER, "run_as: no user '%s'", user);
+		return 0;
+	if ((pw = getpwnam(user)) == NULL) {
+		snprintf(err, elen, "run_as: no user '%s'", user);
+		return EX_NOUSER;
+	}
 	if (initgroups(pw->pw_name, pw->pw_gid) == -1 ||
-	    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1)
-		tool_die_errno(EX_OSERR, "run_as %s", user);
+	    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1) {
+		snprintf(err, elen, "run_as %s: %s", user, strerror(errno));
+		return EX_OSERR;
+	}
 	if (getuid() != pw->pw_uid || geteuid() != pw->pw_uid ||
 	    getgid() != pw->pw_gid || getegid() != pw->pw_gid ||
-	    (pw->pw_uid != 0 && setuid(0) != -1))
-		tool_die(EX_OSERR, "run_as %s: privileges not dropped", user);
+	    (pw->pw_uid != 0 && setuid(0) != -1)) {
+		snprintf(err, elen, "run_as %s: privileges not dropped", user);
+		return EX_OSERR;
+	}
+	return 0;
 }
 
 /* inetd mode: the answer is out; the lingering close (conn_drain_start). */
@@ -547,31 +557,32 @@ inetd_linger(struct conn *c)
 
 /*
  * inetd mode: one connection on stdin and stdout. A config that could not
- * be loaded (err says why) still gets the client an answer (500), then
- * exit 78.
+ * be loaded (err says why) or a run_as that fails still gets the client
+ * an answer (500), then exit 78 or the run_as failure's status.
  */
 static int
 serve_inetd(struct server *s, const char *err)
 {
 	struct pollfd		 pfd;
 	struct conn		 c;
-	char			 buf[256];
+	char			 buf[256], msg[PG_ERR_MAX];
 	int64_t			 end;
-	int			 r, n;
+	int			 r, n, code = EX_CONFIG;
 
 	memset(&c, 0, sizeof(c));
 	c.rfd = STDIN_FILENO;
 	c.wfd = STDOUT_FILENO;
 	conn_peer(&c, c.rfd);
+	if (err == NULL && (code = drop_privileges(s, msg, sizeof(msg))) != 0)
+		err = msg;
 	if (err != NULL) {
 		tool_error("%s", err);
 		n = pg_response(buf, sizeof(buf), 1, 500, NULL,
 		    "Internal Server Error\n", 22, 0);
 		if (n > 0 && pg_write_all(c.wfd, buf, n) == 0)
 			inetd_linger(&c);
-		return EX_CONFIG;
+		return code;
 	}
-	drop_privileges(s);
 	/* A backstop: whatever happens, this process does not linger. */
 	alarm((s->cfg->timeout_ms + DRAIN_MS) / 1000 + 5);
 
@@ -764,7 +775,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	struct pidfh		*pfh = NULL;
 	sigset_t		 block, empty;
 	struct timespec		 ts;
-	char			 name[INET6_ADDRSTRLEN + 16];
+	char			 name[INET6_ADDRSTRLEN + 16], msg[PG_ERR_MAX];
 	int64_t			 now, next;
 	pid_t			 other;
 	size_t			 nconn = 0, i, j;
@@ -780,7 +791,8 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	}
 	raise_nofile(s);
 	lfd = listen_on(spec, name, sizeof(name));
-	drop_privileges(s);
+	if ((r = drop_privileges(s, msg, sizeof(msg))) != 0)
+		tool_die(r, "%s", msg);
 	if (pfh != NULL && pidfile_write(pfh) == -1)
 		tool_die_errno(EX_CANTCREAT, "%s", pidpath);
 

@@ -1135,6 +1135,30 @@ EOF
 	chmod 700 "$T"
 fi
 
+# A run_as that cannot be had: standalone refuses to start; in inetd mode
+# the client still gets an answer (500), as for a broken config.
+if [ "$(id -u)" -ne 0 ]; then
+	skip "not root: run_as is ignored" 4
+else
+	mkconf "$T/nouser.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+run_as = pollguard-no-such-user
+EOF
+	CONF=$MAIN
+	printf 'GET /v1/elapsed/mail HTTP/1.0\r\n\r\n' >"$T/nu.req"
+	timeout -k 5 "$PG_CMD_TIMEOUT" "$SERVE" -c "$T/nouser.conf" -i \
+	    <"$T/nu.req" >"$T/nu.resp" 2>"$T/nu.err"
+	is "$?" 67 "run_as a missing user, inetd mode: exit 67 (EX_NOUSER)"
+	is "$(head -n 1 "$T/nu.resp" | tr -d '\r')" "HTTP/1.1 500 Internal Server Error" \
+	    "run_as a missing user, inetd mode: the client gets 500"
+	exit_is 67 "run_as a missing user, standalone: exit 67" \
+	    "$SERVE" -c "$T/nouser.conf" -l 127.0.0.1:0
+	err_has "no user 'pollguard-no-such-user'" \
+	    "run_as a missing user, standalone: the message names the user"
+fi
+
 serve_stop "$S1PID"
 is "$?" 0 "main server: SIGTERM, exit 0"
 
