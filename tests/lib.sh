@@ -421,7 +421,7 @@ serve_start()
 	esac
 	SERVE_PID=$BGPID
 	PORT=
-	if ! wait_for 10 grep -q "listening on " "$T/$name.err"; then
+	if ! wait_for 10 grep -qs "listening on " "$T/$name.err"; then
 		diag_file "$T/$name.err" "$name stderr"
 		return 1
 	fi
