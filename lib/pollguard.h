@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_VERSION		"0.2.0"
+#define PG_VERSION		"0.3.0"
 #ifndef PG_SYSCONFDIR
 #define PG_SYSCONFDIR		"/etc"		/* make SYSCONFDIR=... */
 #endif
