@@ -8,7 +8,8 @@
 # anywhere (the tools run in an empty working directory with TMPDIR in
 # $T, and the whole of $T, state directory included, is compared before
 # and after). The longest valid ID works and writes only in the state
-# directory.
+# directory. A peer's mangled HTTP status line is nonsense (exit 76),
+# whatever libcurl makes of it.
 . "${PG_TOP:-.}/tests/lib.sh"
 
 ID64=$(printf 'a%.0s' $(seq 63))z
@@ -276,5 +277,63 @@ now=$(snap | grep -v ' \./state')
 is "$now" "$BEFORE" "64-character ID: nothing written outside the state directory"
 extra=$(state_ls | grep -v -x -F -e ".$ID64.claim" -e ".$ID64.lock")
 is "$extra" "" "64-character ID: the state directory holds only its lock files"
+
+# --- check: a peer that mangles its status line ---
+
+# libcurl 7 reads "HTTP/x 200" and the like as 200; check must not.
+if ! command -v socat >/dev/null 2>&1; then
+	skip "socat not installed: no fake peer" 13
+else
+	# The fake peer reads the request head (at most 50 lines, 5 s each),
+	# then sends $T/answer.
+	cat >"$T/fake.sh" <<EOF
+#!/bin/bash
+for ((i = 0; i < 50; i++)); do
+	IFS= read -r -t 5 l || break
+	l=\${l%\$'\r'}
+	[ -n "\$l" ] || break
+done
+exec cat "$T/answer"
+EOF
+	chmod 755 "$T/fake.sh"
+	bg fake socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr,fork \
+	    EXEC:"$T/fake.sh"
+	FP=
+	if wait_for 10 grep -q 'listening on' "$T/fake.err"; then
+		FP=$(sed -nE 's/.*listening on .*:([0-9]+)$/\1/p' "$T/fake.err" | head -n 1)
+	fi
+	cat >"$T/fake.conf" <<EOF
+[pollguard]
+node = testnode
+state = $STATE
+[peer fake]
+url = http://127.0.0.1:$FP/
+[cluster fk]
+wait = 12s
+EOF
+	# answer STATUS-LINE: the fake peer's answer, 5000 ms elapsed.
+	answer()
+	{
+		printf '%s\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nConnection: close\r\n\r\n5000\n' \
+		    "$1" >"$T/answer"
+	}
+	if ! [[ $FP =~ ^[0-9]+$ ]]; then
+		not_ok "fake peer (socat) listens"
+		diag_file "$T/fake.err" "socat stderr"
+		skip "no fake peer" 12
+	else
+		answer 'HTTP/1.1 200 OK'
+		exit_is 1 "fake peer, 'HTTP/1.1 200 OK', 5000 ms: active, skip" \
+		    "$CHECK" -n -c "$T/fake.conf" fk
+		for line in 'HTTP/x 200 OK' 'HTTP/1.1 200x' 'HTTP/2 200' \
+		    'http/1.1 200 OK'; do
+			answer "$line"
+			exit_is 76 "fake peer, status line '$line': exit 76" \
+			    "$CHECK" -n -c "$T/fake.conf" fk
+			err_has "peer fake" "status line '$line': the error names the peer"
+			err_has "malformed status line" "status line '$line': says what is wrong"
+		done
+	fi
+fi
 
 finish
