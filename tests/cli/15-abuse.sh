@@ -262,7 +262,26 @@ else
 	diag_file "$T/out" stdout
 fi
 err_empty "serve -i -c MISSING: nothing on stderr (it may be the socket)"
+# A bad -l with -p: a usage error, and no pidfile is left.
+for spec in bogus :65536 '' "$ID300:7709"; do
+	exit_is 64 "serve -p FILE -l '${spec:0:12}': exit 64" \
+	    "$SERVE" -c "$CONF" -p "$T/serve.pid" -l "$spec"
+	assert "serve -p FILE -l '${spec:0:12}': no pidfile left" test ! -e "$T/serve.pid"
+done
 unchanged "$BEFORE" "serve: nothing written anywhere"
+
+# Binding fails after the pidfile is taken: it is removed on the way out.
+if serve_start busy "$CONF"; then
+	exit_is 71 "serve -p FILE -l on a port in use: exit 71" \
+	    "$SERVE" -c "$CONF" -p "$T/busy.pid" -l "127.0.0.1:$PORT"
+	err_has "listen on 127.0.0.1:$PORT: Address already in use" \
+	    "serve -l on a port in use: says so"
+	assert "serve -l on a port in use: pidfile removed" test ! -e "$T/busy.pid"
+	serve_stop "$SERVE_PID"
+else
+	not_ok "a serve to hold a port started"
+	skip "no serve holding a port" 2
+fi
 
 # --- the longest valid ID works, and writes only in the state directory ---
 
