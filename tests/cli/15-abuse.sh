@@ -163,6 +163,8 @@ for tool in "$CHECK" "$TOUCH"; do
 	err_has "$CONF/: Not a directory" "$t -c FILE/: says so"
 	exit_is 78 "$t -c /dev/null: exit 78" "$tool" -c /dev/null c1
 	err_has "/dev/null: not a regular file" "$t -c /dev/null: says so"
+	exit_is 78 "$t -c '': exit 78" "$tool" -c '' c1
+	err_has "config file name is empty" "$t -c '': says the name is empty"
 	exit_is 78 "$t -c 5000-character path: exit 78" "$tool" -c "$PATH5000" c1
 	err_has "too long" "$t -c 5000-character path: says it is too long"
 	short_clean "$t -c 5000-character path: message short"
@@ -250,6 +252,8 @@ exit_is 78 "serve -c DIRECTORY -l: exit 78" "$SERVE" -c "$T" -l 127.0.0.1:0
 err_has "$T: not a regular file" "serve -c DIRECTORY -l: says so"
 exit_is 78 "serve -c MISSING -l: exit 78" "$SERVE" -c "$T/nosuch.conf" -l 127.0.0.1:0
 err_has "$T/nosuch.conf: No such file or directory" "serve -c MISSING -l: says so"
+exit_is 78 "serve -c '' -l: exit 78" "$SERVE" -c '' -l 127.0.0.1:0
+err_has "config file name is empty" "serve -c '' -l: says the name is empty"
 exit_is 78 "serve -c 5000-character path -l: exit 78" "$SERVE" -c "$PATH5000" -l 127.0.0.1:0
 err_has "too long" "serve -c 5000-character path: says it is too long"
 # Under inetd stderr may be the client's socket: the client gets a 500,
