@@ -17,7 +17,7 @@
 int	 LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	 LLVMFuzzerInitialize(int *, char ***);
 
-static void FUZZ_UNUSED __attribute__((__noreturn__, __format__(__printf__,
+FUZZ_UNUSED static void __attribute__((__noreturn__, __format__(__printf__,
     3, 4)))
 fuzz_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -38,7 +38,7 @@ fuzz_fail(const char *file, int line, const char *fmt, ...)
 } while (0)
 
 /* An exact-size heap copy: ASan reports any read past its end. */
-static char * FUZZ_UNUSED
+FUZZ_UNUSED static char *
 fuzz_copy(const uint8_t *data, size_t len)
 {
 	char	*p;
@@ -51,7 +51,7 @@ fuzz_copy(const uint8_t *data, size_t len)
 }
 
 /* The same with a NUL after it, for functions that take strings. */
-static char * FUZZ_UNUSED
+FUZZ_UNUSED static char *
 fuzz_str(const uint8_t *data, size_t len)
 {
 	char	*p;
@@ -65,7 +65,7 @@ fuzz_str(const uint8_t *data, size_t len)
 }
 
 /* No control characters (tab neither): safe for a terminal or syslog. */
-static int FUZZ_UNUSED
+FUZZ_UNUSED static int
 printable(const char *s)
 {
 	for (; *s != '\0'; s++)
@@ -75,7 +75,7 @@ printable(const char *s)
 }
 
 /* A NUL within the first len bytes. */
-static int FUZZ_UNUSED
+FUZZ_UNUSED static int
 terminated(const char *s, size_t len)
 {
 	return memchr(s, '\0', len) != NULL;

@@ -23,6 +23,7 @@
 #undef main
 
 #include <ctype.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 
@@ -52,15 +53,34 @@ __wrap_syslog(int prio, const char *fmt, ...)
 	    line);
 }
 
+static int
+remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) == -1)
+		perror(path);
+	return 0;
+}
+
 static void
 cleanup(void)
 {
-	char	 cmd[PATH_MAX + 16];
+	if (tmpdir[0] != '\0')
+		nftw(tmpdir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
 
-	if (tmpdir[0] != '\0') {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "cannot remove %s\n", tmpdir);
+/* A path under the temporary directory; exit when it does not fit. */
+static void
+tmp_path(char *buf, size_t len, const char *name)
+{
+	int	 n;
+
+	n = snprintf(buf, len, "%s/%s", tmpdir, name);
+	if (n < 0 || (size_t)n >= len) {
+		fprintf(stderr, "%s: path too long\n", tmpdir);
+		exit(1);
 	}
 }
 
@@ -80,14 +100,18 @@ static void
 server_setup(struct server *s, const char *name, const char *extra)
 {
 	struct pg_config	*cfg;
-	char			 path[PATH_MAX], text[2048], err[PG_ERR_MAX];
+	char			 path[PATH_MAX], text[PATH_MAX + 1024];
+	char			 err[PG_ERR_MAX];
+	int			 n;
 
-	snprintf(path, sizeof(path), "%s/%s.conf", tmpdir, name);
-	snprintf(text, sizeof(text), "[pollguard]\nnode = fuzz\n"
+	tmp_path(path, sizeof(path), name);
+	n = snprintf(text, sizeof(text), "[pollguard]\nnode = fuzz\n"
 	    "state = %s/state\ntimeout = 1s\n%s"
 	    "[cluster c1]\nwait = 10s\n[cluster mail]\nwait = 1m\n"
 	    "[cluster bad]\nwait = 10s\n[cluster idle]\nwait = 1h\n"
 	    "[cluster " ID64 "]\nwait = 10s\n", tmpdir, extra);
+	if (n < 0 || (size_t)n >= sizeof(text))
+		abort();
 	write_file(path, text, 0600);
 	memset(s, 0, sizeof(*s));
 	s->state.dirfd = -1;
@@ -121,7 +145,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	atexit(cleanup);
 	tool_stderr = 0;
 
-	snprintf(path, sizeof(path), "%s/state", tmpdir);
+	tmp_path(path, sizeof(path), "state");
 	if (pg_state_open(&st, path, 1, err, sizeof(err)) == -1 ||
 	    pg_state_touch(&st, "c1") == -1 ||
 	    pg_state_claim(&st, "mail", 30000, &rec, &visible) == -1) {
@@ -129,11 +153,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		exit(1);
 	}
 	pg_state_close(&st);
-	snprintf(path, sizeof(path), "%s/state/bad", tmpdir);
+	tmp_path(path, sizeof(path), "state/bad");
 	write_file(path, "pollguard-state 1 damaged\n", 0644);
 
-	server_setup(&srv_a, "a", "[serve]\nuser = peer\npassword = s3cret\n");
-	server_setup(&srv_b, "b", "[serve]\nallow = 127.0.0.0/8, ::1\n");
+	server_setup(&srv_a, "a.conf", "[serve]\nuser = peer\npassword = s3cret\n");
+	server_setup(&srv_b, "b.conf", "[serve]\nallow = 127.0.0.0/8, ::1\n");
 	return 0;
 }
 
