@@ -179,3 +179,45 @@ clean:
 	rm -rf build
 
 .PHONY: all check check-sanitize check-valgrind clean deps demo install uninstall FORCE
+
+# libFuzzer targets (tests/fuzz/README): built with clang, ASan and UBSan
+# into build/fuzz, apart from the normal objects. make fuzz runs each for
+# FUZZ_TIME seconds and fails when one crashes, leaks or hangs.
+FUZZ_CC ?=	clang
+FUZZ_TIME ?=	60
+FUZZ_DIR =	build/fuzz
+FUZZ_CFLAGS =	$(CFLAGS) -O1 -g -fno-omit-frame-pointer \
+		-fsanitize=address,undefined -fno-sanitize-recover=all \
+		-fsanitize=fuzzer-no-link $(CURL_CFLAGS)
+FUZZ_TARGETS =	request answer config numbers
+FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
+
+$(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+$(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h bin/peers.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+# request includes pollguard-serve.c for its static request path and
+# catches syslog; answer runs peers.c and hands libcurl the fuzz input.
+$(FUZZ_DIR)/fuzz_request: bin/pollguard-serve.c $(FUZZ_DIR)/bin/tool.o
+$(FUZZ_DIR)/fuzz_request: FUZZ_LINK = -Wl,--wrap=syslog
+$(FUZZ_DIR)/fuzz_answer: $(FUZZ_DIR)/bin/peers.o
+$(FUZZ_DIR)/fuzz_answer: FUZZ_LINK = $(CURL_LIBS) \
+    -Wl,--wrap=curl_multi_add_handle
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ibin -o $@ $< \
+	    $(filter $(FUZZ_DIR)/bin/%.o,$^) $(FUZZ_LIB) $(BASE_LIBS) \
+	    $(FUZZ_LINK)
+.SECONDARY: $(FUZZ_LIB)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run $(FUZZ_TIME) $(FUZZ_TARGETS)
+
+fuzz-clean:
+	rm -rf $(FUZZ_DIR)
+
+.PHONY: fuzz fuzz-build fuzz-clean

@@ -1,8 +1,10 @@
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <vis.h>
 
 #include <curl/curl.h>
 
@@ -21,6 +23,11 @@ struct xfer {
 	int		 truncated;
 	int		 done;
 	char		 err[CURL_ERROR_SIZE];
+	enum { HEAD_STATUS, HEAD_FIELDS, HEAD_END } head;
+	int		 interim;	/* the head is a 1xx one */
+	int		 bad;		/* a malformed status line: */
+	char		 badline[32];	/* its start */
+	size_t		 badlen;
 };
 
 int64_t
@@ -56,19 +63,49 @@ on_body(char *p, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-/* Count the header bytes; too many end the transfer. */
+/*
+ * Count the header bytes; too many end the transfer.
+ *
+ * libcurl 7 reads a status line it cannot parse but that starts with
+ * "HTTP/" as "HTTP/1.0 200" ("HTTP/x 200", "HTTP/1.1 200x", "HTTP/2 200"
+ * all pass as 200): hold the status line of each head to "HTTP/1.x DDD"
+ * here. A 1xx head is followed by another; lines after the last head
+ * are trailers.
+ */
 static size_t
 on_header(char *p, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer	*x = arg;
 	size_t		 n = size * nmemb;
 
-	(void)p;
 	if (n > PEER_HEADER_MAX - x->hlen) {
 		x->hbig = 1;
 		return 0;
 	}
 	x->hlen += n;
+	if (x->head == HEAD_FIELDS) {
+		if (n > 0 && (p[0] == '\r' || p[0] == '\n'))
+			x->head = x->interim ? HEAD_STATUS : HEAD_END;
+		return n;
+	}
+	if (x->head == HEAD_END)
+		return n;
+	x->head = HEAD_FIELDS;
+	if (n < 13 || memcmp(p, "HTTP/1.", 7) != 0 ||
+	    (p[7] != '0' && p[7] != '1') || p[8] != ' ' ||
+	    !isdigit((unsigned char)p[9]) || !isdigit((unsigned char)p[10]) ||
+	    !isdigit((unsigned char)p[11]) ||
+	    (p[12] != ' ' && p[12] != '\r' && p[12] != '\n')) {
+		/* Keep its start for the message, and end the transfer. */
+		x->badlen = n < sizeof(x->badline) ? n : sizeof(x->badline);
+		memcpy(x->badline, p, x->badlen);
+		while (x->badlen > 0 && (x->badline[x->badlen - 1] == '\n' ||
+		    x->badline[x->badlen - 1] == '\r'))
+			x->badlen--;
+		x->bad = 1;
+		return 0;
+	}
+	x->interim = p[9] == '1';
 	return n;
 }
 
@@ -135,6 +172,7 @@ static void
 xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
 {
 	const char	*ctype = NULL, *msg;
+	char		 vis[sizeof(x->badline) * 4 + 1];
 	curl_off_t	 pre = 0;
 	long		 status = 0;
 
@@ -149,6 +187,14 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
 		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PEER_WHY_MAX, "headers longer than %d bytes",
 		    PEER_HEADER_MAX);
+		return;
+	}
+	if (x->bad) {
+		strvisx(vis, x->badline, x->badlen, VIS_CSTYLE | VIS_OCTAL |
+		    VIS_TAB | VIS_NL | VIS_DQ);
+		s->answer.kind = PG_ANSWER_INVALID;
+		snprintf(why, PEER_WHY_MAX, "malformed status line \"%s\"",
+		    vis);
 		return;
 	}
 	switch (rc) {

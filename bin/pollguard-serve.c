@@ -611,18 +611,20 @@ serve_inetd(struct server *s, const char *err)
 	return 0;
 }
 
-/* ":port", "addr:port" or "[addr]:port" into a bound, listening socket. */
-static int
-listen_on(const char *spec, char *name, size_t nlen)
+/*
+ * ":port", "addr:port" or "[addr]:port" into *ss, address and port; ":port"
+ * is IPv6's any address. Exit 64 when it is none of these.
+ */
+static void
+listen_parse(const char *spec, struct sockaddr_storage *ssp)
 {
 	struct sockaddr_storage	 ss;
 	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
-	char			 host[INET6_ADDRSTRLEN + 2], addr[INET6_ADDRSTRLEN];
+	char			 host[INET6_ADDRSTRLEN + 2];
 	const char		*colon, *errstr;
-	socklen_t		 len;
 	size_t			 n;
-	int			 fd, on = 1, off = 0, port;
+	int			 port;
 
 	if ((colon = strrchr(spec, ':')) == NULL ||
 	    (n = colon - spec) >= sizeof(host))
@@ -648,11 +650,33 @@ listen_on(const char *spec, char *name, size_t nlen)
 		ss.ss_family = AF_INET;
 	} else
 		ss.ss_family = AF_INET6;	/* all addresses, both families */
+	if (ss.ss_family == AF_INET6)
+		sin6->sin6_port = htons(port);
+	else
+		sin->sin_port = htons(port);
+	*ssp = ss;
+}
+
+/* The address listen_parse made of spec into a bound, listening socket. */
+static int
+listen_on(const char *spec, const struct sockaddr_storage *ssp, char *name,
+    size_t nlen)
+{
+	struct sockaddr_storage	 ss = *ssp;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	char			 addr[INET6_ADDRSTRLEN];
+	socklen_t		 len;
+	in_port_t		 port;
+	int			 fd, on = 1, off = 0, any = spec[0] == ':';
 
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0);
-	if (fd == -1 && n == 0 && errno == EAFNOSUPPORT) {
+	if (fd == -1 && any && errno == EAFNOSUPPORT) {
+		port = sin6->sin6_port;
+		memset(&ss, 0, sizeof(ss));
 		ss.ss_family = AF_INET;
+		sin->sin_port = port;
 		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, 0);
 	}
@@ -660,15 +684,12 @@ listen_on(const char *spec, char *name, size_t nlen)
 		tool_die_errno(EX_OSERR, "socket");
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	if (ss.ss_family == AF_INET6) {
-		if (n == 0)
+		if (any)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off,
 			    sizeof(off));
-		sin6->sin6_port = htons(port);
 		len = sizeof(*sin6);
-	} else {
-		sin->sin_port = htons(port);
+	} else
 		len = sizeof(*sin);
-	}
 	if (bind(fd, (struct sockaddr *)&ss, len) == -1)
 		tool_die_errno(EX_OSERR, "listen on %s", spec);
 	if (listen(fd, 128) == -1)
@@ -765,6 +786,16 @@ refuse_busy(struct server *s, int fd)
 	    "(%d connections open)", c.name, CONN_MAX);
 }
 
+static struct pidfh	*exit_pidfile;
+
+static void
+remove_pidfile(void)
+{
+	if (exit_pidfile != NULL)
+		pidfile_remove(exit_pidfile);
+	exit_pidfile = NULL;
+}
+
 static int
 serve_standalone(struct server *s, const char *spec, const char *pidpath)
 {
@@ -773,6 +804,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	struct conn		*conns[CONN_MAX + 1];
 	struct conn		*c;
 	struct pidfh		*pfh = NULL;
+	struct sockaddr_storage	 ss;
 	sigset_t		 block, empty;
 	struct timespec		 ts;
 	char			 name[INET6_ADDRSTRLEN + 16], msg[PG_ERR_MAX];
@@ -782,6 +814,8 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	int			 lfd, fd, r, k;
 	int64_t			 paused = 0;
 
+	/* A bad address is a usage error: it creates no pidfile. */
+	listen_parse(spec, &ss);
 	if (pidpath != NULL &&
 	    (pfh = pidfile_open(pidpath, 0644, &other)) == NULL) {
 		if (errno == EEXIST)
@@ -789,8 +823,11 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 			    pidpath, (int)other);
 		tool_die_errno(EX_CANTCREAT, "%s", pidpath);
 	}
+	/* From now on every exit removes it, also when binding fails. */
+	exit_pidfile = pfh;
+	atexit(remove_pidfile);
 	raise_nofile(s);
-	lfd = listen_on(spec, name, sizeof(name));
+	lfd = listen_on(spec, &ss, name, sizeof(name));
 	if ((r = drop_privileges(s, msg, sizeof(msg))) != 0)
 		tool_die(r, "%s", msg);
 	if (pfh != NULL && pidfile_write(pfh) == -1)
@@ -916,8 +953,6 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 			conns[nconn++] = c;
 		}
 	}
-	if (pfh != NULL)
-		pidfile_remove(pfh);
 	tool_log(&s->t, LOG_INFO, "exiting");
 	return 0;
 }

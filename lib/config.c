@@ -679,6 +679,11 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 	p.cfg = cfg;
 	p.err = err;
 	p.errlen = errlen;
+	if (path[0] == '\0') {
+		snprintf(err, errlen, "config file name is empty");
+		free(cfg);
+		return -1;
+	}
 	if (strlcpy(cfg->path, path, sizeof(cfg->path)) >= sizeof(cfg->path)) {
 		snprintf(err, errlen, "config file name too long");
 		free(cfg);
