@@ -279,7 +279,13 @@ num_between "${done_:-0}" 1000 "$REQUESTS" "sequential requests done ($done_)"
 is "$(field bad "$T/seq.out")" 0 "every request got the status it must"
 [ -s "$T/seq.err" ] && diag_file "$T/seq.err" "connflood stderr"
 is "$F1" "$F0" "open descriptors: $F0 before, $F1 after"
-num_between "$((R1 - R0))" -100000 512 "resident memory grew by at most 512 kB ($R0 -> $R1 kB)"
+# AddressSanitizer keeps freed memory in quarantine and grows its
+# shadow: resident memory says nothing there (make check measures it).
+if nm "$SERVE" 2>/dev/null | grep -q __asan_init; then
+	skip "serve is built with AddressSanitizer: its quarantine holds freed memory ($R0 -> $R1 kB)"
+else
+	num_between "$((R1 - R0))" -100000 512 "resident memory grew by at most 512 kB ($R0 -> $R1 kB)"
+fi
 assert "serve still running" _pg_alive "$SPID"
 serve_stop "$SPID"
 is "$?" 0 "serve: SIGTERM, exit 0"
