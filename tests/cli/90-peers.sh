@@ -807,7 +807,13 @@ if [ "$HAVE_SOCAT" = 1 ]; then
 	fake seq:idle:s500
 	RETRY_RESET="fake seq:idle:s500"
 	settled 1 "round 2 unreachable, policy skip: withdraw, exit 1" "$CHECK" -v -c "$FK" fkskip
-	err_like 'withdrawn.*fake|fake.*withdrawn' "round 2 unreachable: the warning names the peer"
+	# Exit 1 is also a withdrawal as too slow (a busy machine, valgrind):
+	# then the reason is that, and not the peer.
+	if grep -qE 'too (long|slow)' "$T/err"; then
+		skip "round 2 unreachable: withdrawn as too slow to order instead (busy machine)"
+	else
+		err_like 'withdrawn.*fake|fake.*withdrawn' "round 2 unreachable: the warning names the peer"
+	fi
 	assert "round 2 unreachable: no record, as before" test ! -e "$T/a.state/fkskip"
 	fake seq:idle:s500
 	RETRY_RESET="fake seq:idle:s500"
