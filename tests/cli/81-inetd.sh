@@ -16,29 +16,6 @@ ME=$(id -un)
 
 # --- helpers --------------------------------------------------------------
 
-# start_on_port NAME LAUNCH: call "LAUNCH PORT" (which starts a super-server
-# with bg) for a random free port in 20000..59999 until one listens; up to
-# five ports. SPORT and SPID; 1 when none worked (its stderr is shown).
-start_on_port()
-{
-	local name=$1 launch=$2 try p
-	for try in 1 2 3 4 5; do
-		p=$((20000 + RANDOM % 40000))
-		port_listening "$p" && continue
-		"$launch" "$p"
-		SPID=$BGPID
-		if wait_for 10 eval 'port_listening $p || ! _pg_alive $SPID' &&
-		    _pg_alive "$SPID" && port_listening "$p"; then
-			SPORT=$p
-			return 0
-		fi
-		kill -TERM "$SPID" 2>/dev/null
-		wait_exit "$SPID" 5 >/dev/null
-	done
-	diag_file "$T/$name.err" "$name stderr"
-	return 1
-}
-
 # srvconf [ALLOW]: the config pollguard-serve reads, $SRV, replaced in one
 # step (each connection reads it anew).
 SRV=$T/srv.conf
