@@ -228,6 +228,7 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
     size_t errlen)
 {
 	struct stat	 sb;
+	int		 created = 0;
 
 	st->dirfd = -1;
 	if (path[0] != '/') {
@@ -242,13 +243,17 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (create && mkdir(path, 0755) == -1 && errno != EEXIST) {
+	if (create && mkdir(path, 0755) == 0)
+		created = 1;
+	else if (create && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create state directory %s: %s",
 		    path, strerror(errno));
 		return -1;
 	}
+	/* 0755 whatever the umask: pollguard-serve reads it as another user. */
 	if ((st->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
-	    -1 || fstat(st->dirfd, &sb) == -1) {
+	    -1 || (created && fchmod(st->dirfd, 0755) == -1) ||
+	    fstat(st->dirfd, &sb) == -1) {
 		snprintf(err, errlen, "state directory %s: %s", path,
 		    strerror(errno));
 		pg_state_close(st);
@@ -356,8 +361,12 @@ put(struct pg_state *st, const char *cluster, const char *buf, size_t len)
 	    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd == -1)
 		return -1;
-	/* fsync first, so that after a power cut the new name has data. */
-	if (pg_write_all(fd, buf, len) == -1 || fsync(fd) == -1) {
+	/*
+	 * 0644 whatever the umask: pollguard-serve reads it as another user.
+	 * fsync first, so that after a power cut the new name has data.
+	 */
+	if (fchmod(fd, 0644) == -1 || pg_write_all(fd, buf, len) == -1 ||
+	    fsync(fd) == -1) {
 		saved = errno;
 		close(fd);
 		goto fail;

@@ -337,18 +337,35 @@ test_dir(void)
 	mode_t		 old;
 	int		 r;
 
-	/* Creates the last component, mode 0755 whatever the umask. */
+	/*
+	 * Creates the last component, mode 0755 whatever the umask, and
+	 * records 0644: pollguard-serve, another user, must read them. A
+	 * root shell with umask 077 must not make a directory serve cannot
+	 * read.
+	 */
 	snprintf(p, sizeof(p), "%s/state", base);
-	old = umask(0);
+	old = umask(077);
 	r = pg_state_open(&st, p, 1, errbuf, sizeof(errbuf));
-	umask(old);
 	if (!is_int(r, 0, "state_open creates a missing directory"))
 		diag("%s", errbuf);
-	else
+	else {
+		ok(pg_state_touch(&st, "umask") == 0, "a record, umask 077");
 		pg_state_close(&st);
+	}
+	umask(old);
 	ok(stat(p, &sb) == 0 && S_ISDIR(sb.st_mode),
 	    "the directory exists");
-	is_int(sb.st_mode & 07777, 0755, "created with mode 0755 (umask 0)");
+	is_int(sb.st_mode & 07777, 0755, "created with mode 0755 (umask 077)");
+	{
+		char	 rp[PATH_MAX + 8];
+
+		snprintf(rp, sizeof(rp), "%s/umask", p);
+		ok(stat(rp, &sb) == 0, "the record exists");
+		is_int(sb.st_mode & 07777, 0644,
+		    "record written with mode 0644 (umask 077)");
+		unlink(rp);
+	}
+	stat(p, &sb);
 	r = pg_state_open(&st, p, 1, errbuf, sizeof(errbuf));
 	is_int(r, 0, "state_open of an existing directory");
 	if (r == 0) {
