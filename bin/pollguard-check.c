@@ -101,8 +101,12 @@ report(struct tool *t, const struct round *r, int second)
 		default:
 			tool_error("cluster %s: peer %s (%s) answered %s: "
 			    "check its [peer %s] section and its serve's "
-			    "config", c->id, p->name, p->url, r->why[i],
-			    p->name);
+			    "config%s", c->id, p->name, p->url, r->why[i],
+			    p->name, strncmp(r->why[i], "404", 3) == 0 ?
+			    " (a wrong url, or no [cluster] of that ID "
+			    "there)" : strncmp(r->why[i], "401", 3) == 0 ?
+			    " (user and password must match its [serve])" :
+			    "");
 			break;
 		}
 	}

@@ -41,6 +41,7 @@ struct parse {
 	enum section		 sec;
 	unsigned int		 seen;		/* keys of this section so far */
 	int			 seen_global;
+	int			 connect_line;	/* connect_timeout was set here */
 	int			 seen_serve;
 	int			 has_password;
 	char			**peerlists;	/* per cluster, NULL: default */
@@ -163,6 +164,7 @@ global_key(struct parse *p, const char *key, const char *val)
 		return duration(p, key, val, 100, 60 * 1000,
 		    &cfg->timeout_ms);
 	case 3:
+		p->connect_line = p->line;
 		return duration(p, key, val, 10, 60 * 1000,
 		    &cfg->connect_timeout_ms);
 	default:
@@ -599,9 +601,13 @@ finish(struct parse *p)
 			    "name; set node in [pollguard]", host);
 		strlcpy(cfg->node, host, sizeof(cfg->node));
 	}
+	/* The default connect_timeout never exceeds a shorter timeout. */
+	if (cfg->connect_timeout_ms > cfg->timeout_ms && p->connect_line == 0)
+		cfg->connect_timeout_ms = cfg->timeout_ms;
 	if (cfg->connect_timeout_ms > cfg->timeout_ms)
-		return fail(p, p->seen_global, "connect_timeout is longer "
-		    "than timeout");
+		return fail(p, p->connect_line, "connect_timeout %lldms is "
+		    "longer than timeout %lldms", (long long)
+		    cfg->connect_timeout_ms, (long long)cfg->timeout_ms);
 	for (i = 0; i < cfg->npeers; i++) {
 		if (cfg->peers[i].url[0] == '\0')
 			return fail(p, cfg->peers[i].line, "[peer %s] has no "

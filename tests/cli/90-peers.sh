@@ -429,6 +429,7 @@ exit_is 0 "allow on two lines, the second 127.0.0.1: go" "$CHECK" -n -c "$T/aall
 exit_is 76 "a cluster the peer does not serve: exit 76" "$CHECK" -n -c "$AA" other
 err_like '(^|[ :])b\>' "unknown cluster: names the peer"
 err_has "404" "unknown cluster: says 404"
+err_has "no [cluster] of that ID there" "unknown cluster: says what a 404 means"
 grep -q 'client 127\.0\.0\.1: 401 ' "$T/sauth.err"
 is "$?" 0 "the serve logged the 401"
 grep -q 'client 127\.0\.0\.1: 403 ' "$T/sdeny.err"

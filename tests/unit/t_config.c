@@ -613,12 +613,19 @@ test_values(void)
 		is_int(cfg->settle_ms, 10000, "settle = 10s");
 		pg_config_free(cfg);
 	}
-	/* Reported at the [pollguard] header: it is about two keys. */
+	/* Reported at the connect_timeout line, with both values. */
 	refuse("[cluster c]\nwait = 10s\n[pollguard]\ntimeout = 500ms\n"
-	    "connect_timeout = 600ms\n", 3, "connect_timeout",
-	    "connect_timeout > timeout");
-	refuse("[pollguard]\nconnect_timeout = 3s\n", 1, "connect_timeout",
+	    "connect_timeout = 600ms\n", 5, "600ms is longer than timeout "
+	    "500ms", "connect_timeout > timeout");
+	refuse("[pollguard]\nconnect_timeout = 3s\n", 2, "connect_timeout",
 	    "connect_timeout > default timeout");
+	/* A short timeout alone: the default connect_timeout follows it. */
+	if ((cfg = load("[pollguard]\ntimeout = 500ms\nsettle = 0\n",
+	    "timeout below the default connect_timeout")) != NULL) {
+		is_int(cfg->connect_timeout_ms, 500,
+		    "timeout 500ms alone: connect_timeout 500ms");
+		pg_config_free(cfg);
+	}
 
 	/* [pollguard] values. */
 	refuse("[pollguard]\nnode = -x\n", 2, NULL, "node = -x");

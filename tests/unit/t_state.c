@@ -411,6 +411,12 @@ test_dir(void)
 	mkdir(p, 0755);
 	chmod(p, 01777);
 	open_refused(p, 0, "a sticky world-writable directory");
+	/* Like /tmp: the advice is a directory of its own, not chmod. */
+	if (pg_state_open(&st, p, 0, errbuf, sizeof(errbuf)) == 0)
+		pg_state_close(&st);
+	like(errbuf, "of its own", "a shared directory: use one of its own");
+	ok(strstr(errbuf, "chmod") == NULL, "a shared directory: no chmod "
+	    "advice (%s)", errbuf);
 	snprintf(p, sizeof(p), "%s/private", base);
 	mkdir(p, 0700);
 	r = pg_state_open(&st, p, 0, errbuf, sizeof(errbuf));
