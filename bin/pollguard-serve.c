@@ -63,6 +63,9 @@ struct server {
 	const char	*confpath;
 	struct pg_config *cfg;
 	struct pg_state	 state;		/* dirfd -1: none (yet) */
+	dev_t		 state_dev;	/* the directory state.dirfd is */
+	ino_t		 state_ino;
+	int		 state_known;	/* state_dev and state_ino are set */
 	char		 auth[PG_AUTH_MAX + 1];	/* expected token, 0-padded */
 	int		 standalone;
 };
@@ -85,6 +88,20 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Which directory the state descriptor is: fixed while it is open. */
+static void
+state_held(struct server *s)
+{
+	struct stat	 sb;
+
+	s->state_known = s->state.dirfd != -1 &&
+	    fstat(s->state.dirfd, &sb) == 0;
+	if (s->state_known) {
+		s->state_dev = sb.st_dev;
+		s->state_ino = sb.st_ino;
+	}
 }
 
 /*
@@ -117,6 +134,7 @@ server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
 		return -1;
 	pg_state_close(&s->state);
 	s->state = st;
+	state_held(s);
 	memcpy(s->auth, auth, sizeof(auth));
 	explicit_bzero(auth, sizeof(auth));
 	pg_config_free(s->cfg);
@@ -131,7 +149,7 @@ server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
 static struct pg_state *
 server_state(struct server *s)
 {
-	struct stat	 now, held;
+	struct stat	 now;
 	char		 err[PG_ERR_MAX];
 	int		 moved;
 
@@ -139,20 +157,25 @@ server_state(struct server *s)
 		if (stat(s->cfg->state, &now) == -1)
 			moved = errno == ENOENT || errno == ENOTDIR;
 		else
-			moved = fstat(s->state.dirfd, &held) == 0 &&
-			    (now.st_dev != held.st_dev ||
-			    now.st_ino != held.st_ino);
+			moved = s->state_known &&
+			    (now.st_dev != s->state_dev ||
+			    now.st_ino != s->state_ino);
 		if (moved)
 			pg_state_close(&s->state);
 	}
-	if (s->state.dirfd == -1)
+	if (s->state.dirfd == -1) {
 		pg_state_open(&s->state, s->cfg->state, 0, err, sizeof(err));
+		state_held(s);
+	}
 	return s->state.dirfd == -1 ? NULL : &s->state;
 }
 
-/* Who is on the other end: the socket's peer, or what socat says. */
+/*
+ * Who is on the other end: the socket's peer (from, when accept gave it),
+ * or what socat says.
+ */
 static void
-conn_peer(struct conn *c, int fd)
+conn_peer(struct conn *c, int fd, const struct sockaddr_storage *from)
 {
 	struct sockaddr_storage	 ss;
 	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
@@ -165,7 +188,9 @@ conn_peer(struct conn *c, int fd)
 
 	c->family = 0;
 	strlcpy(c->name, "-", sizeof(c->name));
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) == -1)
+	if (from != NULL)
+		memcpy(&ss, from, sizeof(ss));
+	else if (getpeername(fd, (struct sockaddr *)&ss, &len) == -1)
 		ss.ss_family = AF_UNSPEC;
 	if (ss.ss_family == AF_INET) {
 		c->family = AF_INET;
@@ -586,7 +611,7 @@ serve_inetd(struct server *s, const char *err)
 	memset(&c, 0, sizeof(c));
 	c.rfd = STDIN_FILENO;
 	c.wfd = STDOUT_FILENO;
-	conn_peer(&c, c.rfd);
+	conn_peer(&c, c.rfd, NULL);
 	if (err != NULL) {
 		tool_error("%s", err);
 		n = pg_response(buf, sizeof(buf), 1, 500, NULL,
@@ -754,14 +779,14 @@ raise_nofile(struct server *s)
 
 /* A connection beyond the limit: a short 503 if it fits, then close. */
 static void
-refuse_busy(struct server *s, int fd)
+refuse_busy(struct server *s, int fd, const struct sockaddr_storage *from)
 {
 	struct conn	 c;
 	char		 buf[256];
 	int		 n, drained = 0;
 
 	memset(&c, 0, sizeof(c));
-	conn_peer(&c, fd);
+	conn_peer(&c, fd, from);
 	/*
 	 * Read what the client already sent: closing with it unread would
 	 * reset the connection and could take the 503 with it.
@@ -782,6 +807,7 @@ static int
 serve_standalone(struct server *s, const char *spec, const char *pidpath)
 {
 	struct sigaction	 sa;
+	struct sockaddr_storage	 ss;
 	struct pollfd		 pfd[CONN_MAX + 1];
 	struct conn		*conns[CONN_MAX + 1];
 	struct conn		*c;
@@ -791,6 +817,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	char			 name[INET6_ADDRSTRLEN + 16];
 	int64_t			 now, next;
 	pid_t			 other;
+	socklen_t		 sslen;
 	size_t			 nconn = 0, i, j;
 	int			 lfd, fd, r, k;
 	int64_t			 paused = 0;
@@ -903,8 +930,10 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 		if (k == 0 || pfd[0].revents == 0)
 			continue;
 		for (i = 0; i < ACCEPT_BURST; i++) {
-			fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK |
-			    SOCK_CLOEXEC);
+			sslen = sizeof(ss);
+			memset(&ss, 0, sizeof(ss));
+			fd = accept4(lfd, (struct sockaddr *)&ss, &sslen,
+			    SOCK_NONBLOCK | SOCK_CLOEXEC);
 			if (fd == -1) {
 				/* Out of descriptors: let others finish. */
 				if (errno == EMFILE || errno == ENFILE) {
@@ -915,7 +944,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 				break;
 			}
 			if (nconn == CONN_MAX) {
-				refuse_busy(s, fd);
+				refuse_busy(s, fd, &ss);
 				continue;
 			}
 			if ((c = calloc(1, sizeof(*c))) == NULL) {
@@ -924,7 +953,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 			}
 			c->rfd = c->wfd = fd;
 			c->deadline = now_ms() + s->cfg->timeout_ms;
-			conn_peer(c, fd);
+			conn_peer(c, fd, &ss);
 			conns[nconn++] = c;
 		}
 	}
