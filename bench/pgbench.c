@@ -39,7 +39,8 @@
  * handshakes and queues the requests. Exits after -t seconds (600).
  *
  *	pgbench race [-n rounds] [-j parallel] [-C clusters] [-t secs]
- *	    -d dir [-d dir ...] cmd [arg ...] ::: cmd [arg ...] [::: ...]
+ *	    [-e dir] -d dir [-d dir ...]
+ *	    cmd [arg ...] ::: cmd [arg ...] [::: ...]
  *
  * Race rounds: before a round, the record of its cluster is removed from
  * every -d directory, so every node may go. Then each command is started
@@ -47,7 +48,8 @@
  * one pipe, and the pipe is closed: they go at the same instant. -j rounds
  * (1) run at once, each on its own cluster r0, r1, ... r(C-1) (C is 100),
  * used in turn. Up to -n rounds (100), no new batch after -t seconds
- * (600). One line per round:
+ * (600). With -e, the standard error of command I in round R goes to
+ * the file R.I in that directory. One line per round:
  *
  *	round ROUND CLUSTER MILLISECONDS STATUS [STATUS ...]
  */
@@ -92,7 +94,7 @@ usage(void)
 	    "       pgbench fan [-p path] port ...\n"
 	    "       pgbench sink [-t secs]\n"
 	    "       pgbench race [-n rounds] [-j parallel] [-C clusters] "
-	    "[-t secs] -d dir ...\n"
+	    "[-t secs] [-e dir] -d dir ...\n"
 	    "           cmd [arg ...] ::: cmd [arg ...] [::: ...]\n");
 	exit(64);
 }
@@ -160,13 +162,44 @@ status_of(int st)
 	return WEXITSTATUS(st);
 }
 
+/*
+ * Run one command, its files opened anew (each run reads its input from
+ * the start), and return the time from the spawn to the end of waitpid.
+ */
+static int64_t
+run1(char **cmd, const char *in, const char *out, const char *errf,
+    int *status)
+{
+	posix_spawn_file_actions_t	 fa;
+	int64_t				 t0;
+	pid_t				 pid;
+	int				 st;
+
+	if (posix_spawn_file_actions_init(&fa) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, 1, out,
+	    O_WRONLY | O_CREAT | O_TRUNC, 0644) != 0)
+		die("posix_spawn_file_actions");
+	if (errf != NULL && posix_spawn_file_actions_addopen(&fa, 2, errf,
+	    O_WRONLY | O_CREAT | O_APPEND, 0644) != 0)
+		die("posix_spawn_file_actions");
+	t0 = now_ns();
+	if ((errno = posix_spawnp(&pid, cmd[0], &fa, NULL, cmd,
+	    environ)) != 0)
+		die(cmd[0]);
+	if (waitpid(pid, &st, 0) == -1)
+		die("waitpid");
+	t0 = now_ns() - t0;
+	posix_spawn_file_actions_destroy(&fa);
+	*status = status_of(st);
+	return t0;
+}
+
 static int
 alt(int argc, char *argv[])
 {
-	posix_spawn_file_actions_t	 fa;
 	const char	*in = "/dev/null", *out = "/dev/null", *errf = NULL;
 	int64_t		 t0, end, secs = 60;
-	pid_t		 pid;
 	long		 rounds = 20, warm = 1, r;
 	int		 ch, i, st;
 
@@ -200,27 +233,10 @@ alt(int argc, char *argv[])
 		if (r >= 0 && now_ns() >= end)
 			break;
 		for (i = 0; i < ncmds; i++) {
-			/* Opened anew each run: every run reads from the start. */
-			if (posix_spawn_file_actions_init(&fa) != 0 ||
-			    posix_spawn_file_actions_addopen(&fa, 0, in,
-			    O_RDONLY, 0) != 0 ||
-			    posix_spawn_file_actions_addopen(&fa, 1, out,
-			    O_WRONLY | O_CREAT | O_TRUNC, 0644) != 0 ||
-			    (errf != NULL && posix_spawn_file_actions_addopen(&fa,
-			    2, errf, O_WRONLY | O_CREAT | O_APPEND, 0644) != 0))
-				die("posix_spawn_file_actions");
-			t0 = now_ns();
-			errno = posix_spawnp(&pid, cmds[i][0], &fa, NULL,
-			    cmds[i], environ);
-			if (errno != 0)
-				die(cmds[i][0]);
-			if (waitpid(pid, &st, 0) == -1)
-				die("waitpid");
-			t0 = now_ns() - t0;
-			posix_spawn_file_actions_destroy(&fa);
+			t0 = run1(cmds[i], in, out, errf, &st);
 			if (r >= 0)
 				printf("run %ld %d %lld %d\n", r, i,
-				    (long long)t0, status_of(st));
+				    (long long)t0, st);
 		}
 		fflush(stdout);
 	}
@@ -387,15 +403,17 @@ fan(int argc, char *argv[])
 				pfd[i].events = POLLIN;
 				if (write(pfd[i].fd, req, len) == len)
 					continue;
-			} else if ((n = read(pfd[i].fd, buf, sizeof(buf))) > 0) {
-				if (got[i] == 0 && n >= 12 &&
+			} else {
+				n = read(pfd[i].fd, buf, sizeof(buf));
+				if (n > 0 && got[i] == 0 && n >= 12 &&
 				    memcmp(buf, "HTTP/1.", 7) == 0 &&
 				    memcmp(buf + 8, " 200", 4) == 0)
 					ok[i] = 1;
-				got[i] += n;
-				continue;
-			} else if (n == -1 && errno == EAGAIN)
-				continue;
+				if (n > 0)
+					got[i] += n;
+				if (n > 0 || (n == -1 && errno == EAGAIN))
+					continue;
+			}
 			close(pfd[i].fd);
 			pfd[i].fd = -1;
 			left--;
@@ -449,7 +467,7 @@ sink(int argc
  * closes the pipe, then it execs at once.
  */
 static pid_t
-armed(char **cmd, const char *id, int bar[2])
+armed(char **cmd, const char *id, int bar[2], const char *errf)
 {
 	char	*args[64], c;
 	pid_t	 pid;
@@ -467,6 +485,9 @@ armed(char **cmd, const char *id, int bar[2])
 		dup2(fd, 0);
 		dup2(fd, 1);
 	}
+	if (errf != NULL && (fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC,
+	    0644)) != -1)
+		dup2(fd, 2);
 	while (read(bar[0], &c, 1) == -1 && errno == EINTR)
 		;
 	close(bar[0]);
@@ -477,8 +498,8 @@ armed(char **cmd, const char *id, int bar[2])
 static int
 race(int argc, char *argv[])
 {
-	const char	*dirs[DIRS_MAX];
-	char		 path[4096], ids[PARALLEL_MAX][24];
+	const char	*dirs[DIRS_MAX], *errdir = NULL;
+	char		 path[4096], ids[PARALLEL_MAX][24], errf[4096];
 	pid_t		 pids[PARALLEL_MAX][CMDS_MAX];
 	int		 sts[PARALLEL_MAX][CMDS_MAX];
 	int64_t		 t0, end, secs = 600;
@@ -486,7 +507,7 @@ race(int argc, char *argv[])
 	pid_t		 pid;
 	int		 bar[2], ch, i, j, k, st, ndirs = 0, left;
 
-	while ((ch = getopt(argc, argv, "+C:d:j:n:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "+C:d:e:j:n:t:")) != -1) {
 		switch (ch) {
 		case 'C':
 			nclus = number(optarg, 1, 256);
@@ -495,6 +516,9 @@ race(int argc, char *argv[])
 			if (ndirs == DIRS_MAX)
 				usage();
 			dirs[ndirs++] = optarg;
+			break;
+		case 'e':
+			errdir = optarg;
 			break;
 		case 'j':
 			par = number(optarg, 1, PARALLEL_MAX);
@@ -528,9 +552,15 @@ race(int argc, char *argv[])
 		}
 		if (pipe(bar) == -1)
 			die("pipe");
-		for (j = 0; j < b; j++)
-			for (i = 0; i < ncmds; i++)
-				pids[j][i] = armed(cmds[i], ids[j], bar);
+		for (k = 0; k < b * ncmds; k++) {
+			j = k / ncmds;
+			i = k % ncmds;
+			if (errdir != NULL)
+				snprintf(errf, sizeof(errf), "%s/%ld.%d",
+				    errdir, r + j, i);
+			pids[j][i] = armed(cmds[i], ids[j], bar,
+			    errdir != NULL ? errf : NULL);
+		}
 		close(bar[0]);
 		t0 = now_ns();
 		close(bar[1]);		/* go */
