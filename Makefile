@@ -130,6 +130,19 @@ check-valgrind: deps
 	echo "valgrind: $$(ls build/valgrind/log | wc -l) runs, $$n with errors"; \
 	[ $$st -eq 0 ] && [ $$n -eq 0 ]
 
+# make bench: pollguard against the tools an operator would use instead
+# (bench/run); writes BENCHMARKS.md and bench/check-peers.png. The tools
+# are built with release flags in build/bench, with the helpers it needs.
+BENCH_CFLAGS =	-O2 -DNDEBUG
+$(B)bench/pgbench: bench/pgbench.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/pgbench.c $(BASE_LIBS)
+bench: deps
+	@$(MAKE) --no-print-directory O=build/bench CFLAGS='$(BENCH_CFLAGS)' \
+	    all build/bench/tests/pgstate build/bench/tests/connflood \
+	    build/bench/bench/pgbench
+	@bash bench/run
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo
@@ -178,7 +191,7 @@ clean:
 	    $(TEST_PROGS)
 	rm -rf build
 
-.PHONY: all check check-sanitize check-valgrind clean deps demo install uninstall FORCE
+.PHONY: all bench check check-sanitize check-valgrind clean deps demo install uninstall FORCE
 
 # libFuzzer targets (tests/fuzz/README): built with clang, ASan and UBSan
 # into build/fuzz, apart from the normal objects. make fuzz runs each for

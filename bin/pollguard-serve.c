@@ -63,6 +63,9 @@ struct server {
 	const char	*confpath;
 	struct pg_config *cfg;
 	struct pg_state	 state;		/* dirfd -1: none (yet) */
+	dev_t		 state_dev;	/* the directory state.dirfd is */
+	ino_t		 state_ino;
+	int		 state_known;	/* state_dev and state_ino are set */
 	char		 auth[PG_AUTH_MAX + 1];	/* expected token, 0-padded */
 	int		 standalone;
 };
@@ -85,6 +88,20 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Which directory the state descriptor is: fixed while it is open. */
+static void
+state_held(struct server *s)
+{
+	struct stat	 sb;
+
+	s->state_known = s->state.dirfd != -1 &&
+	    fstat(s->state.dirfd, &sb) == 0;
+	if (s->state_known) {
+		s->state_dev = sb.st_dev;
+		s->state_ino = sb.st_ino;
+	}
 }
 
 /*
@@ -117,6 +134,7 @@ server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
 		return -1;
 	pg_state_close(&s->state);
 	s->state = st;
+	state_held(s);
 	memcpy(s->auth, auth, sizeof(auth));
 	explicit_bzero(auth, sizeof(auth));
 	pg_config_free(s->cfg);
@@ -131,7 +149,7 @@ server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
 static struct pg_state *
 server_state(struct server *s)
 {
-	struct stat	 now, held;
+	struct stat	 now;
 	char		 err[PG_ERR_MAX];
 	int		 moved;
 
@@ -139,20 +157,25 @@ server_state(struct server *s)
 		if (stat(s->cfg->state, &now) == -1)
 			moved = errno == ENOENT || errno == ENOTDIR;
 		else
-			moved = fstat(s->state.dirfd, &held) == 0 &&
-			    (now.st_dev != held.st_dev ||
-			    now.st_ino != held.st_ino);
+			moved = s->state_known &&
+			    (now.st_dev != s->state_dev ||
+			    now.st_ino != s->state_ino);
 		if (moved)
 			pg_state_close(&s->state);
 	}
-	if (s->state.dirfd == -1)
+	if (s->state.dirfd == -1) {
 		pg_state_open(&s->state, s->cfg->state, 0, err, sizeof(err));
+		state_held(s);
+	}
 	return s->state.dirfd == -1 ? NULL : &s->state;
 }
 
-/* Who is on the other end: the socket's peer, or what socat says. */
+/*
+ * Who is on the other end: the socket's peer (from, when accept gave it),
+ * or what socat says.
+ */
 static void
-conn_peer(struct conn *c, int fd)
+conn_peer(struct conn *c, int fd, const struct sockaddr_storage *from)
 {
 	struct sockaddr_storage	 ss;
 	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
@@ -165,7 +188,9 @@ conn_peer(struct conn *c, int fd)
 
 	c->family = 0;
 	strlcpy(c->name, "-", sizeof(c->name));
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) == -1)
+	if (from != NULL)
+		memcpy(&ss, from, sizeof(ss));
+	else if (getpeername(fd, (struct sockaddr *)&ss, &len) == -1)
 		ss.ss_family = AF_UNSPEC;
 	if (ss.ss_family == AF_INET) {
 		c->family = AF_INET;
@@ -248,7 +273,38 @@ elapsed(struct server *s, const char *id, const struct pg_stamp *now,
 	return r;
 }
 
-/* The body of a 200 answer, or the status of a failure. */
+/*
+ * The body of a 200 answer to the question peers ask, about one cluster,
+ * or the status of a failure. It is short, and written into buf: the
+ * memory stream of the other answers clears a buffer of BUFSIZ bytes
+ * first, which was half the work of a request.
+ */
+static int
+body_one(struct server *s, const struct pg_request *req, char *buf,
+    size_t len, size_t *outlen)
+{
+	const struct pg_cluster	*c;
+	struct pg_stamp		 now;
+	int64_t			 ms;
+	int			 r, n;
+
+	if (pg_stamp_now(&now) == -1)
+		return 500;
+	if ((c = pg_config_cluster(s->cfg, req->cluster)) == NULL)
+		return 404;
+	if ((r = elapsed(s, c->id, &now, &ms)) == -1)
+		return 500;
+	if (r == 0)
+		n = snprintf(buf, len, "never\n");
+	else
+		n = snprintf(buf, len, "%" PRId64 "\n", ms);
+	if (n < 0 || (size_t)n >= len)
+		return 500;
+	*outlen = n;
+	return 200;
+}
+
+/* The body of any other 200 answer, or the status of a failure. */
 static int
 body(struct server *s, const struct pg_request *req, FILE *fp,
     const char **ctype)
@@ -261,17 +317,6 @@ body(struct server *s, const struct pg_request *req, FILE *fp,
 
 	if (pg_stamp_now(&now) == -1)
 		return 500;
-	if (req->target == PG_TARGET_ONE) {
-		if ((c = pg_config_cluster(s->cfg, req->cluster)) == NULL)
-			return 404;
-		if ((r = elapsed(s, c->id, &now, &ms)) == -1)
-			return 500;
-		if (r == 0)
-			fprintf(fp, "never\n");
-		else
-			fprintf(fp, "%" PRId64 "\n", ms);
-		return 200;
-	}
 	if (req->target == PG_TARGET_ALL) {
 		for (i = 0; i < s->cfg->nclusters; i++) {
 			c = &s->cfg->clusters[i];
@@ -313,7 +358,7 @@ conn_answer(struct server *s, struct conn *c, int status,
     const struct pg_request *req)
 {
 	const char	*extra = NULL, *ctype = NULL, *why = "";
-	char		*text = NULL, line[256], head[512];
+	char		*text = NULL, line[256], head[512], one[32];
 	size_t		 textlen = 0, n;
 	FILE		*fp = NULL;
 	int		 hlen;
@@ -326,6 +371,12 @@ conn_answer(struct server *s, struct conn *c, int status,
 		extra = "WWW-Authenticate: Basic realm=\"pollguard\"\r\n";
 		why = req->has_auth ? " (wrong credentials)" :
 		    " (no credentials)";
+	} else if (status == 200 && req->target == PG_TARGET_ONE) {
+		status = body_one(s, req, one, sizeof(one), &textlen);
+		if (status == 200 && (text = strdup(one)) == NULL)
+			status = 500;
+		if (status == 404)
+			why = " (no such cluster here)";
 	} else if (status == 200) {
 		if ((fp = open_memstream(&text, &textlen)) == NULL)
 			status = 500;
@@ -338,8 +389,6 @@ conn_answer(struct server *s, struct conn *c, int status,
 				text = NULL;
 			}
 		}
-		if (status == 404)
-			why = " (no such cluster here)";
 	}
 	if (status == 405)
 		extra = "Allow: GET, HEAD\r\n";
@@ -572,7 +621,7 @@ serve_inetd(struct server *s, const char *err)
 	memset(&c, 0, sizeof(c));
 	c.rfd = STDIN_FILENO;
 	c.wfd = STDOUT_FILENO;
-	conn_peer(&c, c.rfd);
+	conn_peer(&c, c.rfd, NULL);
 	if (err == NULL && (code = drop_privileges(s, msg, sizeof(msg))) != 0)
 		err = msg;
 	if (err != NULL) {
@@ -762,14 +811,14 @@ raise_nofile(struct server *s)
 
 /* A connection beyond the limit: a short 503 if it fits, then close. */
 static void
-refuse_busy(struct server *s, int fd)
+refuse_busy(struct server *s, int fd, const struct sockaddr_storage *from)
 {
 	struct conn	 c;
 	char		 buf[256];
 	int		 n, drained = 0;
 
 	memset(&c, 0, sizeof(c));
-	conn_peer(&c, fd);
+	conn_peer(&c, fd, from);
 	/*
 	 * Read what the client already sent: closing with it unread would
 	 * reset the connection and could take the 503 with it.
@@ -800,16 +849,17 @@ static int
 serve_standalone(struct server *s, const char *spec, const char *pidpath)
 {
 	struct sigaction	 sa;
+	struct sockaddr_storage	 ss, from;	/* listen address; a client */
 	struct pollfd		 pfd[CONN_MAX + 1];
 	struct conn		*conns[CONN_MAX + 1];
 	struct conn		*c;
 	struct pidfh		*pfh = NULL;
-	struct sockaddr_storage	 ss;
 	sigset_t		 block, empty;
 	struct timespec		 ts;
 	char			 name[INET6_ADDRSTRLEN + 16], msg[PG_ERR_MAX];
 	int64_t			 now, next;
 	pid_t			 other;
+	socklen_t		 sslen;
 	size_t			 nconn = 0, i, j;
 	int			 lfd, fd, r, k;
 	int64_t			 paused = 0;
@@ -928,8 +978,10 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 		if (k == 0 || pfd[0].revents == 0)
 			continue;
 		for (i = 0; i < ACCEPT_BURST; i++) {
-			fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK |
-			    SOCK_CLOEXEC);
+			sslen = sizeof(from);
+			memset(&from, 0, sizeof(from));
+			fd = accept4(lfd, (struct sockaddr *)&from, &sslen,
+			    SOCK_NONBLOCK | SOCK_CLOEXEC);
 			if (fd == -1) {
 				/* Out of descriptors: let others finish. */
 				if (errno == EMFILE || errno == ENFILE) {
@@ -940,7 +992,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 				break;
 			}
 			if (nconn == CONN_MAX) {
-				refuse_busy(s, fd);
+				refuse_busy(s, fd, &from);
 				continue;
 			}
 			if ((c = calloc(1, sizeof(*c))) == NULL) {
@@ -949,7 +1001,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 			}
 			c->rfd = c->wfd = fd;
 			c->deadline = now_ms() + s->cfg->timeout_ms;
-			conn_peer(c, fd);
+			conn_peer(c, fd, &from);
 			conns[nconn++] = c;
 		}
 	}
