@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <vis.h>
 
@@ -28,6 +29,8 @@ struct xfer {
 	int		 bad;		/* a malformed status line: */
 	char		 badline[32];	/* its start */
 	size_t		 badlen;
+	const char	*self;		/* this node's name */
+	int		 itself;	/* the peer's serve says it is this node */
 };
 
 int64_t
@@ -64,6 +67,32 @@ on_body(char *p, size_t size, size_t nmemb, void *arg)
 }
 
 /*
+ * "Pollguard-Node: NAME": the answering serve's node name. The same as
+ * ours, and the [peer] section is this node itself (its name matches
+ * no section, so it was not skipped): it would see its own claim.
+ */
+static void
+node_field(struct xfer *x, const char *p, size_t n)
+{
+	static const char	 f[] = "Pollguard-Node:";
+	size_t			 len, flen = sizeof(f) - 1;
+
+	if (n <= flen || strncasecmp(p, f, flen) != 0)
+		return;
+	p += flen;
+	n -= flen;
+	while (n > 0 && (*p == ' ' || *p == '\t')) {
+		p++;
+		n--;
+	}
+	for (len = 0; len < n && p[len] != '\r' && p[len] != '\n' &&
+	    p[len] != ' '; len++)
+		;
+	x->itself = len == strlen(x->self) &&
+	    strncasecmp(p, x->self, len) == 0;
+}
+
+/*
  * Count the header bytes; too many end the transfer.
  *
  * libcurl 7 reads a status line it cannot parse but that starts with
@@ -86,6 +115,8 @@ on_header(char *p, size_t size, size_t nmemb, void *arg)
 	if (x->head == HEAD_FIELDS) {
 		if (n > 0 && (p[0] == '\r' || p[0] == '\n'))
 			x->head = x->interim ? HEAD_STATUS : HEAD_END;
+		else
+			node_field(x, p, n);
 		return n;
 	}
 	if (x->head == HEAD_END)
@@ -123,6 +154,7 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 		return -1;
 	curl_easy_setopt(x->easy, CURLOPT_URL, x->url);
 	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
+	x->self = cfg->node;
 	curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 0L);
@@ -187,6 +219,12 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
 		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PEER_WHY_MAX, "headers longer than %d bytes",
 		    PEER_HEADER_MAX);
+		return;
+	}
+	if (x->itself && rc == CURLE_OK) {
+		s->answer.kind = PG_ANSWER_INVALID;
+		snprintf(why, PEER_WHY_MAX, "as this node itself (node %s)",
+		    x->self);
 		return;
 	}
 	if (x->bad) {

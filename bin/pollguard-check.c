@@ -99,6 +99,14 @@ report(struct tool *t, const struct round *r, int second)
 			    "counts as never");
 			break;
 		default:
+			if (strncmp(r->why[i], "as this node", 12) == 0) {
+				tool_error("cluster %s: peer %s (%s) is this "
+				    "node, %s: set node = %s in [pollguard] "
+				    "on this host, or rename the section",
+				    c->id, p->name, p->url, t->cfg->node,
+				    p->name);
+				break;
+			}
 			tool_error("cluster %s: peer %s (%s) answered %s: "
 			    "check its [peer %s] section and its serve's "
 			    "config%s", c->id, p->name, p->url, r->why[i],

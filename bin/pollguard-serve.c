@@ -359,6 +359,7 @@ conn_answer(struct server *s, struct conn *c, int status,
 {
 	const char	*extra = NULL, *ctype = NULL, *why = "";
 	char		*text = NULL, line[256], head[512], one[32];
+	char		 node[PG_NAME_MAX + 24];
 	size_t		 textlen = 0, n;
 	FILE		*fp = NULL;
 	int		 hlen;
@@ -375,6 +376,11 @@ conn_answer(struct server *s, struct conn *c, int status,
 		status = body_one(s, req, one, sizeof(one), &textlen);
 		if (status == 200 && (text = strdup(one)) == NULL)
 			status = 500;
+		/* A node that asks itself by mistake can tell (peers.c). */
+		snprintf(node, sizeof(node), "Pollguard-Node: %s\r\n",
+		    s->cfg->node);
+		if (status == 200)
+			extra = node;
 		if (status == 404)
 			why = " (no such cluster here)";
 	} else if (status == 200) {

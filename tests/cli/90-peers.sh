@@ -430,6 +430,36 @@ exit_is 76 "a cluster the peer does not serve: exit 76" "$CHECK" -n -c "$AA" oth
 err_like '(^|[ :])b\>' "unknown cluster: names the peer"
 err_has "404" "unknown cluster: says 404"
 err_has "no [cluster] of that ID there" "unknown cluster: says what a 404 means"
+
+# A node whose name matches no [peer] section asks its own serve, sees
+# its own claim in round 2 and would withdraw every round, silently. The
+# serve names its node, and check refuses to take itself for a peer.
+mkdir -p "$T/self.state"
+cat >"$T/self.conf" <<EOF
+[pollguard]
+node = vm
+state = $T/self.state
+settle = 0
+[peer a.example]
+url = http://127.0.0.1:0/
+[cluster mail]
+wait = 12s
+EOF
+if serve_start self "$T/self.conf"; then
+	sed -i "s|^url = http://127.0.0.1:0/\$|url = http://127.0.0.1:$PORT/|" "$T/self.conf"
+	curl -s -D "$T/self.head" -o /dev/null "http://127.0.0.1:$PORT/v1/elapsed/mail"
+	assert "serve names its node in the answer (Pollguard-Node: vm)" \
+	    grep -q '^Pollguard-Node: vm' "$T/self.head"
+	exit_is 76 "a [peer] that is this node itself: exit 76, not a silent withdrawal" \
+	    "$CHECK" -c "$T/self.conf" mail
+	err_has "is this node" "this node itself: the error says so"
+	err_has "set node = a.example" "this node itself: the error says how to fix it"
+	assert "this node itself: nothing claimed" test ! -e "$T/self.state/mail"
+	serve_stop "$SERVE_PID"
+else
+	not_ok "serve for the self test started"
+	skip "no serve" 4
+fi
 grep -q 'client 127\.0\.0\.1: 401 ' "$T/sauth.err"
 is "$?" 0 "the serve logged the 401"
 grep -q 'client 127\.0\.0\.1: 403 ' "$T/sdeny.err"
