@@ -1015,6 +1015,15 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	return 0;
 }
 
+/* inetd, xinetd, systemd (Accept=yes) and socat all give a socket. */
+static int
+stdin_is_socket(void)
+{
+	struct stat	 sb;
+
+	return fstat(STDIN_FILENO, &sb) == 0 && S_ISSOCK(sb.st_mode);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1067,11 +1076,18 @@ main(int argc, char *argv[])
 		strlcpy(spec, s.cfg->serve.listen, sizeof(spec));
 		listen = spec;
 	}
+	/*
+	 * Without -i, a config that cannot be loaded may hide a listen key:
+	 * with -p, or with no connection on stdin (a person, a service
+	 * manager), say so on stderr rather than answer a client that is
+	 * not there.
+	 */
+	if (!loaded && !inetd && listen == NULL &&
+	    (pidpath != NULL || !stdin_is_socket()))
+		tool_die(EX_CONFIG, "%s", err);
 	if (inetd || listen == NULL) {
 		if (pidpath != NULL)
 			usage();
-		if (!loaded && !inetd && isatty(STDIN_FILENO))
-			tool_die(EX_CONFIG, "%s", err);	/* a person */
 		tool_stderr = 0;
 		return serve_inetd(&s, loaded ? NULL : err);
 	}

@@ -574,6 +574,18 @@ is "$RC" 78 "inetd, password in a world-readable config: exit 78"
 answer_ok_rc 500 "inetd, password in a world-readable config: answers 500"
 CONF=$MAIN
 
+# Without -i and without a connection on stdin (a person, a service
+# manager, nohup), a broken config, which may hold the listen key, is an
+# error on stderr, not a 500 to nobody; with -p too, not a usage error.
+exit_is 78 "no -i, stdin not a socket, broken config: exit 78" \
+    "$SERVE" -c "$T/bad.conf" </dev/null
+err_has "$T/bad.conf" "no -i, stdin not a socket: the error names the file"
+out_empty "no -i, stdin not a socket: no 500 on stdout"
+exit_is 78 "-p with a broken config: exit 78, not a usage error" \
+    "$SERVE" -c "$T/bad.conf" -p "$T/bad.pid" </dev/null
+err_has "$T/bad.conf" "-p with a broken config: the error names the file"
+assert "-p with a broken config: no pidfile" test ! -e "$T/bad.pid"
+
 if [ -z "$INETD_STDERR" ]; then
 	ok "inetd mode: nothing on stderr in any of $INETD_RUNS runs"
 else
