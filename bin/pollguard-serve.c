@@ -67,6 +67,8 @@ struct server {
 	ino_t		 state_ino;
 	int		 state_known;	/* state_dev and state_ino are set */
 	char		 auth[PG_AUTH_MAX + 1];	/* expected token, 0-padded */
+	/* "Pollguard-Node: NAME": a node that asks itself can tell (peers.c) */
+	char		 nodefield[PG_NAME_MAX + 24];
 	int		 standalone;
 };
 
@@ -139,6 +141,8 @@ server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
 	explicit_bzero(auth, sizeof(auth));
 	pg_config_free(s->cfg);
 	s->cfg = cfg;
+	snprintf(s->nodefield, sizeof(s->nodefield), "Pollguard-Node: %s\r\n",
+	    cfg->node);
 	return 0;
 }
 
@@ -359,7 +363,6 @@ conn_answer(struct server *s, struct conn *c, int status,
 {
 	const char	*extra = NULL, *ctype = NULL, *why = "";
 	char		*text = NULL, line[256], head[512], one[32];
-	char		 node[PG_NAME_MAX + 24];
 	size_t		 textlen = 0, n;
 	FILE		*fp = NULL;
 	int		 hlen;
@@ -376,11 +379,8 @@ conn_answer(struct server *s, struct conn *c, int status,
 		status = body_one(s, req, one, sizeof(one), &textlen);
 		if (status == 200 && (text = strdup(one)) == NULL)
 			status = 500;
-		/* A node that asks itself by mistake can tell (peers.c). */
-		snprintf(node, sizeof(node), "Pollguard-Node: %s\r\n",
-		    s->cfg->node);
 		if (status == 200)
-			extra = node;
+			extra = s->nodefield;
 		if (status == 404)
 			why = " (no such cluster here)";
 	} else if (status == 200) {

@@ -259,17 +259,18 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 		pg_state_close(st);
 		return -1;
 	}
-	/* Shared, like /tmp: chmod would be the wrong advice. */
-	if (sb.st_mode & S_ISVTX)
-		snprintf(err, errlen, "state directory %s is shared (mode "
-		    "%04o): give pollguard a directory of its own, writable "
-		    "by its owner only", path,
-		    (unsigned int)(sb.st_mode & 07777));
-	else if (sb.st_mode & (S_IWGRP | S_IWOTH))
-		snprintf(err, errlen, "state directory %s is writable by "
-		    "group or others (mode %04o); run: chmod go-w %s", path,
-		    (unsigned int)(sb.st_mode & 07777), path);
 	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+		/* Shared, like /tmp: chmod would be the wrong advice. */
+		if (sb.st_mode & S_ISVTX)
+			snprintf(err, errlen, "state directory %s is shared "
+			    "(mode %04o): give pollguard a directory of its "
+			    "own, writable by its owner only", path,
+			    (unsigned int)(sb.st_mode & 07777));
+		else
+			snprintf(err, errlen, "state directory %s is writable "
+			    "by group or others (mode %04o); run: chmod go-w "
+			    "%s", path, (unsigned int)(sb.st_mode & 07777),
+			    path);
 		pg_state_close(st);
 		errno = EPERM;	/* not ENOENT: serve must not take it as absent */
 		return -1;

@@ -413,21 +413,33 @@ wait_exit()
 # give "-l ADDR:0" in ARGS to listen elsewhere. 1 when it did not start.
 serve_start()
 {
-	local name=$1 conf=$2 l
+	local name=$1 conf=$2
 	shift 2
 	case " $* " in
 	*" -l "*) bg "$name" "$SERVE" -v -c "$conf" "$@" ;;
 	*) bg "$name" "$SERVE" -v -c "$conf" "$@" -l 127.0.0.1:0 ;;
 	esac
 	SERVE_PID=$BGPID
-	PORT=
-	if ! wait_for 10 grep -qs "listening on " "$T/$name.err"; then
-		diag_file "$T/$name.err" "$name stderr"
-		return 1
+	listen_port "$name" PORT
+}
+
+# listen_port NAME VAR: wait for the "listening on ...:PORT" line that a
+# server started with "bg NAME" writes to its stderr (pollguard-serve,
+# socat -d -d, the tests' fake peers) and set VAR to the port; 1, VAR
+# empty and the stderr shown, when none comes.
+listen_port()
+{
+	local l
+	printf -v "$2" '%s' ""
+	if wait_for 10 grep -qs "listening on " "$T/$1.err"; then
+		l=$(grep -m1 "listening on " "$T/$1.err")
+		if [[ ${l##*:} =~ ^[0-9]+$ ]]; then
+			printf -v "$2" '%s' "${l##*:}"
+			return 0
+		fi
 	fi
-	l=$(grep -m1 "listening on " "$T/$name.err")
-	PORT=${l##*:}
-	[[ $PORT =~ ^[0-9]+$ ]]
+	diag_file "$T/$1.err" "$1 stderr"
+	return 1
 }
 
 # serve_stop PID: SIGTERM, and its exit status (255: had to be killed).

@@ -321,10 +321,7 @@ EOF
 	chmod 755 "$T/fake.sh"
 	bg fake socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr,fork \
 	    EXEC:"$T/fake.sh"
-	FP=
-	if wait_for 10 grep -q 'listening on' "$T/fake.err"; then
-		FP=$(sed -nE 's/.*listening on .*:([0-9]+)$/\1/p' "$T/fake.err" | head -n 1)
-	fi
+	listen_port fake FP
 	cat >"$T/fake.conf" <<EOF
 [pollguard]
 node = testnode

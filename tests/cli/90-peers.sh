@@ -534,15 +534,10 @@ EOF
 	bg fake socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr,fork,backlog=64 \
 	    EXEC:"$T/fake.sh"
 	FAKEPID=$BGPID
-	FP=
-	if wait_for 10 grep -q 'listening on' "$T/fake.err"; then
-		FP=$(sed -nE 's/.*listening on .*:([0-9]+)$/\1/p' "$T/fake.err" | head -n 1)
-	fi
-	if [[ $FP =~ ^[0-9]+$ ]]; then
+	if listen_port fake FP; then
 		ok "fake peer (socat) listens on 127.0.0.1:$FP"
 	else
 		not_ok "fake peer (socat) listens"
-		diag_file "$T/fake.err" "socat stderr"
 		HAVE_SOCAT=0
 	fi
 fi
@@ -888,11 +883,7 @@ if [ "$HAVE_SOCAT" = 1 ]; then
 		bg tls socat -d -d \
 		    OPENSSL-LISTEN:0,bind=127.0.0.1,reuseaddr,fork,cert="$T/tls.pem",verify=0 \
 		    EXEC:"$T/fake.sh"
-		TP_=
-		if wait_for 10 grep -q 'listening on' "$T/tls.err"; then
-			TP_=$(sed -nE 's/.*listening on .*:([0-9]+)$/\1/p' "$T/tls.err" | head -n 1)
-		fi
-		[[ $TP_ =~ ^[0-9]+$ ]] && TLS_OK=1
+		listen_port tls TP_ && TLS_OK=1
 	fi
 	if [ "$TLS_OK" = 1 ]; then
 		cat >"$T/atls.conf" <<EOF

@@ -142,16 +142,8 @@ EOF
 # fake_start MODE [ARG]: start a fake peer; its port in FPORT.
 fake_start()
 {
-	local l
 	bg "fake-$1" perl "$FAKE" "$@"
-	FPORT=
-	if ! wait_for 10 grep -qs 'listening on' "$T/fake-$1.err"; then
-		diag_file "$T/fake-$1.err" "fake peer $1, stderr"
-		return 1
-	fi
-	l=$(grep -m1 'listening on' "$T/fake-$1.err")
-	FPORT=${l##*:}
-	[[ $FPORT =~ ^[0-9]+$ ]]
+	listen_port "fake-$1" FPORT
 }
 
 # Each fault: a fake peer of that name, and its class: what the check
@@ -404,11 +396,7 @@ if ! command -v socat >/dev/null 2>&1; then
 else
 	bg sbi socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr,fork \
 	    EXEC:"$SERVE -i -c $BCONF"
-	SP=
-	if wait_for 10 grep -qs 'listening on' "$T/sbi.err"; then
-		SP=$(sed -nE 's/.*listening on .*:([0-9]+)$/\1/p' "$T/sbi.err" | head -n 1)
-	fi
-	if [[ $SP =~ ^[0-9]+$ ]]; then
+	if listen_port sbi SP; then
 		peerconf "$T/abi.conf" "$SP"
 		exit_is 1 "b under socat (serve -i), active 1s ago: a skips" \
 		    "$CHECK" -n -c "$T/abi.conf" mail

@@ -222,9 +222,7 @@ else
 	bg low bash -c 'ulimit -Sn 64 && exec "$@"' lowserve \
 	    "$SERVE" -v -c "$T/low.conf" -l 127.0.0.1:0
 	LPID=$BGPID
-	if wait_for 10 grep -q "listening on " "$T/low.err"; then
-		l=$(grep -m1 "listening on " "$T/low.err")
-		LPORT=${l##*:}
+	if listen_port low LPORT; then
 		lim=$(awk '/^Max open files/ { print $4 }' "/proc/$LPID/limits")
 		num_between "$lim" $((CONN_MAX + 1)) 1048576 \
 		    "ulimit -Sn 64: serve raised its soft limit ($lim)"
@@ -245,7 +243,6 @@ else
 		fi
 	else
 		not_ok "serve under ulimit -Sn 64 started"
-		diag_file "$T/low.err" "serve stderr"
 		skip "no server" 4
 	fi
 	serve_stop "$LPID" >/dev/null

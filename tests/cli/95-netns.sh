@@ -197,13 +197,10 @@ RMAX=200	# no loop runs past round 200 (400 s)
 # start HOST: its serve, and its loop from the next round on.
 start()
 {
-	local h=$1 r
+	local h=$1 r port
 	bg "serve.$h" "$T/hx" "$h" "$SERVE" -v -c "$CONF" -l "${IP[$h]}:7709"
 	SPID[$h]=$BGPID
-	if ! wait_for 10 grep -qs "listening on" "$T/serve.$h.err"; then
-		diag_file "$T/serve.$h.err" "serve $h"
-		return 1
-	fi
+	listen_port "serve.$h" port || return 1
 	r=$(( $(now_ms) - T0 ))
 	[ "$r" -lt 0 ] && r=0 || r=$(( r / IV + 1 ))
 	bg "loop.$h" "$T/hx" "$h" bash "$T/loop.sh" "$h" "$T0" "$IV" "$r" "$RMAX"
