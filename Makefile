@@ -23,7 +23,8 @@ CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 # check-sanitize uses it); by default they are built in place.
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
-LIB_OBJS =	$(addprefix $(B)lib/,config.o decide.o duration.o proto.o state.o)
+LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o peers.o \
+		proto.o state.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve
 MAN1 =		man/pollguard-check.1 man/pollguard-touch.1
 MAN5 =		man/pollguard.conf.5
@@ -38,7 +39,7 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		stunnel/pollguard.conf
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
-BIN_OBJS =	$(addprefix $(B)bin/,tool.o peers.o pollguard-check.o \
+BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o \
 		pollguard-touch.o pollguard-serve.o)
 
 all: $(addprefix $(B),$(TOOLS))
@@ -53,17 +54,18 @@ $(B)sysconfdir.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' >$@
 $(BIN_OBJS): bin/tool.h
-$(B)bin/peers.o $(B)bin/pollguard-check.o: bin/peers.h
-$(B)bin/peers.o: bin/peers.c
+# peers.o is the only object that uses libcurl; a tool that does not ask
+# peers does not pull it from the archive, and does not link libcurl.
+$(B)lib/peers.o: lib/peers.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ bin/peers.c
+	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ lib/peers.c
 
 $(LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
 # Each tool links only what it uses: only pollguard-check links libcurl.
-$(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o peers.o tool.o) $(LIB)
+$(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o tool.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(CURL_LIBS) $(BASE_LIBS)
 
@@ -208,15 +210,14 @@ FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
 $(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
-$(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h bin/peers.h
+$(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
 # request includes pollguard-serve.c for its static request path and
-# catches syslog; answer runs peers.c and hands libcurl the fuzz input.
+# catches syslog; answer runs lib/peers.c and hands libcurl the fuzz input.
 $(FUZZ_DIR)/fuzz_request: bin/pollguard-serve.c $(FUZZ_DIR)/bin/tool.o
 $(FUZZ_DIR)/fuzz_request: FUZZ_LINK = -Wl,--wrap=syslog
-$(FUZZ_DIR)/fuzz_answer: $(FUZZ_DIR)/bin/peers.o
 $(FUZZ_DIR)/fuzz_answer: FUZZ_LINK = $(CURL_LIBS) \
     -Wl,--wrap=curl_multi_add_handle
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "peers.h"
 #include "tool.h"
 
 static volatile sig_atomic_t	 got_signal;
@@ -61,83 +60,91 @@ on_signal(int sig)
 	got_signal = sig;
 }
 
+/* What a misconfiguration answer asks the operator to look at. */
+static const char *
+bad_hint(enum pg_answer_kind k)
+{
+	switch (k) {
+	case PG_ANSWER_REFUSED:
+		return " (user and password must match its [serve], and its "
+		    "allow list this host)";
+	case PG_ANSWER_UNKNOWN:
+		return " (a wrong url, or no [cluster] of that ID there)";
+	default:
+		return "";
+	}
+}
+
 /*
  * Say what each peer answered (with -v), warn about unreachable peers
  * and complain loudly about peers that answered nonsense.
  */
 static void
-report(struct tool *t, const struct round *r, int second)
+report(struct tool *t, const struct pg_round *r, int second)
 {
 	const struct pg_cluster	*c = t->cluster;
 	const struct pg_peer	*p;
-	const char		*verdict;
+	const struct pg_seen	*s;
+	const char		*again = second ? "again: " : "";
 	char			 ago[32], wait[32];
 	size_t			 i;
 
 	pg_duration_format(c->wait_ms, wait, sizeof(wait));
 	for (i = 0; i < r->n; i++) {
 		p = &t->cfg->peers[c->peers[i]];
-		switch (r->seen[i].answer.kind) {
+		s = &r->seen[i];
+		switch (s->answer.kind) {
 		case PG_ANSWER_ELAPSED:
-			pg_duration_format(r->seen[i].answer.elapsed_ms, ago,
+			pg_duration_format(s->answer.elapsed_ms, ago,
 			    sizeof(ago));
-			verdict = r->seen[i].answer.elapsed_ms < c->wait_ms ?
-			    "active" : "idle";
 			tool_explain(t, "%s: %s%s: %s: %s %s ago (wait %s)",
-			    c->id, second ? "again: " : "", p->name,
-			    r->why[i], verdict, ago, wait);
+			    c->id, again, p->name, s->why,
+			    s->answer.elapsed_ms < c->wait_ms ? "active" :
+			    "idle", ago, wait);
 			break;
 		case PG_ANSWER_NEVER:
-			tool_explain(t, "%s: %s%s: never: idle", c->id,
-			    second ? "again: " : "", p->name);
+			tool_explain(t, "%s: %s%s: never: idle", c->id, again,
+			    p->name);
 			break;
 		case PG_ANSWER_UNREACHABLE:
 			tool_warn(t, "cluster %s: peer %s (%s) unreachable: "
-			    "%s; %s", c->id, p->name, p->url, r->why[i],
+			    "%s; %s", c->id, p->name, p->url, s->why,
 			    c->unreachable == PG_UNREACHABLE_SKIP ?
 			    "skipping the round (unreachable = skip)" :
 			    "counts as never");
 			break;
+		case PG_ANSWER_SELF:
+			tool_error("cluster %s: peer %s (%s) is this node, %s: "
+			    "set node = %s in [pollguard] on this host, or "
+			    "rename the section", c->id, p->name, p->url,
+			    t->cfg->node, p->name);
+			break;
 		default:
-			if (strncmp(r->why[i], "as this node", 12) == 0) {
-				tool_error("cluster %s: peer %s (%s) is this "
-				    "node, %s: set node = %s in [pollguard] "
-				    "on this host, or rename the section",
-				    c->id, p->name, p->url, t->cfg->node,
-				    p->name);
-				break;
-			}
 			tool_error("cluster %s: peer %s (%s) answered %s: "
 			    "check its [peer %s] section and its serve's "
-			    "config%s", c->id, p->name, p->url, r->why[i],
-			    p->name, strncmp(r->why[i], "404", 3) == 0 ?
-			    " (a wrong url, or no [cluster] of that ID "
-			    "there)" : strncmp(r->why[i], "401", 3) == 0 ?
-			    " (user and password must match its [serve])" :
-			    "");
+			    "config%s", c->id, p->name, p->url, s->why,
+			    p->name, bad_hint(s->answer.kind));
 			break;
 		}
 	}
 }
 
 static void
-ask(struct tool *t, struct round *r, int second)
+ask(struct tool *t, struct pg_round *r, int second)
 {
-	if (peers_ask(t->cfg, t->cluster, r) == -1)
+	if (pg_peers_ask(t->cfg, t->cluster, r) == -1)
 		tool_die_errno(EX_OSERR, "asking the peers of %s",
 		    t->cluster->id);
 	report(t, r, second);
 }
 
-/* Random in [settle/2, settle], in nanoseconds. */
+/* Sleep as long as the proof needs between the claim and round 2. */
 static void
 settle_sleep(const struct tool *t, int64_t settle_ms)
 {
 	struct timespec	 ts;
-	int64_t		 ns;
+	int64_t		 ns = pg_settle_sleep_ns(settle_ms);
 
-	ns = settle_ms * 500000 + (int64_t)arc4random_uniform(
-	    (uint32_t)(settle_ms * 500 + 1)) * 1000;
 	tool_explain(t, "%s: go, claimed; settling %" PRId64 "ms",
 	    t->cluster->id, ns / 1000000);
 	ts.tv_sec = ns / 1000000000;
@@ -170,17 +177,42 @@ interrupted(struct tool *t, const struct pg_stamp *rec, const char *old,
 }
 
 /*
+ * Keep the claim. When it became visible late, lengthen its horizon
+ * first, so that a peer still in its round 2 sees the claim rather than
+ * the job's first refresh (pollguard(7)); when that would reach the wait
+ * time, or the record cannot be written, withdraw instead.
+ */
+static enum pg_verdict
+keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec)
+{
+	struct pg_stamp	 longer = *rec;
+
+	if ((longer.horizon_ms = pg_claim_keep_horizon(cl,
+	    t->cluster->wait_ms)) == 0)
+		return PG_SKIP_ACTIVE;
+	if (longer.horizon_ms == rec->horizon_ms)
+		return PG_GO;
+	if (pg_state_write(&t->state, t->cluster->id, &longer) == -1) {
+		tool_error("cannot lengthen the claim in %s/%s: %s",
+		    t->state.path, t->cluster->id, strerror(errno));
+		return PG_SKIP_ACTIVE;
+	}
+	*rec = longer;
+	return PG_GO;
+}
+
+/*
  * Claim, settle, ask again: keep the claim or withdraw it, restoring the
  * record that was there. Returns the exit status.
  */
 static int
-claim_and_settle(struct tool *t, const struct round *first)
+claim_and_settle(struct tool *t, const struct pg_round *first)
 {
 	const struct pg_cluster	*c = t->cluster;
 	struct sigaction	 sa;
 	struct pg_stamp		 rec;
 	struct pg_claim		 cl;
-	struct round		 r;
+	struct pg_round		 r;
 	enum pg_settle_why	 why;
 	enum pg_verdict		 v;
 	char			 old[PG_RECORD_MAX];
@@ -223,11 +255,13 @@ claim_and_settle(struct tool *t, const struct round *first)
 
 	v = pg_settle(&cl, c->wait_ms, c->unreachable, r.seen, r.n, &why,
 	    &peer);
-	if (v == PG_GO) {
-		peers_free(&r);
+	if (v == PG_GO && (v = keep(t, &cl, &rec)) == PG_GO) {
+		pg_round_free(&r);
 		tool_explain(t, "%s: keep the claim: go", c->id);
 		return PG_GO;
 	}
+	if (v != PG_GO && why == PG_KEEP)
+		why = PG_LOST_SLOW_WRITE;
 	withdraw(t, &rec, old, oldlen);
 	switch (why) {
 	case PG_LOST_EARLIER:
@@ -249,13 +283,13 @@ claim_and_settle(struct tool *t, const struct round *first)
 	case PG_LOST_VANISHED:
 		tool_warn(t, "cluster %s: claim withdrawn: peer %s answered "
 		    "before the claim but not after it (%s); it may have "
-		    "claimed too", c->id, r.seen[peer].name, r.why[peer]);
+		    "claimed too", c->id, r.seen[peer].name, r.seen[peer].why);
 		break;
 	default:
-		tool_explain(t, "%s: withdraw: %s", c->id, r.why[peer]);
+		tool_explain(t, "%s: withdraw: %s", c->id, r.seen[peer].why);
 		break;
 	}
-	peers_free(&r);
+	pg_round_free(&r);
 	return v;
 }
 
@@ -264,11 +298,9 @@ main(int argc, char *argv[])
 {
 	static struct tool	 t;	/* static: reachable until exit */
 	struct pg_decision	 d;
-	static struct round	 r;	/* static: reachable until exit */
-	struct pg_answer	*answers;
+	static struct pg_round	 r;	/* static: reachable until exit */
 	const char		*conf = NULL, *id;
 	char			 ago[32];
-	size_t			 i;
 	int			 ch, held, claim = 1, lockfd = -1;
 
 	while ((ch = getopt(argc, argv, "c:nqv")) != -1) {
@@ -318,17 +350,12 @@ main(int argc, char *argv[])
 
 	memset(&r, 0, sizeof(r));
 	if (t.cluster->npeers > 0) {
-		if (peers_init() == -1)
+		if (pg_peers_init() == -1)
 			tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 		ask(&t, &r, 0);
 	}
-	if ((answers = calloc(r.n + 1, sizeof(*answers))) == NULL)
-		tool_die_errno(EX_OSERR, "calloc");
-	for (i = 0; i < r.n; i++)
-		answers[i] = r.seen[i].answer;
-	pg_decide(t.cluster->wait_ms, t.cluster->unreachable, 0, answers, r.n,
+	pg_decide(t.cluster->wait_ms, t.cluster->unreachable, 0, r.seen, r.n,
 	    &d);
-	free(answers);
 	if (d.standalone)
 		tool_warn(&t, "cluster %s has no peers: standalone, always "
 		    "polling", id);
@@ -345,7 +372,7 @@ main(int argc, char *argv[])
 		return d.verdict;
 	case PG_REFUSE_INVALID:
 		tool_explain(&t, "%s: no decision: %s answered %s", id,
-		    r.seen[d.peer].name, r.why[d.peer]);
+		    r.seen[d.peer].name, r.seen[d.peer].why);
 		return d.verdict;
 	default:
 		break;
@@ -356,10 +383,10 @@ main(int argc, char *argv[])
 	}
 	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0) {
 		ch = claim_and_settle(&t, &r);
-		peers_free(&r);
+		pg_round_free(&r);
 		return ch;
 	}
-	peers_free(&r);
+	pg_round_free(&r);
 	if (pg_state_touch(&t.state, id) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
 		    t.state.path, id);

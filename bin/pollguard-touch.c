@@ -31,11 +31,11 @@ usage(void)
 static int64_t
 now_ms(void)
 {
-	struct timespec	 ts;
+	int64_t	 ns;
 
-	if (clock_gettime(CLOCK_BOOTTIME, &ts) == -1)
-		tool_die_errno(EX_OSERR, "clock_gettime");
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (pg_clock(CLOCK_BOOTTIME, &ns) == -1)
+		tool_die_errno(EX_OSERR, "clock");
+	return ns / 1000000;
 }
 
 /*

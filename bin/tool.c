@@ -1,3 +1,8 @@
+/*
+ * tool.c: what the three tools share beyond the library: messages to
+ * stderr and syslog, by the rules in tool.h, and the set-up every tool
+ * does before its work (cluster, config, state directory).
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,13 +1,23 @@
+/*
+ * decide.c: the rules that turn peers' answers into go or skip: one
+ * round (pg_decide), and the settle round that orders concurrent claims
+ * (pg_settle). Pure functions of plain data, so that the tests can try
+ * every case; pollguard(7), CLAIM AND SETTLE, holds the argument.
+ */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "pollguard.h"
 
+#define MS	1000000LL	/* ns */
+
 void
 pg_decide(int64_t wait_ms, enum pg_unreachable policy, int local_run,
-    const struct pg_answer *ans, size_t n, struct pg_decision *d)
+    const struct pg_seen *seen, size_t n, struct pg_decision *d)
 {
-	size_t	 i, invalid = n, unreachable = n;
+	const struct pg_answer	*a;
+	size_t			 i, invalid = n, unreachable = n;
 
 	d->verdict = PG_GO;
 	d->standalone = 0;
@@ -17,10 +27,11 @@ pg_decide(int64_t wait_ms, enum pg_unreachable policy, int local_run,
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		switch (ans[i].kind) {
+		a = &seen[i].answer;
+		switch (a->kind) {
 		case PG_ANSWER_ELAPSED:
 			/* Strict, as in the reference: equal allows. */
-			if (ans[i].elapsed_ms < wait_ms) {
+			if (a->elapsed_ms < wait_ms) {
 				d->verdict = PG_SKIP_ACTIVE;
 				d->peer = i;
 				return;
@@ -54,32 +65,46 @@ pg_claim_horizon(int64_t timeout_ms, int64_t settle_ms)
 	return 2 * timeout_ms + settle_ms + settle_ms / 2 + 1000;
 }
 
+int64_t
+pg_settle_sleep_ns(int64_t settle_ms)
+{
+	return settle_ms * MS / 2 + settle_ms * MS / 100;
+}
+
+/*
+ * The earliest moment, relative to our claim, at which the peer can have
+ * claimed (or last been active): its answer was computed after sent_ns,
+ * and says e whole ms, so at least e ms and less than e + 1 ms had
+ * passed on its clock; allow for drift on both clocks.
+ */
+static int64_t
+lower_bound(const struct pg_claim *c, const struct pg_seen *s)
+{
+	int64_t	 e = s->answer.elapsed_ms * MS, span, drift;
+
+	span = llabs(s->sent_ns - c->claim_ns);
+	drift = (e + span) / PG_DRIFT_DIV + 1;
+	return s->sent_ns - e - MS - drift - c->claim_ns;
+}
+
 /*
  * See pollguard(7), "Claim and settle", for why this is safe. In short:
  * a node keeps its claim only when it is sure to beat every claim it
  * sees, and the relation "beats" is one-sided for any two claims, so two
  * nodes that saw each other cannot both keep theirs. A claim a node did
- * not see landed after that node settled, more than settle/4 later than
- * its own, and loses to it.
+ * not see became visible after that node asked in round 2, more than
+ * settle/4 after its own, and loses to it; two nodes cannot both have
+ * missed the other's claim.
  */
 enum pg_verdict
 pg_settle(const struct pg_claim *c, int64_t wait_ms,
     enum pg_unreachable policy, const struct pg_seen *seen, size_t n,
     enum pg_settle_why *why, size_t *peer)
 {
-	const int64_t	 ms = 1000000;
-	int64_t		 window = c->settle_ms * ms / 4, lo;
-	size_t		 i, invalid = n, unreachable = n;
+	int64_t		 window = c->settle_ms * MS / 4, lo;
+	size_t		 i, invalid = n, unreachable = n, active = n;
 
 	*peer = 0;
-	if (c->visible_ns - c->claim_ns > window) {
-		*why = PG_LOST_SLOW_WRITE;
-		return PG_SKIP_ACTIVE;
-	}
-	if (c->end_ns - c->start_ns > c->horizon_ms * ms - window - 50 * ms) {
-		*why = PG_LOST_SLOW_ROUND;
-		return PG_SKIP_ACTIVE;
-	}
 	for (i = 0; i < n; i++) {
 		switch (seen[i].answer.kind) {
 		case PG_ANSWER_ELAPSED:
@@ -102,14 +127,35 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		}
 		if (seen[i].answer.elapsed_ms >= wait_ms)
 			continue;
-		/* When the peer claimed, relative to our claim: lo..hi. */
-		lo = seen[i].sent_ns - (seen[i].answer.elapsed_ms + 1) * ms -
-		    c->claim_ns;
+		if (active == n)
+			active = i;
+		/* When the peer claimed, relative to our claim: lo or later. */
+		lo = lower_bound(c, &seen[i]);
 		if (lo > window || (lo >= -window &&
 		    strcasecmp(c->node, seen[i].name) < 0))
 			continue;
 		*peer = i;
 		*why = lo < -window ? PG_LOST_EARLIER : PG_LOST_NAME;
+		return PG_SKIP_ACTIVE;
+	}
+	/*
+	 * Rounds longer than the horizon allows: a peer's claim may have
+	 * been reported as a later refresh, or ours may have aged past the
+	 * wait time unrefreshed, idle to a peer's round 1.
+	 */
+	if (c->end_ns - c->start_ns > c->horizon_ms * MS - window - 50 * MS) {
+		*peer = active < n ? active : 0;
+		*why = PG_LOST_SLOW_ROUND;
+		return PG_SKIP_ACTIVE;
+	}
+	/*
+	 * A claim that became visible late may be one that an active peer
+	 * missed; with no active peer, no peer can have missed it
+	 * (pg_claim_keep_horizon covers the rest).
+	 */
+	if (active < n && c->visible_ns - c->claim_ns > window) {
+		*peer = active;
+		*why = PG_LOST_SLOW_WRITE;
 		return PG_SKIP_ACTIVE;
 	}
 	if (invalid < n) {
@@ -124,4 +170,15 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	}
 	*why = PG_KEEP;
 	return PG_GO;
+}
+
+int64_t
+pg_claim_keep_horizon(const struct pg_claim *c, int64_t wait_ms)
+{
+	int64_t	 late = c->visible_ns - c->claim_ns - c->settle_ms * MS / 4;
+	int64_t	 h = c->horizon_ms;
+
+	if (late > 0)
+		h += (late + MS - 1) / MS;
+	return h < wait_ms ? h : 0;
 }

@@ -1,3 +1,7 @@
+/*
+ * duration.c: durations as people write them ("500ms", "2m", "1d") and
+ * read them, and the rules for the names of clusters and nodes.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * pollguard: the core library shared by pollguard-check, pollguard-touch
- * and (later) pollguard-serve.
+ * and pollguard-serve. Sections follow the source files.
  *
  * Contract for every function here: it never exits and never prints.
  * Functions returning int return 0 on success and -1 on failure unless
@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <limits.h>
+#include <time.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,7 +37,17 @@
 #define PG_NEVER		INT64_MAX	/* elapsed: never active */
 
 /*
- * duration.c
+ * clock.c: reading the clocks.
+ */
+
+/*
+ * Read a clock (CLOCK_BOOTTIME, CLOCK_MONOTONIC, CLOCK_REALTIME) in
+ * nanoseconds into *ns. -1 with errno when it cannot be read.
+ */
+int	 pg_clock(clockid_t, int64_t *);
+
+/*
+ * duration.c: durations, and the names of clusters and nodes.
  */
 
 /*
@@ -282,19 +293,43 @@ int	 pg_claim_lock(struct pg_state *, const char *, int *);
 int	 pg_lock_held(struct pg_state *, const char *);
 
 /*
- * decide.c: the rule that turns answers into a verdict. Pure: no I/O.
+ * decide.c: the rule that turns peers' answers into a verdict. Pure: no
+ * I/O.
  */
 
+/* What a peer's answer is. Only the first two are answers to the question. */
 enum pg_answer_kind {
 	PG_ANSWER_ELAPSED,	/* elapsed_ms is valid */
 	PG_ANSWER_NEVER,	/* the peer never polled */
 	PG_ANSWER_UNREACHABLE,	/* refused, timed out, no DNS, 5xx */
-	PG_ANSWER_INVALID	/* 401, 403, 404, nonsense: misconfiguration */
+	PG_ANSWER_REFUSED,	/* 401 or 403: credentials or allow list */
+	PG_ANSWER_UNKNOWN,	/* 404: a wrong url, or no such cluster there */
+	PG_ANSWER_SELF,		/* the peer is this node itself */
+	PG_ANSWER_INVALID	/* anything else: nonsense */
 };
+
+/* True for the kinds that are misconfiguration: REFUSED to INVALID. */
+#define PG_ANSWER_BAD(k)	((k) >= PG_ANSWER_REFUSED)
 
 struct pg_answer {
 	enum pg_answer_kind kind;
 	int64_t		 elapsed_ms;
+};
+
+#define PG_WHY_MAX	160	/* what a peer said, for people */
+
+/*
+ * One peer's answer to one question, and when it was asked. All times
+ * are this node's CLOCK_BOOTTIME in nanoseconds.
+ */
+struct pg_seen {
+	const char	*name;		/* the peer's name */
+	struct pg_answer answer;
+	char		 why[PG_WHY_MAX];	/* the answer for people,
+						   already escaped */
+	int64_t		 sent_ns;	/* no later than the request left */
+	int64_t		 recv_ns;	/* no earlier than the answer was read */
+	int		 answered;	/* round 2: it was reachable in round 1 */
 };
 
 enum pg_verdict {
@@ -314,11 +349,11 @@ struct pg_decision {
 /*
  * Decide for one round. In order: a local run still holding the lock
  * skips; a peer whose elapsed is below wait (strictly; equal allows)
- * skips; an invalid answer refuses; an unreachable peer skips when the
- * policy says so; otherwise go. With no peers, go, standalone.
+ * skips; a bad answer (PG_ANSWER_BAD) refuses; an unreachable peer skips
+ * when the policy says so; otherwise go. With no peers, go, standalone.
  */
 void	 pg_decide(int64_t, enum pg_unreachable, int,
-	    const struct pg_answer *, size_t, struct pg_decision *);
+	    const struct pg_seen *, size_t, struct pg_decision *);
 
 /*
  * proto.c: the peer protocol, both ends. Pure: no I/O.
@@ -390,20 +425,25 @@ int	 pg_base64(const void *, size_t, char *, size_t);
  * when there was none), its Content-Type (NULL when absent), the body
  * (at most PG_ANSWER_MAX bytes kept) and whether more was sent. Fill in
  * *a: 200 with a decimal integer (0 to 2^63-2, optional final LF or CRLF)
- * is ELAPSED; 200 with "never" is NEVER; 5xx and 0 are UNREACHABLE;
- * everything else is INVALID. why gets a short reason for people ("401
+ * is ELAPSED; 200 with "never" is NEVER; 5xx and 0 are UNREACHABLE; 401
+ * and 403 are REFUSED; 404 is UNKNOWN; everything else is INVALID. why gets a short reason for people ("401
  * Unauthorized", "not a number: \"abc\""), already safe to print.
  */
 void	 pg_answer_parse(long, const char *, const char *, size_t, int,
 	    struct pg_answer *, char *, size_t);
 
 /*
- * The settle round, after a claim: does this node keep it?
+ * decide.c, continued: the settle round, after a claim. Does this node
+ * keep it? pollguard(7), CLAIM AND SETTLE, has the argument; the names
+ * below are the ones it uses.
  *
  * All times are this node's CLOCK_BOOTTIME in nanoseconds. A peer that
  * answered e ms in round 2 was last active (or claimed, within its
- * horizon) at a moment between sent - e - 1ms and recv - e.
+ * horizon) no earlier than sent - e - 1 ms - drift, where drift allows
+ * for the two hosts' clocks running at rates up to PG_DRIFT_DIV apart.
  */
+#define PG_DRIFT_DIV	1000	/* 1/1000: 0.1%, twice NTP's 500 ppm */
+
 struct pg_claim {
 	const char	*node;		/* this node's name */
 	int64_t		 claim_ns;	/* the stamp of our claim */
@@ -412,14 +452,6 @@ struct pg_claim {
 	int64_t		 end_ns;	/* round 2 ended */
 	int64_t		 settle_ms;	/* the configured settle */
 	int64_t		 horizon_ms;	/* pg_claim_horizon */
-};
-
-struct pg_seen {
-	const char	*name;		/* the peer's name */
-	struct pg_answer answer;	/* its round 2 answer */
-	int64_t		 sent_ns;	/* no later than the request left */
-	int64_t		 recv_ns;	/* no earlier than the answer came */
-	int		 answered;	/* it was reachable in round 1 */
 };
 
 enum pg_settle_why {
@@ -443,17 +475,60 @@ enum pg_settle_why {
 int64_t	 pg_claim_horizon(int64_t, int64_t);
 
 /*
+ * How long to sleep between the claim and round 2, in ns: settle/2 and
+ * 1% more, for the clocks' drift (pollguard(7)).
+ */
+int64_t	 pg_settle_sleep_ns(int64_t);
+
+/*
  * Decide whether to keep the claim. A peer beats us unless we are sure we
  * win: its claim certainly lies more than settle/4 after ours, or it
  * certainly lies no more than settle/4 before ours and our name sorts
  * first (strcasecmp). A peer reachable in round 1 (answered) but not in
- * round 2 beats us too: it may have claimed in between, unseen. Returns
- * the verdict (PG_GO keeps the claim; PG_SKIP_* or PG_REFUSE_INVALID
- * withdraw it) and stores the reason in *why and the deciding peer's
- * index in *peer.
+ * round 2 beats us too: it may have claimed in between, unseen. Rounds
+ * longer than the horizon allows lose (from the start of round 1 to the
+ * end of round 2: more than horizon - settle/4 - 50ms); a claim that took
+ * more than settle/4 to become visible loses when an active peer was
+ * seen, and is kept (see pg_claim_keep_horizon) when none was.
+ * Returns the verdict (PG_GO keeps the claim; PG_SKIP_* or
+ * PG_REFUSE_INVALID withdraw it) and stores the reason in *why and the
+ * deciding peer's index in *peer.
  */
 enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
 	    enum pg_unreachable, const struct pg_seen *, size_t,
 	    enum pg_settle_why *, size_t *);
+
+/*
+ * How long the horizon of a kept claim must be, in ms: the configured
+ * one, lengthened by however much more than settle/4 the claim took to
+ * become visible, so that a peer's round 2 that may still come sees the
+ * claim and not a later refresh (pollguard(7)). 0 when that would reach
+ * the wait time: the claim must then be withdrawn.
+ */
+int64_t	 pg_claim_keep_horizon(const struct pg_claim *, int64_t);
+
+/*
+ * peers.c: asking a cluster's peers, all at once, with libcurl's multi
+ * interface. Only pollguard-check links this, and so libcurl.
+ */
+
+struct pg_round {
+	struct pg_seen	*seen;		/* one per peer of the cluster */
+	size_t		 n;
+	int64_t		 start_ns;	/* CLOCK_BOOTTIME, before any request */
+	int64_t		 end_ns;	/* after the last answer */
+};
+
+/* Set up libcurl once per process. -1 on failure. */
+int	 pg_peers_init(void);
+
+/*
+ * Ask every peer of the cluster for its elapsed time, in parallel, within
+ * the config's timeout for the whole round. Fills r (allocated here; free
+ * with pg_round_free). -1 with errno on a local failure (memory, clock).
+ */
+int	 pg_peers_ask(const struct pg_config *, const struct pg_cluster *,
+	    struct pg_round *);
+void	 pg_round_free(struct pg_round *);
 
 #endif /* POLLGUARD_H */

@@ -333,6 +333,10 @@ pg_answer_parse(long status, const char *ctype, const char *body,
 			    pg_status_text(status));
 		return;
 	}
+	if (status == 401 || status == 403)
+		a->kind = PG_ANSWER_REFUSED;
+	else if (status == 404)
+		a->kind = PG_ANSWER_UNKNOWN;
 	if (status != 200) {
 		snprintf(why, wlen, "%ld %s", status,
 		    status >= 100 && status <= 599 ? pg_status_text(status) :

@@ -1,7 +1,7 @@
 /*
  * Fuzz target: pollguard-check reading a peer's answer. The input is the
  * raw bytes a peer sends back, status line, header fields and body. The
- * real peers_ask (bin/peers.c) asks two peers with the real libcurl over
+ * real peers_ask (lib/peers.c) asks two peers with the real libcurl over
  * real loopback TCP connections to a listener of this process. The link
  * wraps curl_multi_add_handle (ld --wrap) to add two callbacks to each
  * transfer: one sets SO_LINGER to 0 (no TIME_WAIT), the other, called
@@ -29,7 +29,7 @@
 
 #include <curl/curl.h>
 
-#include "peers.h"
+#include "pollguard.h"
 #include "fuzz.h"
 
 #define NPEERS	2
@@ -130,7 +130,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		perror("listener on 127.0.0.1");
 		exit(1);
 	}
-	if (peers_init() == -1) {
+	if (pg_peers_init() == -1) {
 		fprintf(stderr, "curl_global_init failed\n");
 		exit(1);
 	}
@@ -176,8 +176,7 @@ has_200(const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct round		 r;
-	struct pg_answer	 answers[NPEERS];
+	struct pg_round		 r;
 	struct pg_decision	 d;
 	const struct pg_answer	*a;
 	size_t			 i;
@@ -187,7 +186,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	input = data;
 	input_len = size;
-	check(peers_ask(&cfg, &cluster, &r) == 0, "peers_ask failed");
+	check(pg_peers_ask(&cfg, &cluster, &r) == 0, "peers_ask failed");
 	check(nserved == NPEERS, "%zu of %d peers asked", nserved, NPEERS);
 	while (nserved > 0)
 		close(served[--nserved]);
@@ -196,16 +195,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("FUZZ_DEBUG") != NULL)
 		for (i = 0; i < NPEERS; i++)
 			fprintf(stderr, "peer%zu: kind %d: %s\n", i,
-			    (int)r.seen[i].answer.kind, r.why[i]);
+			    (int)r.seen[i].answer.kind, r.seen[i].why);
 	for (i = 0; i < NPEERS; i++) {
 		a = &r.seen[i].answer;
-		check(terminated(r.why[i], PEER_WHY_MAX), "why not terminated");
-		check(printable(r.why[i]), "why not printable: %s", r.why[i]);
-		check(strcmp(r.why[i], "timed out") != 0, "a complete answer "
+		check(terminated(r.seen[i].why, PG_WHY_MAX), "why not terminated");
+		check(printable(r.seen[i].why), "why not printable: %s", r.seen[i].why);
+		check(strcmp(r.seen[i].why, "timed out") != 0, "a complete answer "
 		    "ran into the timeout");
 		check(a->kind == PG_ANSWER_ELAPSED || a->kind ==
 		    PG_ANSWER_NEVER || a->kind == PG_ANSWER_UNREACHABLE ||
-		    a->kind == PG_ANSWER_INVALID, "kind %d", (int)a->kind);
+		    PG_ANSWER_BAD(a->kind), "kind %d", (int)a->kind);
 		if (a->kind == PG_ANSWER_ELAPSED)
 			check(a->elapsed_ms >= 0 && a->elapsed_ms < PG_NEVER,
 			    "elapsed %lld", (long long)a->elapsed_ms);
@@ -214,24 +213,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    (long long)a->elapsed_ms);
 		if (a->kind == PG_ANSWER_ELAPSED || a->kind == PG_ANSWER_NEVER)
 			check(has_200(data, size), "an answer without a "
-			    "status line HTTP/1.x 200: %s", r.why[i]);
+			    "status line HTTP/1.x 200: %s", r.seen[i].why);
 		check(r.seen[i].recv_ns >= r.start_ns &&
 		    r.seen[i].recv_ns <= r.end_ns, "times out of order");
-		answers[i] = *a;
+		check(r.seen[i].sent_ns >= r.start_ns &&
+		    r.seen[i].sent_ns <= r.seen[i].recv_ns,
+		    "sent after the answer came");
 	}
 		check(r.seen[0].answer.kind == r.seen[1].answer.kind &&
 	    r.seen[0].answer.elapsed_ms == r.seen[1].answer.elapsed_ms &&
-	    strcmp(r.why[0], r.why[1]) == 0, "the same bytes, two answers: "
-	    "'%s' and '%s'", r.why[0], r.why[1]);
+	    strcmp(r.seen[0].why, r.seen[1].why) == 0, "the same bytes, two answers: "
+	    "'%s' and '%s'", r.seen[0].why, r.seen[1].why);
 
-	pg_decide(cluster.wait_ms, cluster.unreachable, 0, answers, NPEERS,
+	pg_decide(cluster.wait_ms, cluster.unreachable, 0, r.seen, NPEERS,
 	    &d);
 	check(d.verdict == PG_GO || d.verdict == PG_SKIP_ACTIVE ||
 	    d.verdict == PG_REFUSE_INVALID, "verdict %d", (int)d.verdict);
 	check(!d.standalone, "standalone with peers");
-	if (answers[0].kind == PG_ANSWER_INVALID)
+	if (PG_ANSWER_BAD(r.seen[0].answer.kind))
 		check(d.verdict == PG_REFUSE_INVALID || d.verdict ==
 		    PG_SKIP_ACTIVE, "nonsense did not refuse");
-	peers_free(&r);
+	pg_round_free(&r);
 	return 0;
 }

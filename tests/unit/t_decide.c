@@ -106,9 +106,18 @@ static void
 decide(int64_t wait, enum pg_unreachable policy, int local,
     const struct pg_answer *a, size_t n, struct pg_decision *d)
 {
+	struct pg_seen	 seen[8];
+	size_t		 i;
+
+	/* The answers as check has them: one pg_seen per peer. */
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < n && i < 8; i++) {
+		seen[i].name = "peer";
+		seen[i].answer = a[i];
+	}
 	/* Garbage first: every field the verdict relies on must be set. */
 	memset(d, 0xa5, sizeof(*d));
-	pg_decide(wait, policy, local, a, n, d);
+	pg_decide(wait, policy, local, seen, n, d);
 }
 
 /* One explicit case with a known verdict and deciding peer. */
@@ -159,6 +168,27 @@ test_rules(void)
 	const struct pg_answer	 all_go[] = { NEVER, EL(WAIT), UNREACH,
 	    EL(PG_NEVER) };
 	struct pg_answer	 sentinel[2] = { NEVER, EL(0) };
+
+	/* Every misconfiguration kind refuses, before an unreachable skip. */
+	{
+		static const enum pg_answer_kind bad[] = { PG_ANSWER_REFUSED,
+		    PG_ANSWER_UNKNOWN, PG_ANSWER_SELF, PG_ANSWER_INVALID };
+		struct pg_answer	 two[2];
+		size_t			 k;
+
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			two[0] = (struct pg_answer)UNREACH;
+			two[1].kind = bad[k];
+			two[1].elapsed_ms = 0;
+			ok(PG_ANSWER_BAD(bad[k]), "kind %d is bad", bad[k]);
+			check("bad kind after unreachable", WAIT,
+			    PG_UNREACHABLE_SKIP, 0, two, 2, PG_REFUSE_INVALID,
+			    0, 1);
+		}
+		ok(!PG_ANSWER_BAD(PG_ANSWER_UNREACHABLE) &&
+		    !PG_ANSWER_BAD(PG_ANSWER_NEVER) &&
+		    !PG_ANSWER_BAD(PG_ANSWER_ELAPSED), "answers are not bad");
+	}
 
 	/* No peers: go, standalone; a local run still skips. */
 	check("no peers", WAIT, PG_UNREACHABLE_RUN, 0, NULL, 0, PG_GO, 1, 0);

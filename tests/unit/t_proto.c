@@ -912,13 +912,15 @@ test_base64(void)
  */
 
 static const char *const kind_names[] = {
-	"ELAPSED", "NEVER", "UNREACHABLE", "INVALID"
+	"ELAPSED", "NEVER", "UNREACHABLE", "REFUSED", "UNKNOWN", "SELF",
+	"INVALID"
 };
 
 static const char *
 kname(int k)
 {
-	return k >= 0 && k < 4 ? kind_names[k] : "(bad kind)";
+	return k >= 0 && k <= PG_ANSWER_INVALID ? kind_names[k] :
+	    "(bad kind)";
 }
 
 /* Printable ASCII only, NUL-terminated within size. */
@@ -976,7 +978,7 @@ ans(long status, const char *ctype, const char *body, size_t len,
 		    sizeof(why)) ? why : "why not printable");
 	if (kind == PG_ANSWER_ELAPSED && a.kind == PG_ANSWER_ELAPSED)
 		is_int(a.elapsed_ms, elapsed, "answer %s: elapsed", name);
-	if (kind == PG_ANSWER_INVALID || kind == PG_ANSWER_UNREACHABLE) {
+	if (PG_ANSWER_BAD(kind) || kind == PG_ANSWER_UNREACHABLE) {
 		ok(printable(why, sizeof(why)) && why[0] != '\0',
 		    "answer %s: why is printable and not empty", name);
 		if (whypart != NULL)
@@ -1090,11 +1092,13 @@ test_answer(void)
 	for (i = 0; i < sizeof(invalid_status) / sizeof(invalid_status[0]);
 	    i++)
 		ans(invalid_status[i], "text/plain; charset=utf-8", "5\n", 2,
-		    0, PG_ANSWER_INVALID, 0, NULL);
+		    0, invalid_status[i] == 401 || invalid_status[i] == 403 ?
+		    PG_ANSWER_REFUSED : invalid_status[i] == 404 ?
+		    PG_ANSWER_UNKNOWN : PG_ANSWER_INVALID, 0, NULL);
 	ans(401, "text/plain; charset=utf-8", "Unauthorized\n", 13, 0,
-	    PG_ANSWER_INVALID, 0, "401");
-	ans(403, NULL, "Forbidden\n", 10, 0, PG_ANSWER_INVALID, 0, "403");
-	ans(404, NULL, "Not Found\n", 10, 0, PG_ANSWER_INVALID, 0, "404");
+	    PG_ANSWER_REFUSED, 0, "401");
+	ans(403, NULL, "Forbidden\n", 10, 0, PG_ANSWER_REFUSED, 0, "403");
+	ans(404, NULL, "Not Found\n", 10, 0, PG_ANSWER_UNKNOWN, 0, "404");
 	ans(302, NULL, "", 0, 0, PG_ANSWER_INVALID, 0, "302");
 	ans(204, NULL, "", 0, 0, PG_ANSWER_INVALID, 0, "204");
 
@@ -1134,7 +1138,7 @@ test_answer(void)
 		memset(body, '\x1b', PG_ANSWER_MAX);
 		ans(200, NULL, body, PG_ANSWER_MAX, 1, PG_ANSWER_INVALID, 0,
 		    NULL);
-		ans(403, "text/\x1b", "\x1b", 1, 0, PG_ANSWER_INVALID, 0,
+		ans(403, "text/\x1b", "\x1b", 1, 0, PG_ANSWER_REFUSED, 0,
 		    NULL);
 	}
 
@@ -1410,12 +1414,14 @@ test_random(void)
 		    uniform(8) == 0, &a, why, sizeof(why));
 		if (a.kind != PG_ANSWER_ELAPSED && a.kind != PG_ANSWER_NEVER &&
 		    a.kind != PG_ANSWER_UNREACHABLE &&
+		    a.kind != PG_ANSWER_REFUSED &&
+		    a.kind != PG_ANSWER_UNKNOWN &&
 		    a.kind != PG_ANSWER_INVALID)
 			nans++;
 		else if (a.kind == PG_ANSWER_ELAPSED && (a.elapsed_ms < 0 ||
 		    a.elapsed_ms == PG_NEVER))
 			nans++;
-		else if ((a.kind == PG_ANSWER_INVALID ||
+		else if ((PG_ANSWER_BAD(a.kind) ||
 		    a.kind == PG_ANSWER_UNREACHABLE) &&
 		    (!printable(why, sizeof(why)) || why[0] == '\0'))
 			nans++;

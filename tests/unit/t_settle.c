@@ -113,8 +113,43 @@ seen_kind(const char *name, enum pg_answer_kind kind, int64_t e)
 }
 
 /*
- * A peer that answered e ms, whose interval [sent - e - 1ms, recv - e]
- * begins at CLAIM + lo and is width ns wide beyond the 1ms of rounding.
+ * The lower bound of the header, written out again: sent - e - 1ms -
+ * drift, relative to the claim, where drift is (e + |sent - claim|) /
+ * PG_DRIFT_DIV + 1ns.
+ */
+static int64_t
+bound(int64_t claim, int64_t sent, int64_t e)
+{
+	int64_t	 span = sent > claim ? sent - claim : claim - sent;
+
+	return sent - e * MS - MS - ((e * MS + span) / PG_DRIFT_DIV + 1) -
+	    claim;
+}
+
+/*
+ * The first moment sent at which bound() reaches lo. It grows by 0 or 1
+ * per ns after the claim (by up to 2 before it), so after the claim it
+ * is exactly lo.
+ */
+static int64_t
+sent_for(int64_t claim, int64_t lo, int64_t e)
+{
+	int64_t	 a = claim + lo, b = claim + lo + 3 * (e * MS + MS) + 10 * SEC,
+		 m;
+
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (bound(claim, m, e) < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/*
+ * A peer that answered e ms, whose interval [bound, recv - e] begins at
+ * CLAIM + lo and is width ns wider than the rounding and the drift.
  */
 static struct pg_seen
 seen_at(const char *name, int64_t lo, int64_t width, int64_t e)
@@ -125,7 +160,9 @@ seen_at(const char *name, int64_t lo, int64_t width, int64_t e)
 	s.name = name;
 	s.answer.kind = PG_ANSWER_ELAPSED;
 	s.answer.elapsed_ms = e;
-	s.sent_ns = CLAIM + lo + e * MS + MS;
+	s.sent_ns = sent_for(CLAIM, lo, e);
+	if (bound(CLAIM, s.sent_ns, e) != lo)
+		errx(1, "seen_at: no moment gives lo %lld", (long long)lo);
 	s.recv_ns = s.sent_ns + width;
 	return s;
 }
@@ -408,49 +445,78 @@ test_settle_slow(void)
 	struct pg_seen	 s[2];
 	int64_t		 limit;
 
+	/* s[0]: no active peer; s[1]: an active one whose claim we beat. */
 	s[0] = seen_kind("z", PG_ANSWER_NEVER, 0);
 	s[1] = seen_at("z", 10 * MS, 0, 300);
 
 	c = claim_of("m");
 	c.visible_ns = c.claim_ns + W + 1 * MS;
-	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_SLOW_WRITE,
-	    "claim visible W + 1ms after it");
-	c.visible_ns = c.claim_ns + W + 1;
-	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_SLOW_WRITE,
-	    "claim visible W + 1ns after it");
-	c.visible_ns = c.claim_ns + W;
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_SLOW_WRITE,
+	    "claim visible W + 1ms after it, an active peer");
 	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "claim visible W + 1ms after it, no active peer: keep");
+	c.visible_ns = c.claim_ns + W + 1;
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_SLOW_WRITE,
+	    "claim visible W + 1ns after it, an active peer");
+	c.visible_ns = c.claim_ns + W;
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_KEEP,
 	    "claim visible exactly W after it");
 	c.visible_ns = c.claim_ns + W - 1 * MS;
-	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_KEEP,
 	    "claim visible W - 1ms after it");
 	c.visible_ns = c.claim_ns;
-	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_KEEP,
 	    "claim visible at once");
 	c.visible_ns = c.claim_ns + 5 * SEC;
 	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_SLOW_WRITE,
 	    "claim visible after 5s, a claim we would beat");
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "claim visible after 5s, nobody active: a lone node keeps");
+	why_is(&c, PG_UNREACHABLE_RUN, NULL, 0, PG_KEEP,
+	    "claim visible after 5s, no peers answered: keep");
 
 	limit = (HORIZON - 50) * MS - W;
 	c = claim_of("m");
 	c.end_ns = c.start_ns + limit + 1 * MS;
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_SLOW_ROUND,
+	    "rounds took horizon - W - 50ms + 1ms, an active peer");
 	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_SLOW_ROUND,
-	    "rounds took horizon - W - 50ms + 1ms");
+	    "rounds took horizon - W - 50ms + 1ms, no active peer");
 	c.end_ns = c.start_ns + limit + 1;
-	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_SLOW_ROUND,
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_SLOW_ROUND,
 	    "rounds took horizon - W - 50ms + 1ns");
 	c.end_ns = c.start_ns + limit;
-	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_KEEP,
 	    "rounds took exactly horizon - W - 50ms");
 	c.end_ns = c.start_ns + limit - 1 * MS;
-	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_KEEP,
 	    "rounds took horizon - W - 50ms - 1ms");
-	c.end_ns = c.start_ns + limit + 1 * MS;
-	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_SLOW_ROUND,
-	    "slow rounds, a claim we would beat");
 	c.end_ns = c.start_ns + 60 * SEC;
 	why_is(&c, PG_UNREACHABLE_RUN, NULL, 0, PG_LOST_SLOW_ROUND,
 	    "rounds of a minute, no peers answered at all");
+	/* A peer we lose to is named, however slow we were. */
+	s[1] = seen_at("z", -W - 10 * MS, 0, 300);
+	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_EARLIER,
+	    "slow rounds and an earlier claim: earlier");
+	s[1] = seen_at("z", 10 * MS, 0, 300);
+
+	/* A late claim that is kept gets a longer horizon, below wait. */
+	c = claim_of("m");
+	c.visible_ns = c.claim_ns + W;
+	is_int(pg_claim_keep_horizon(&c, WAIT), HORIZON,
+	    "keep horizon: visible after W: unchanged");
+	c.visible_ns = c.claim_ns + W + 1;
+	is_int(pg_claim_keep_horizon(&c, WAIT), HORIZON + 1,
+	    "keep horizon: 1ns late: 1ms longer");
+	c.visible_ns = c.claim_ns + W + 3 * SEC;
+	is_int(pg_claim_keep_horizon(&c, WAIT), HORIZON + 3000,
+	    "keep horizon: 3s late: 3s longer");
+	is_int(pg_claim_keep_horizon(&c, HORIZON + 3001), HORIZON + 3000,
+	    "keep horizon: just below wait");
+	is_int(pg_claim_keep_horizon(&c, HORIZON + 3000), 0,
+	    "keep horizon: reaching wait: 0, withdraw");
+	is_int(pg_settle_sleep_ns(400), 204 * MS,
+	    "sleep: settle/2 + settle/100");
 
 	/* Another settle: the window scales. settle 2s: W = 500ms. */
 	c = claim_of("m");
@@ -545,28 +611,32 @@ reference_one(const struct pg_claim *c, enum pg_unreachable pol,
 {
 	int64_t	 w = c->settle_ms * MS / 4, lo;
 
-	if (c->visible_ns - c->claim_ns > w)
-		return PG_LOST_SLOW_WRITE;
-	if (c->end_ns - c->start_ns > c->horizon_ms * MS - w - 50 * MS)
-		return PG_LOST_SLOW_ROUND;
+	int	 slow = c->end_ns - c->start_ns > c->horizon_ms * MS - w - 50 * MS;
+
 	switch (s->answer.kind) {
 	case PG_ANSWER_NEVER:
-		return PG_KEEP;
+		return slow ? PG_LOST_SLOW_ROUND : PG_KEEP;
 	case PG_ANSWER_UNREACHABLE:
-		return pol == PG_UNREACHABLE_SKIP ? PG_LOST_UNREACHABLE :
-		    PG_KEEP;
+		return slow ? PG_LOST_SLOW_ROUND :
+		    pol == PG_UNREACHABLE_SKIP ? PG_LOST_UNREACHABLE : PG_KEEP;
 	case PG_ANSWER_INVALID:
-		return PG_LOST_INVALID;
+		return slow ? PG_LOST_SLOW_ROUND : PG_LOST_INVALID;
 	default:
 		break;
 	}
 	if (s->answer.elapsed_ms >= wait)
-		return PG_KEEP;
-	lo = s->sent_ns - s->answer.elapsed_ms * MS - MS;
+		return slow ? PG_LOST_SLOW_ROUND : PG_KEEP;
+	lo = c->claim_ns + bound(c->claim_ns, s->sent_ns,
+	    s->answer.elapsed_ms);
 	if (lo < c->claim_ns - w)
 		return PG_LOST_EARLIER;
 	if (lo <= c->claim_ns + w && strcasecmp(s->name, c->node) < 0)
 		return PG_LOST_NAME;
+	/* A slow write matters only against an active peer. */
+	if (c->end_ns - c->start_ns > c->horizon_ms * MS - w - 50 * MS)
+		return PG_LOST_SLOW_ROUND;
+	if (c->visible_ns - c->claim_ns > w)
+		return PG_LOST_SLOW_WRITE;
 	return PG_KEEP;
 }
 
@@ -655,7 +725,8 @@ test_reference(void)
 		if (lo == c.claim_ns - w || lo == c.claim_ns + w)
 			lo++;
 		if (s.answer.kind == PG_ANSWER_ELAPSED)
-			s.sent_ns = lo + s.answer.elapsed_ms * MS + MS;
+			s.sent_ns = sent_for(c.claim_ns, lo - c.claim_ns,
+			    s.answer.elapsed_ms);
 		else
 			s.sent_ns = c.visible_ns + between(0, c.settle_ms * MS);
 		s.recv_ns = s.sent_ns + (chance(20) ? between(0, 3 * SEC) :
@@ -812,6 +883,8 @@ struct node {
 	int		 unreach2[NODES];
 	int64_t		 withdraw;	/* after end2, when it lost */
 	int64_t		 job, period;	/* a keeper's refreshes */
+	int64_t		 hz;		/* a keeper's horizon, lengthened
+					   when its claim was late */
 	int		 claimed;	/* -1: not known yet */
 	int		 kept;		/* -1: not known yet */
 	enum pg_settle_why why;
@@ -841,7 +914,12 @@ answer_of(struct world *wd, int j, int64_t m)
 	if (y->v <= m && node_claimed(wd, j) &&
 	    !(y->withdraw <= m && !node_kept(wd, j))) {
 		a.kind = PG_ANSWER_ELAPSED;
-		if ((m - y->t) / MS < wd->horizon) {
+		/*
+		 * Beyond the first horizon only a keeper has one, written
+		 * before its job starts (here: as late as that).
+		 */
+		if ((m - y->t) / MS < wd->horizon || (y->job <= m &&
+		    node_kept(wd, j) && (m - y->t) / MS < y->hz)) {
 			a.elapsed_ms = (m - y->t) / MS;
 			return a;
 		}
@@ -936,9 +1014,12 @@ node_kept(struct world *wd, int i)
 		n++;
 	}
 	v = pg_settle(&c, wd->wait, wd->policy, s, n, &x->why, &p);
-	x->kept = v == PG_GO;
 	if ((int)v != verdict_of(x->why))
 		wd->broken = 2;
+	/* As pollguard-check does: keep with a longer horizon, or not. */
+	if (v == PG_GO && (x->hz = pg_claim_keep_horizon(&c, wd->wait)) == 0)
+		v = PG_SKIP_ACTIVE;
+	x->kept = v == PG_GO;
 	wd->depth--;
 	return x->kept;
 }
@@ -1013,7 +1094,8 @@ make_world(struct world *wd, int n, int close)
 		if (!close && chance(3))
 			x->t += between(0, 2 * wd->horizon * MS);
 		x->v = x->t + (close || chance(90) ? between(20000, 1 * MS) :
-		    between(0, 2 * w));
+		    chance(70) ? between(0, 2 * w) :
+		    between(0, wd->horizon * MS));
 
 		/* The sleep, then round 2. */
 		d = between(wd->settle * MS / 2, wd->settle * MS);
@@ -1123,6 +1205,66 @@ test_worlds(int n, int close, int rounds)
 		    "claims are common enough to test (%d)", n, conflicts);
 }
 
+/*
+ * The worst case for a claim that became visible late, staged: X's write
+ * takes 3 s, X sees nobody active and keeps; B asked X just before X's
+ * claim became visible, so B claims too, and B's round 2, stalled, asks X
+ * after X's first horizon has passed and X's job has refreshed. Without
+ * the longer horizon B would see the refresh, take X for later, and keep.
+ */
+static void
+test_slow_disk(void)
+{
+	struct world	 wd;
+	struct node	*x, *b;
+
+	memset(&wd, 0, sizeof(wd));
+	wd.n = 2;
+	wd.timeout = 2000;
+	wd.settle = 500;
+	wd.horizon = pg_claim_horizon(wd.timeout, wd.settle);
+	wd.wait = 60 * 1000;
+	wd.policy = PG_UNREACHABLE_RUN;
+	x = &wd.nd[0];
+	b = &wd.nd[1];
+	strlcpy(x->name, "x", sizeof(x->name));
+	strlcpy(b->name, "b", sizeof(b->name));
+	x->old_act = b->old_act = NEVER_ACT;
+	x->claimed = x->kept = b->claimed = b->kept = -1;
+
+	x->start1 = 100 * SEC;
+	x->m1[1] = x->start1 + 1 * MS;
+	x->end1 = x->start1 + 2 * MS;
+	x->t = x->end1 + 1 * MS;
+	x->v = x->t + 3 * SEC;
+	x->sent2[1] = x->v + pg_settle_sleep_ns(wd.settle);
+	x->m2[1] = x->sent2[1] + 1 * MS;
+	x->recv2[1] = x->end2 = x->m2[1] + 1 * MS;
+	x->withdraw = x->end2 + 1 * MS;
+	x->job = x->end2 + 1 * MS;
+	x->period = 1 * MS;
+
+	b->start1 = x->v - 3 * MS;
+	b->m1[0] = x->v - 2 * MS;
+	b->end1 = x->v + 500 * MS;
+	b->t = b->end1 + 1 * MS;
+	b->v = b->t + 1 * MS;
+	b->sent2[0] = b->v + 2500 * MS;
+	b->m2[0] = b->sent2[0] + 1 * MS;
+	b->recv2[0] = b->end2 = b->m2[0] + 1 * MS;
+	b->withdraw = b->end2 + 1 * MS;
+	b->job = b->end2 + 1 * MS;
+	b->period = 1 * MS;
+
+	ok(b->m2[0] - x->t > wd.horizon * MS && b->m2[0] > x->job,
+	    "slow disk: B asks after X's first horizon and X's refresh");
+	is_int(node_claimed(&wd, 0) + node_claimed(&wd, 1), 2,
+	    "slow disk: both claim");
+	is_int(node_kept(&wd, 0), 1, "slow disk: X, seeing nobody, keeps");
+	is_int(node_kept(&wd, 1), 0, "slow disk: B sees X's claim, loses");
+	is_int(wd.broken, 0, "slow disk: the simulation is sound");
+}
+
 int
 main(void)
 {
@@ -1142,6 +1284,7 @@ main(void)
 	test_name_order();
 	test_reference();
 	test_two_views();
+	test_slow_disk();
 	test_worlds(2, 1, 20000);
 	test_worlds(3, 1, 20000);
 	test_worlds(2, 0, 50000);

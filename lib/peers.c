@@ -1,3 +1,12 @@
+/*
+ * peers.c: asking a cluster's peers for their elapsed time, all at once,
+ * with libcurl's multi interface, and reading each answer into a
+ * pg_seen: what it is (enum pg_answer_kind), what it says for people,
+ * and when it was asked and answered. Those two moments bound where a
+ * peer's claim lies on this node's clock, so each is taken on its safe
+ * side: sent_ns before the request can have left, recv_ns after the whole
+ * answer was read (pollguard(7), CLAIM AND SETTLE).
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +18,7 @@
 
 #include <curl/curl.h>
 
-#include "peers.h"
+#include "pollguard.h"
 
 /* More header bytes than this, and the answer is not one (invalid). */
 #define PEER_HEADER_MAX	16384
@@ -31,19 +40,11 @@ struct xfer {
 	size_t		 badlen;
 	const char	*self;		/* this node's name */
 	int		 itself;	/* the peer's serve says it is this node */
+	int64_t		 sent_ns;	/* 0, or stamped just before sending */
 };
 
-int64_t
-peers_clock(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int
-peers_init(void)
+pg_peers_init(void)
 {
 	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
 }
@@ -140,6 +141,30 @@ on_header(char *p, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+#if LIBCURL_VERSION_NUM >= 0x075000
+/*
+ * Called once the connection is up (TLS included) and before the request
+ * is sent on it: a clock read here is no later than the request left,
+ * however long this process is held up after it. libcurl's own
+ * CURLINFO_PRETRANSFER_TIME is taken after the send, and a stamp from it
+ * can lie after the peer answered.
+ */
+static int
+on_prereq(void *arg, char *ip, char *local, int port, int lport)
+{
+	struct xfer	*x = arg;
+	int64_t		 ns;
+
+	(void)ip;
+	(void)local;
+	(void)port;
+	(void)lport;
+	if (pg_clock(CLOCK_BOOTTIME, &ns) == 0)
+		x->sent_ns = ns;
+	return CURL_PREREQFUNC_OK;
+}
+#endif
+
 static int
 xfer_setup(struct xfer *x, const struct pg_config *cfg,
     const struct pg_peer *p, const char *id)
@@ -183,6 +208,10 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->err);
+#if LIBCURL_VERSION_NUM >= 0x075000
+	curl_easy_setopt(x->easy, CURLOPT_PREREQFUNCTION, on_prereq);
+	curl_easy_setopt(x->easy, CURLOPT_PREREQDATA, x);
+#endif
 	curl_easy_setopt(x->easy, CURLOPT_USERAGENT,
 	    "pollguard-check/" PG_VERSION);
 	/* Verification stays on (libcurl's default); only the CA may change. */
@@ -201,29 +230,28 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 
 /* What a finished transfer means: an answer, or why there is none. */
 static void
-xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
+xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 {
 	const char	*ctype = NULL, *msg;
-	char		 vis[sizeof(x->badline) * 4 + 1];
-	curl_off_t	 pre = 0;
+	char		 vis[sizeof(x->badline) * 4 + 1], *why = s->why;
 	long		 status = 0;
 
-	if (curl_easy_getinfo(x->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) ==
-	    CURLE_OK && pre > 0)
-		s->sent_ns += (int64_t)pre * 1000;
+	/* The round's start is before the send too, only less close. */
+	if (x->sent_ns > s->sent_ns)
+		s->sent_ns = x->sent_ns;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ctype);
 	msg = x->err[0] != '\0' ? x->err : curl_easy_strerror(rc);
 
 	if (x->hbig) {
 		s->answer.kind = PG_ANSWER_INVALID;
-		snprintf(why, PEER_WHY_MAX, "headers longer than %d bytes",
+		snprintf(why, PG_WHY_MAX, "headers longer than %d bytes",
 		    PEER_HEADER_MAX);
 		return;
 	}
 	if (x->itself && rc == CURLE_OK) {
-		s->answer.kind = PG_ANSWER_INVALID;
-		snprintf(why, PEER_WHY_MAX, "as this node itself (node %s)",
+		s->answer.kind = PG_ANSWER_SELF;
+		snprintf(why, PG_WHY_MAX, "as this node itself (node %s)",
 		    x->self);
 		return;
 	}
@@ -231,19 +259,19 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
 		strvisx(vis, x->badline, x->badlen, VIS_CSTYLE | VIS_OCTAL |
 		    VIS_TAB | VIS_NL | VIS_DQ);
 		s->answer.kind = PG_ANSWER_INVALID;
-		snprintf(why, PEER_WHY_MAX, "malformed status line \"%s\"",
+		snprintf(why, PG_WHY_MAX, "malformed status line \"%s\"",
 		    vis);
 		return;
 	}
 	switch (rc) {
 	case CURLE_OK:
 		pg_answer_parse(status, ctype, x->body, x->len, 0, &s->answer,
-		    why, PEER_WHY_MAX);
+		    why, PG_WHY_MAX);
 		return;
 	case CURLE_WRITE_ERROR:
 	case CURLE_FILESIZE_EXCEEDED:
 		pg_answer_parse(status, ctype, x->body, x->len, 1, &s->answer,
-		    why, PEER_WHY_MAX);
+		    why, PG_WHY_MAX);
 		return;
 	/*
 	 * A header line too long for libcurl: "out of memory" before 8.6,
@@ -254,12 +282,12 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
 	case CURLE_TOO_LARGE:
 #endif
 		s->answer.kind = PG_ANSWER_INVALID;
-		snprintf(why, PEER_WHY_MAX, "a header line too long to read "
+		snprintf(why, PG_WHY_MAX, "a header line too long to read "
 		    "(%.120s)", msg);
 		return;
 	case CURLE_PARTIAL_FILE:
 		s->answer.kind = PG_ANSWER_INVALID;
-		snprintf(why, PEER_WHY_MAX, "truncated answer (%.120s)", msg);
+		snprintf(why, PG_WHY_MAX, "truncated answer (%.120s)", msg);
 		return;
 	/* A peer that answers, but not HTTP, or that we must not trust. */
 	case CURLE_WEIRD_SERVER_REPLY:
@@ -269,106 +297,124 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s, char *why)
 	case CURLE_SSL_CACERT_BADFILE:
 	case CURLE_SSL_CERTPROBLEM:
 		s->answer.kind = PG_ANSWER_INVALID;
-		snprintf(why, PEER_WHY_MAX, "%.150s", msg);
+		snprintf(why, PG_WHY_MAX, "%.150s", msg);
 		return;
 	default:
 		s->answer.kind = PG_ANSWER_UNREACHABLE;
-		snprintf(why, PEER_WHY_MAX, "%.150s", msg);
+		snprintf(why, PG_WHY_MAX, "%.150s", msg);
 		return;
 	}
 }
 
-int
-peers_ask(const struct pg_config *cfg, const struct pg_cluster *c,
-    struct round *r)
+/* The transfers x[0..n) out of the multi handle, and their handles freed. */
+static void
+xfers_free(CURLM *multi, struct xfer *x, size_t n)
 {
-	struct xfer	*x;
-	struct CURLMsg	*m;
-	CURLM		*multi;
-	int64_t		 deadline, left;
-	size_t		 i;
-	int		 running = 0, q, saved;
+	size_t	 i;
 
-	memset(r, 0, sizeof(*r));
-	r->n = c->npeers;
-	r->seen = calloc(r->n + 1, sizeof(*r->seen));
-	r->why = calloc(r->n + 1, sizeof(*r->why));
-	x = calloc(r->n + 1, sizeof(*x));
-	if (r->seen == NULL || r->why == NULL || x == NULL ||
-	    (multi = curl_multi_init()) == NULL)
-		goto fail;
-
-	r->start_ns = peers_clock();
-	deadline = r->start_ns + cfg->timeout_ms * 1000000;
-	for (i = 0; i < r->n; i++) {
-		r->seen[i].name = cfg->peers[c->peers[i]].name;
-		r->seen[i].sent_ns = r->start_ns;
-		r->seen[i].answer.kind = PG_ANSWER_UNREACHABLE;
-		snprintf(r->why[i], PEER_WHY_MAX, "timed out");
-		if (xfer_setup(&x[i], cfg, &cfg->peers[c->peers[i]], c->id) ==
-		    -1 || curl_multi_add_handle(multi, x[i].easy) != CURLM_OK)
-			goto fail_multi;
-	}
-	do {
-		if (curl_multi_perform(multi, &running) != CURLM_OK)
-			break;
-		while ((m = curl_multi_info_read(multi, &q)) != NULL) {
-			struct xfer	*done;
-
-			if (m->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
-			    (char **)&done);
-			i = done - x;
-			r->seen[i].recv_ns = peers_clock();
-			done->done = 1;
-			xfer_result(done, m->data.result, &r->seen[i],
-			    r->why[i]);
-		}
-		if (running == 0)
-			break;
-		left = (deadline - peers_clock()) / 1000000;
-		if (left <= 0)
-			break;
-		if (curl_multi_poll(multi, NULL, 0, left > 1000 ? 1000 :
-		    (int)left + 1, NULL) != CURLM_OK)
-			break;
-	} while (peers_clock() < deadline + 1000000);
-	r->end_ns = peers_clock();
-	for (i = 0; i < r->n; i++)
-		if (!x[i].done)
-			r->seen[i].recv_ns = r->end_ns;
-
-	for (i = 0; i < r->n; i++) {
-		curl_multi_remove_handle(multi, x[i].easy);
-		curl_easy_cleanup(x[i].easy);
-	}
-	curl_multi_cleanup(multi);
-	free(x);
-	return 0;
-
-fail_multi:
-	saved = errno;
-	for (i = 0; i < r->n; i++)
+	for (i = 0; i < n; i++)
 		if (x[i].easy != NULL) {
 			curl_multi_remove_handle(multi, x[i].easy);
 			curl_easy_cleanup(x[i].easy);
 		}
 	curl_multi_cleanup(multi);
-	errno = saved != 0 ? saved : ENOMEM;
-fail:
-	saved = errno;
 	free(x);
-	peers_free(r);
+}
+
+/* Run the transfers until all are done or the deadline; -1: no clock. */
+static int
+xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
+{
+	struct CURLMsg	*m;
+	struct xfer	*done;
+	int64_t		 now, left;
+	size_t		 i;
+	int		 running = 0, q;
+
+	for (;;) {
+		if (curl_multi_perform(multi, &running) != CURLM_OK)
+			return 0;
+		while ((m = curl_multi_info_read(multi, &q)) != NULL) {
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+			    (char **)&done);
+			i = done - x;
+			/* The whole answer is read: a bound on the safe side. */
+			if (pg_clock(CLOCK_BOOTTIME, &r->seen[i].recv_ns) == -1)
+				return -1;
+			done->done = 1;
+			xfer_result(done, m->data.result, &r->seen[i]);
+		}
+		if (running == 0)
+			return 0;
+		if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
+			return -1;
+		if ((left = (deadline - now) / 1000000) <= 0)
+			return 0;
+		if (curl_multi_poll(multi, NULL, 0, left > 1000 ? 1000 :
+		    (int)left + 1, NULL) != CURLM_OK)
+			return 0;
+	}
+}
+
+int
+pg_peers_ask(const struct pg_config *cfg, const struct pg_cluster *c,
+    struct pg_round *r)
+{
+	struct xfer	*x;
+	CURLM		*multi = NULL;
+	size_t		 i;
+	int		 saved;
+
+	memset(r, 0, sizeof(*r));
+	r->n = c->npeers;
+	r->seen = calloc(r->n + 1, sizeof(*r->seen));
+	x = calloc(r->n + 1, sizeof(*x));
+	if (r->seen == NULL || x == NULL ||
+	    (multi = curl_multi_init()) == NULL) {
+		free(x);
+		goto fail;
+	}
+
+	/* Before any request can have left: every sent_ns starts here. */
+	if (pg_clock(CLOCK_BOOTTIME, &r->start_ns) == -1)
+		goto fail_multi;
+	for (i = 0; i < r->n; i++) {
+		r->seen[i].name = cfg->peers[c->peers[i]].name;
+		r->seen[i].sent_ns = r->start_ns;
+		r->seen[i].answer.kind = PG_ANSWER_UNREACHABLE;
+		snprintf(r->seen[i].why, PG_WHY_MAX, "timed out");
+		if (xfer_setup(&x[i], cfg, &cfg->peers[c->peers[i]], c->id) ==
+		    -1 || curl_multi_add_handle(multi, x[i].easy) != CURLM_OK) {
+			errno = ENOMEM;
+			goto fail_multi;
+		}
+	}
+	if (xfers_run(multi, x, r, r->start_ns + cfg->timeout_ms * 1000000) ==
+	    -1 || pg_clock(CLOCK_BOOTTIME, &r->end_ns) == -1)
+		goto fail_multi;
+	for (i = 0; i < r->n; i++)
+		if (!x[i].done)
+			r->seen[i].recv_ns = r->end_ns;
+	xfers_free(multi, x, r->n);
+	return 0;
+
+fail_multi:
+	saved = errno;
+	xfers_free(multi, x, r->n);
+	errno = saved;
+fail:
+	saved = errno != 0 ? errno : ENOMEM;
+	pg_round_free(r);
 	errno = saved;
 	return -1;
 }
 
 void
-peers_free(struct round *r)
+pg_round_free(struct pg_round *r)
 {
 	free(r->seen);
-	free(r->why);
 	r->seen = NULL;
-	r->why = NULL;
+	r->n = 0;
 }
