@@ -85,6 +85,15 @@ $(B)tests/connflood: tests/connflood.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/connflood.c $(BASE_LIBS)
 
+# tests/preempt.so: an LD_PRELOAD shim that sleeps after each send on a
+# TCP socket (tests/cli/96-preempt.sh, tests/race-load.sh). Never built
+# with a sanitizer: it is preloaded ahead of the sanitizer's runtime.
+TEST_PROGS +=	$(B)tests/preempt.so
+$(B)tests/preempt.so: tests/preempt.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -shared -o $@ \
+	    tests/preempt.c -ldl
+
 # The README's commands: dependencies first (installed as root, or named).
 deps:
 	@sh scripts/deps
