@@ -152,6 +152,13 @@ bench: deps
 	    build/bench/bench/pgbench
 	@bash bench/run
 
+# make race: the race on a busy machine (tests/race-load.sh), three
+# nodes, RACE_ROUNDS rounds (1000) in RACE_SECONDS at most (900).
+race: deps
+	@$(MAKE) --no-print-directory all $(B)tests/pgstate $(B)tests/preempt.so
+	@PG_TOP=$(CURDIR) PG_BUILD=$(CURDIR)/$(B) PG_BIN=$(CURDIR)/$(B)bin \
+	    PG_PGSTATE=$(CURDIR)/$(B)tests/pgstate bash tests/race-load.sh
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo
@@ -200,7 +207,7 @@ clean:
 	    $(TEST_PROGS)
 	rm -rf build
 
-.PHONY: all bench check check-sanitize check-valgrind clean deps demo install uninstall FORCE
+.PHONY: all bench check check-sanitize check-valgrind clean deps demo install race uninstall FORCE
 
 # libFuzzer targets (tests/fuzz/README): built with clang, ASan and UBSan
 # into build/fuzz, apart from the normal objects. make fuzz runs each for
