@@ -568,13 +568,16 @@ race_wait()
 	BGPIDS=("${keep[@]}")
 }
 
-# race_count: what the checks of the last race did: WENT (exit 0),
+# race_count: race_wait, then what the checks did: WENT (exit 0),
 # CLAIMED (claimed the round, whatever they then decided), SLOW (exit 1,
 # a claim withdrawn as too slow to order: a busy machine) and ODD (any
-# other status, shown with the check's stderr).
+# other status, shown with the check's stderr). RACES, SLOWS and ODDS
+# add up the races, SLOW and ODD.
+RACES=0 SLOWS=0 ODDS=0
 race_count()
 {
 	local k
+	race_wait
 	WENT=0 CLAIMED=0 SLOW=0 ODD=0
 	for ((k = 1; k <= ${#RACER[@]}; k++)); do
 		grep -q 'go, claimed' "$T/r$k.err" && CLAIMED=$((CLAIMED + 1))
@@ -593,4 +596,5 @@ race_count()
 			;;
 		esac
 	done
+	RACES=$((RACES + 1)) SLOWS=$((SLOWS + SLOW)) ODDS=$((ODDS + ODD))
 }
