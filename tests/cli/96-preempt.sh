@@ -9,11 +9,13 @@
 # The worst case is staged, not hoped for: in three rounds of four b's
 # check starts first and a's 50 or 75ms later (settle/4 + D/4, + D/2).
 # Both ask before the other claimed (the other is still asleep after its
-# send), so both claim, a more than settle/4 after b: b must keep its
-# claim and a withdraw. A checker that takes its lower bound on when a
+# send), so both claim, a more than settle/4 after b: b may keep its
+# claim, a must withdraw. A checker that takes its lower bound on when a
 # peer claimed from a stamp after the send (0.3's pretransfer time) puts
 # b's claim up to D too late, inside its window, where a's name sorts
-# first: both keep. In the fourth round both start at once.
+# first: both keep. In the fourth round both start at once; with a
+# delay longer than settle/4 such a checker sees even a claim made at the
+# same moment as ours more than settle/4 later, on both nodes.
 #
 # Whatever the timing, at most one node may go in a round. Rounds where
 # none goes (each withdrew for the other) are allowed, counted and shown.
