@@ -463,18 +463,19 @@ need_bin
 # (tests/cli/91-race.sh, tests/cli/96-preempt.sh, tests/race-load.sh)
 
 FLEET=()
-PEERS=
-declare -A SPID=() PORTS=()
+FLEET_PEERS=
+declare -A FLEET_SPID=() FLEET_PORT=()
 RACER=()
-RC=()
+RACE_RC=()
 
 # fleet_conf NODE FILE [LINE]: node NODE's config: state $T/NODE.state,
 # LINE (say, "settle = 0") in [pollguard], cluster mail (wait 60s) with
-# the nodes of the fleet as peers once their ports are known ($PEERS).
+# the nodes of the fleet as peers once their ports are known
+# ($FLEET_PEERS).
 fleet_conf()
 {
 	local n=$1 f=$2 list=
-	if [ -n "$PEERS" ]; then
+	if [ -n "$FLEET_PEERS" ]; then
 		printf -v list '%s, ' "${FLEET[@]}"
 		list=${list%, }
 	fi
@@ -482,34 +483,35 @@ fleet_conf()
 		printf '[pollguard]\nnode = %s\nstate = %s\n' "$n" "$T/$n.state"
 		[ -z "${3:-}" ] || printf '%s\n' "$3"
 		printf '[cluster mail]\nwait = 60s\npeers = %s\n' "$list"
-		[ -z "$PEERS" ] || printf '%s\n' "$PEERS"
+		[ -z "$FLEET_PEERS" ] || printf '%s\n' "$FLEET_PEERS"
 	} >"$f"
 	chmod 600 "$f"
 }
 
 # fleet_start LINE NODE...: for each node a state directory, a config
 # $T/NODE.conf (fleet_conf with LINE) and a pollguard-serve on a port of
-# its own (SPID[NODE], PORTS[NODE]); then every config names every node
-# as a peer, and the serves reread theirs.
+# its own (FLEET_SPID[NODE], FLEET_PORT[NODE]); then every config names
+# every node as a peer, and the serves reread theirs.
 fleet_start()
 {
 	local line=$1 n
 	shift
 	FLEET=("$@")
-	PEERS=
+	FLEET_PEERS=
 	for n; do
 		mkdir -m 755 "$T/$n.state"
 		fleet_conf "$n" "$T/$n.conf" "$line"
 		serve_start "s$n" "$T/$n.conf" ||
 		    bail "pollguard-serve for node $n did not start"
-		SPID[$n]=$SERVE_PID PORTS[$n]=$PORT
+		FLEET_SPID[$n]=$SERVE_PID FLEET_PORT[$n]=$PORT
 	done
-	PEERS=$(for n; do
-		printf '[peer %s]\nurl = http://127.0.0.1:%s/\n' "$n" "${PORTS[$n]}"
+	FLEET_PEERS=$(for n; do
+		printf '[peer %s]\nurl = http://127.0.0.1:%s/\n' "$n" \
+		    "${FLEET_PORT[$n]}"
 	done)
 	for n; do
 		fleet_conf "$n" "$T/$n.conf" "$line"
-		kill -HUP "${SPID[$n]}"
+		kill -HUP "${FLEET_SPID[$n]}"
 	done
 }
 
@@ -550,15 +552,15 @@ race_go()
 	printf "%${#RACER[@]}s" "" >&7
 }
 
-# race_wait: wait for the racers (30s each), set RC[K] to their exit
-# statuses and forget their PIDs (a long run starts thousands).
+# race_wait: wait for the racers (30s each), set RACE_RC[K] to their
+# exit statuses and forget their PIDs (a long run starts thousands).
 race_wait()
 {
 	local k p keep=()
-	RC=()
+	RACE_RC=()
 	for ((k = 1; k <= ${#RACER[@]}; k++)); do
 		wait_exit "${RACER[$k]}" 30
-		RC[$k]=$?
+		RACE_RC[$k]=$?
 	done
 	exec 7>&-
 	rm -f "$T/go"
@@ -581,7 +583,7 @@ race_count()
 	WENT=0 CLAIMED=0 SLOW=0 ODD=0
 	for ((k = 1; k <= ${#RACER[@]}; k++)); do
 		grep -q 'go, claimed' "$T/r$k.err" && CLAIMED=$((CLAIMED + 1))
-		case ${RC[$k]} in
+		case ${RACE_RC[$k]} in
 		0)
 			WENT=$((WENT + 1))
 			;;
@@ -591,7 +593,7 @@ race_count()
 			;;
 		*)
 			ODD=$((ODD + 1))
-			diag "check $k exited ${RC[$k]}"
+			diag "check $k exited ${RACE_RC[$k]}"
 			diag_file "$T/r$k.err" "check $k stderr"
 			;;
 		esac

@@ -29,7 +29,8 @@ if [ -n "$PREEMPT" ]; then
 fi
 
 fleet_start "settle = 100ms" a b c
-ok "three serves on 127.0.0.1:${PORTS[a]}, :${PORTS[b]}, :${PORTS[c]}"
+ok "three serves on 127.0.0.1:${FLEET_PORT[a]}, :${FLEET_PORT[b]}," \
+    ":${FLEET_PORT[c]}"
 
 # One busy loop per core, each bounded by timeout(1) should this script
 # be killed before it stops them.
@@ -78,7 +79,7 @@ num_between "$RACES" 1 "$ROUNDS" "rounds ran"
 is "$((${went[2]} + ${went[3]}))" 0 "no round with two or more pollers"
 is "$ODDS" 0 "every check exited 0 or 1"
 for n in a b c; do
-	serve_stop "${SPID[$n]}"
+	serve_stop "${FLEET_SPID[$n]}"
 	is "$?" 0 "serve $n: SIGTERM, exit 0"
 done
 finish

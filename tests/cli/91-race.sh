@@ -22,7 +22,8 @@ fleet_start "" "${NODES[@]}"			# the default settle, 500ms
 for n in "${NODES[@]}"; do
 	fleet_conf "$n" "$T/$n.s0.conf" "settle = 0"
 done
-ok "three serves on 127.0.0.1:${PORTS[a]}, :${PORTS[b]}, :${PORTS[c]}"
+ok "three serves on 127.0.0.1:${FLEET_PORT[a]}, :${FLEET_PORT[b]}," \
+    ":${FLEET_PORT[c]}"
 
 # round SUFFIX I: one round with the configs $T/NODE$SUFFIX.conf: no
 # records; checks on a, b, c and a second one on node I % 3, released
@@ -50,7 +51,7 @@ round()
 	WON=0 NODES_WON=0 DOUBLE=0 ODD=0 SLOW=0
 	for ((k = 0; k < ${#who[@]}; k++)); do
 		n=${who[$k]}
-		rc=${RC[$((k + 1))]}
+		rc=${RACE_RC[$((k + 1))]}
 		case $rc in
 		0)
 			WON=$((WON + 1))
@@ -169,7 +170,7 @@ diag "settle 0: $ran0 rounds: 0 nodes going: $zero0; 1: $one0; 2 or more: $many0
 is "$odd0" 0 "settle 0: every check exited 0 or 1 (or 2, the second on a node)"
 
 for n in "${NODES[@]}"; do
-	serve_stop "${SPID[$n]}"
+	serve_stop "${FLEET_SPID[$n]}"
 	is "$?" 0 "serve $n: SIGTERM, exit 0"
 done
 

@@ -42,7 +42,7 @@ num_between $(($(now_ms) - t0)) 0 1500 "... are written without a delay"
 is "$(cat "$T/shim.txt" 2>/dev/null)" x "... and written"
 
 fleet_start "settle = ${SETTLE}ms" a b
-ok "two serves on 127.0.0.1:${PORTS[a]}, :${PORTS[b]}"
+ok "two serves on 127.0.0.1:${FLEET_PORT[a]}, :${FLEET_PORT[b]}"
 
 t0=$(now_ms)
 exit_is 0 "a check under the shim goes (no records)" env \
@@ -101,7 +101,7 @@ is "$two" 0 "no round where both nodes went"
 is "$ODDS" 0 "every check exited 0 or 1"
 
 for n in a b; do
-	serve_stop "${SPID[$n]}"
+	serve_stop "${FLEET_SPID[$n]}"
 	is "$?" 0 "serve $n: SIGTERM, exit 0"
 done
 
