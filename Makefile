@@ -87,6 +87,15 @@ $(B)tests/connflood: tests/connflood.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/connflood.c $(BASE_LIBS)
 
+# tests/preempt.so: an LD_PRELOAD shim that sleeps after each send on a
+# TCP socket (tests/cli/96-preempt.sh, tests/race-load.sh). Never built
+# with a sanitizer: it is preloaded ahead of the sanitizer's runtime.
+TEST_PROGS +=	$(B)tests/preempt.so
+$(B)tests/preempt.so: tests/preempt.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -shared -o $@ \
+	    tests/preempt.c -ldl
+
 # Build dependencies: scripts/deps installs what is missing (as root) or
 # names the apt-get line. The README runs it before make check; check
 # itself installs nothing, so anyone with the packages can run it.
@@ -147,6 +156,13 @@ bench: deps
 	    build/bench/bench/pgbench
 	@bash bench/run
 
+# make race: the race on a busy machine (tests/race-load.sh), three
+# nodes, RACE_ROUNDS rounds (1000) in RACE_SECONDS at most (900).
+race: deps
+	@$(MAKE) --no-print-directory all $(B)tests/pgstate $(B)tests/preempt.so
+	@PG_TOP=$(CURDIR) PG_BUILD=$(CURDIR)/$(B) PG_BIN=$(CURDIR)/$(B)bin \
+	    PG_PGSTATE=$(CURDIR)/$(B)tests/pgstate bash tests/race-load.sh
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo
@@ -195,7 +211,7 @@ clean:
 	    $(TEST_PROGS)
 	rm -rf build
 
-.PHONY: all bench check check-sanitize check-valgrind clean deps demo install uninstall FORCE
+.PHONY: all bench check check-sanitize check-valgrind clean deps demo install race uninstall FORCE
 
 # libFuzzer targets (tests/fuzz/README): built with clang, ASan and UBSan
 # into build/fuzz, apart from the normal objects. make fuzz runs each for

@@ -458,3 +458,145 @@ need_bin()
 	done
 }
 need_bin
+
+# --- a fleet on loopback, and checks started at one instant ----------------
+# (tests/cli/91-race.sh, tests/cli/96-preempt.sh, tests/race-load.sh)
+
+FLEET=()
+FLEET_PEERS=
+declare -A FLEET_SPID=() FLEET_PORT=()
+RACER=()
+RACE_RC=()
+
+# fleet_conf NODE FILE [LINE]: node NODE's config: state $T/NODE.state,
+# LINE (say, "settle = 0") in [pollguard], cluster mail (wait 60s) with
+# the nodes of the fleet as peers once their ports are known
+# ($FLEET_PEERS).
+fleet_conf()
+{
+	local n=$1 f=$2 list=
+	if [ -n "$FLEET_PEERS" ]; then
+		printf -v list '%s, ' "${FLEET[@]}"
+		list=${list%, }
+	fi
+	{
+		printf '[pollguard]\nnode = %s\nstate = %s\n' "$n" "$T/$n.state"
+		[ -z "${3:-}" ] || printf '%s\n' "$3"
+		printf '[cluster mail]\nwait = 60s\npeers = %s\n' "$list"
+		[ -z "$FLEET_PEERS" ] || printf '%s\n' "$FLEET_PEERS"
+	} >"$f"
+	chmod 600 "$f"
+}
+
+# fleet_start LINE NODE...: for each node a state directory, a config
+# $T/NODE.conf (fleet_conf with LINE) and a pollguard-serve on a port of
+# its own (FLEET_SPID[NODE], FLEET_PORT[NODE]); then every config names
+# every node as a peer, and the serves reread theirs.
+fleet_start()
+{
+	local line=$1 n
+	shift
+	FLEET=("$@")
+	FLEET_PEERS=
+	for n; do
+		mkdir -m 755 "$T/$n.state"
+		fleet_conf "$n" "$T/$n.conf" "$line"
+		serve_start "s$n" "$T/$n.conf" ||
+		    bail "pollguard-serve for node $n did not start"
+		FLEET_SPID[$n]=$SERVE_PID FLEET_PORT[$n]=$PORT
+	done
+	FLEET_PEERS=$(for n; do
+		printf '[peer %s]\nurl = http://127.0.0.1:%s/\n' "$n" \
+		    "${FLEET_PORT[$n]}"
+	done)
+	for n; do
+		fleet_conf "$n" "$T/$n.conf" "$line"
+		kill -HUP "${FLEET_SPID[$n]}"
+	done
+}
+
+# race_arm: begin a start at one instant. racer starts each command,
+# held; race_go releases them all with one write to a FIFO; race_wait
+# waits for them.
+race_arm()
+{
+	RACER=()
+	rm -f "$T"/ready.* "$T/go"
+	mkfifo "$T/go" || bail "mkfifo $T/go"
+	exec 7<>"$T/go"
+	[ -p "$T/pause" ] || mkfifo "$T/pause" || bail "mkfifo $T/pause"
+}
+
+# racer DELAY_MS COMMAND...: start the command held until race_go and
+# DELAY_MS (a read timeout, no fork) after it. Racers count from 1: the
+# K-th's output is $T/rK.out and $T/rK.err, its PID RACER[K].
+racer()
+{
+	local k=$((${#RACER[@]} + 1)) d
+	d=$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))
+	shift
+	bg "r$k" bash -c 'exec 7>&-; : >"$1"; IFS= read -r -n 1 _ <"$2"
+	    [ "$3" = 0.000 ] || read -r -t "$3" _ <>"$4"; shift 4; exec "$@"' \
+	    racer "$T/ready.$k" "$T/go" "$d" "$T/pause" "$@"
+	RACER[$k]=$BGPID
+}
+
+# race_go: release the racers once all are ready (10s at most).
+race_go()
+{
+	local k
+	for ((k = 1; k <= ${#RACER[@]}; k++)); do
+		wait_for 10 test -e "$T/ready.$k" ||
+		    diag "racer $k did not get ready"
+	done
+	printf "%${#RACER[@]}s" "" >&7
+}
+
+# race_wait: wait for the racers (30s each), set RACE_RC[K] to their
+# exit statuses and forget their PIDs (a long run starts thousands).
+race_wait()
+{
+	local k p keep=()
+	RACE_RC=()
+	for ((k = 1; k <= ${#RACER[@]}; k++)); do
+		wait_exit "${RACER[$k]}" 30
+		RACE_RC[$k]=$?
+	done
+	exec 7>&-
+	rm -f "$T/go"
+	for p in "${BGPIDS[@]}"; do
+		[[ " ${RACER[*]} " == *" $p "* ]] || keep+=("$p")
+	done
+	BGPIDS=("${keep[@]}")
+}
+
+# race_count: race_wait, then what the checks did: WENT (exit 0),
+# CLAIMED (claimed the round, whatever they then decided), SLOW (exit 1,
+# a claim withdrawn as too slow to order: a busy machine) and ODD (any
+# other status, shown with the check's stderr). RACES, SLOWS and ODDS
+# add up the races, SLOW and ODD.
+RACES=0 SLOWS=0 ODDS=0
+race_count()
+{
+	local k
+	race_wait
+	WENT=0 CLAIMED=0 SLOW=0 ODD=0
+	for ((k = 1; k <= ${#RACER[@]}; k++)); do
+		grep -q 'go, claimed' "$T/r$k.err" && CLAIMED=$((CLAIMED + 1))
+		case ${RACE_RC[$k]} in
+		0)
+			WENT=$((WENT + 1))
+			;;
+		1)
+			grep -qE 'too (long|slow)' "$T/r$k.err" &&
+			    SLOW=$((SLOW + 1))
+			;;
+		*)
+			ODD=$((ODD + 1))
+			diag "check $k exited ${RACE_RC[$k]}"
+			diag_file "$T/r$k.err" "check $k stderr"
+			;;
+		esac
+	done
+	RACES=$((RACES + 1)) SLOWS=$((SLOWS + SLOW)) ODDS=$((ODDS + ODD))
+}

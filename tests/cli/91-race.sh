@@ -18,39 +18,12 @@ ROUNDS0=${PG_RACE_ROUNDS0:-10}
 [[ $ROUNDS0 =~ ^[0-9]+$ ]] || bail "PG_RACE_ROUNDS0 must be a number"
 NODES=(a b c)
 
-PEERS=
-# nodeconf NODE FILE [SETTLE_LINE]: node NODE's config: state
-# $T/NODE.state, cluster mail (wait 60s) with peers a, b and c once their
-# ports are known.
-nodeconf()
-{
-	local n=$1 f=$2 list=
-	[ -n "$PEERS" ] && list="a, b, c"
-	{
-		printf '[pollguard]\nnode = %s\nstate = %s\n' "$n" "$T/$n.state"
-		[ -z "${3:-}" ] || printf '%s\n' "$3"
-		printf '[cluster mail]\nwait = 60s\npeers = %s\n' "$list"
-		[ -z "$PEERS" ] || printf '%s\n' "$PEERS"
-	} >"$f"
-	chmod 600 "$f"
-}
-
-declare -A SPID PORTS
+fleet_start "" "${NODES[@]}"			# the default settle, 500ms
 for n in "${NODES[@]}"; do
-	mkdir -m 755 "$T/$n.state"
-	nodeconf "$n" "$T/$n.conf"
-	serve_start "s$n" "$T/$n.conf" || bail "pollguard-serve for node $n did not start"
-	SPID[$n]=$SERVE_PID PORTS[$n]=$PORT
+	fleet_conf "$n" "$T/$n.s0.conf" "settle = 0"
 done
-PEERS=$(for n in "${NODES[@]}"; do
-	printf '[peer %s]\nurl = http://127.0.0.1:%s/\n' "$n" "${PORTS[$n]}"
-done)
-for n in "${NODES[@]}"; do
-	nodeconf "$n" "$T/$n.conf"			# the default settle, 500ms
-	nodeconf "$n" "$T/$n.s0.conf" "settle = 0"
-	kill -HUP "${SPID[$n]}"
-done
-ok "three serves on 127.0.0.1:${PORTS[a]}, :${PORTS[b]}, :${PORTS[c]}"
+ok "three serves on 127.0.0.1:${FLEET_PORT[a]}, :${FLEET_PORT[b]}," \
+    ":${FLEET_PORT[c]}"
 
 # round SUFFIX I: one round with the configs $T/NODE$SUFFIX.conf: no
 # records; checks on a, b, c and a second one on node I % 3, released
@@ -61,33 +34,24 @@ ok "three serves on 127.0.0.1:${PORTS[a]}, :${PORTS[b]}, :${PORTS[c]}"
 # put back "no record").
 round()
 {
-	local sfx=$1 i=$2 dup fifo n k p rc
-	local -a who=() pids=()
+	local sfx=$1 i=$2 dup n k rc
+	local -a who=()
 	local -A went=()
 	dup=${NODES[$((i % 3))]}
 	for n in "${NODES[@]}"; do
 		rm -f "$T/$n.state/mail"
 	done
-	fifo=$T/go.$sfx.$i
-	mkfifo "$fifo" || bail "mkfifo $fifo"
-	exec 7<>"$fifo"
-	rm -f "$T"/ready.*
-	k=0
+	race_arm
 	for n in "${NODES[@]}" "$dup"; do
-		k=$((k + 1))
-		bg "r$k" bash -c 'exec 7>&-; : >"$1"; IFS= read -r -n 1 _ <"$2"; shift 2; exec "$@"' \
-		    racer "$T/ready.$k" "$fifo" "$CHECK" -v -c "$T/$n$sfx.conf" mail
+		racer 0 "$CHECK" -v -c "$T/$n$sfx.conf" mail
 		who+=("$n")
-		pids+=("$BGPID")
 	done
-	wait_for 10 test -e "$T/ready.1" -a -e "$T/ready.2" -a -e "$T/ready.3" \
-	    -a -e "$T/ready.4" || diag "round $sfx$i: not every checker got ready"
-	printf xxxx >&7
+	race_go
+	race_wait
 	WON=0 NODES_WON=0 DOUBLE=0 ODD=0 SLOW=0
-	for ((k = 0; k < ${#pids[@]}; k++)); do
+	for ((k = 0; k < ${#who[@]}; k++)); do
 		n=${who[$k]}
-		wait_exit "${pids[$k]}" 30
-		rc=$?
+		rc=${RACE_RC[$((k + 1))]}
 		case $rc in
 		0)
 			WON=$((WON + 1))
@@ -118,8 +82,6 @@ round()
 			;;
 		esac
 	done
-	exec 7>&-
-	rm -f "$fifo"
 	LEFT=0
 	for n in "${NODES[@]}"; do
 		if [ -z "${went[$n]:-}" ] && [ -e "$T/$n.state/mail" ]; then
@@ -134,7 +96,7 @@ round()
 	if [ "$NODES_WON" -ne 1 ]; then
 		diag "round $i: $NODES_WON nodes went (checks: ${who[*]}; $SLOW withdrew as too slow)"
 		[ "$NODES_WON" -eq 0 ] && [ "$SLOW" -gt 0 ] && return 0
-		for ((k = 1; k <= ${#pids[@]}; k++)); do
+		for ((k = 1; k <= ${#who[@]}; k++)); do
 			diag_file "$T/r$k.err" "${who[$((k - 1))]} stderr"
 		done
 	fi
@@ -208,7 +170,7 @@ diag "settle 0: $ran0 rounds: 0 nodes going: $zero0; 1: $one0; 2 or more: $many0
 is "$odd0" 0 "settle 0: every check exited 0 or 1 (or 2, the second on a node)"
 
 for n in "${NODES[@]}"; do
-	serve_stop "${SPID[$n]}"
+	serve_stop "${FLEET_SPID[$n]}"
 	is "$?" 0 "serve $n: SIGTERM, exit 0"
 done
 

@@ -1,0 +1,186 @@
+/*
+ * tests/preempt.so: an LD_PRELOAD shim that stands for the scheduler
+ * taking the CPU away at the worst moment for pollguard-check's settle
+ * round: right after a request has gone out on a TCP socket, before the
+ * sender can take any time stamp. tests/cli/96-preempt.sh and
+ * tests/race-load.sh run the checks under it.
+ *
+ * PG_PREEMPT_MS=D		sleep D ms after each successful send(),
+ *				sendto(), sendmsg(), write() or writev()
+ *				on a TCP socket (IPv4 or IPv6)
+ * PG_PREEMPT_JITTER_MS=J	plus a random 0..J ms each time
+ * PG_PREEMPT_SEED=S		seed for that randomness (default: from
+ *				the PID and the clock)
+ *
+ * Without PG_PREEMPT_MS, or on any other file descriptor (files, pipes,
+ * Unix sockets, UDP), the calls are passed through untouched.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static ssize_t	(*real_send)(int, const void *, size_t, int);
+static ssize_t	(*real_sendto)(int, const void *, size_t, int,
+		    const struct sockaddr *, socklen_t);
+static ssize_t	(*real_sendmsg)(int, const struct msghdr *, int);
+static ssize_t	(*real_write)(int, const void *, size_t);
+static ssize_t	(*real_writev)(int, const struct iovec *, int);
+
+static long	 delay_ms = -1;	/* -1: no delay */
+static long	 jitter_ms;
+static uint64_t	 rng;
+
+static long
+env_ms(const char *name, long dflt)
+{
+	const char	*s = getenv(name);
+	char		*end;
+	long		 v;
+
+	if (s == NULL || *s == '\0')
+		return dflt;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < 0 || v > 60000)
+		return dflt;
+	return v;
+}
+
+/* Also called from the wrappers: a constructor may write before ours. */
+static void
+resolve(void)
+{
+	real_send = (ssize_t (*)(int, const void *, size_t, int))
+	    dlsym(RTLD_NEXT, "send");
+	real_sendto = (ssize_t (*)(int, const void *, size_t, int,
+	    const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "sendto");
+	real_sendmsg = (ssize_t (*)(int, const struct msghdr *, int))
+	    dlsym(RTLD_NEXT, "sendmsg");
+	real_write = (ssize_t (*)(int, const void *, size_t))
+	    dlsym(RTLD_NEXT, "write");
+	real_writev = (ssize_t (*)(int, const struct iovec *, int))
+	    dlsym(RTLD_NEXT, "writev");
+}
+
+__attribute__((constructor)) static void
+preempt_init(void)
+{
+	struct timespec	 ts;
+	const char	*seed;
+
+	if (real_writev == NULL)
+		resolve();
+	delay_ms = env_ms("PG_PREEMPT_MS", -1);
+	jitter_ms = env_ms("PG_PREEMPT_JITTER_MS", 0);
+	if ((seed = getenv("PG_PREEMPT_SEED")) != NULL && *seed != '\0')
+		rng = strtoull(seed, NULL, 10);
+	else {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		rng = (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_nsec;
+	}
+	rng = rng * 2654435761u + 1;	/* 0 is a fixed point of xorshift */
+}
+
+/* xorshift64: enough to spread delays; not for anything secret. */
+static uint64_t
+next_random(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int
+is_tcp(int fd)
+{
+	struct stat	 st;
+	int		 v;
+	socklen_t	 len;
+
+	if (fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode))
+		return 0;
+	len = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &len) == -1 ||
+	    v != SOCK_STREAM)
+		return 0;
+	len = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) == -1)
+		return 0;
+	return v == AF_INET || v == AF_INET6;
+}
+
+/*
+ * After a call that sent something: when it was on a TCP socket, sleep
+ * as a preempted process would. errno is the call's, untouched.
+ */
+static ssize_t
+after(int fd, ssize_t n)
+{
+	struct timespec	 ts;
+	long		 ms;
+	int		 saved = errno;
+
+	if (delay_ms < 0 || n <= 0 || !is_tcp(fd)) {
+		errno = saved;
+		return n;
+	}
+	ms = delay_ms;
+	if (jitter_ms > 0)
+		ms += (long)(next_random() % (uint64_t)(jitter_ms + 1));
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = ms % 1000 * 1000000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+	errno = saved;
+	return n;
+}
+
+ssize_t
+send(int fd, const void *buf, size_t len, int flags)
+{
+	if (real_writev == NULL)
+		resolve();
+	return after(fd, real_send(fd, buf, len, flags));
+}
+
+ssize_t
+sendto(int fd, const void *buf, size_t len, int flags,
+    const struct sockaddr *to, socklen_t tolen)
+{
+	if (real_writev == NULL)
+		resolve();
+	return after(fd, real_sendto(fd, buf, len, flags, to, tolen));
+}
+
+ssize_t
+sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	if (real_writev == NULL)
+		resolve();
+	return after(fd, real_sendmsg(fd, msg, flags));
+}
+
+ssize_t
+write(int fd, const void *buf, size_t len)
+{
+	if (real_writev == NULL)
+		resolve();
+	return after(fd, real_write(fd, buf, len));
+}
+
+ssize_t
+writev(int fd, const struct iovec *iov, int n)
+{
+	if (real_writev == NULL)
+		resolve();
+	return after(fd, real_writev(fd, iov, n));
+}
