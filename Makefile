@@ -158,7 +158,7 @@ bench: deps
 
 # make race: the race on a busy machine (tests/race-load.sh), three
 # nodes, RACE_ROUNDS rounds (1000) in RACE_SECONDS at most (900).
-race: deps
+race:
 	@$(MAKE) --no-print-directory all $(B)tests/pgstate $(B)tests/preempt.so
 	@PG_TOP=$(CURDIR) PG_BUILD=$(CURDIR)/$(B) PG_BIN=$(CURDIR)/$(B)bin \
 	    PG_PGSTATE=$(CURDIR)/$(B)tests/pgstate bash tests/race-load.sh
