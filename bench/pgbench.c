@@ -64,6 +64,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,20 +116,85 @@ now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* A number argument in min..max (strtonum, from libbsd); else exit 64. */
 static long
 number(const char *s, long min, long max)
 {
-	char	*end;
-	long	 n;
+	const char	*errstr;
+	long		 n;
 
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || n < min || n > max) {
-		fprintf(stderr, "pgbench: %s: not a number from %ld to %ld\n",
-		    s, min, max);
+	n = strtonum(s, min, max, &errstr);
+	if (errstr != NULL) {
+		fprintf(stderr, "pgbench: %s: %s (from %ld to %ld)\n",
+		    s, errstr, min, max);
 		exit(64);
 	}
 	return n;
+}
+
+/* The options of the subcommands; each accepts those its usage lists. */
+struct opts {
+	const char	*in, *out, *err, *path, *dirs[DIRS_MAX];
+	long		 rounds, warm, secs, par, nclus;
+	int		 ndirs;
+};
+
+/* The numeric options: where they go and their ranges. */
+static const struct numopt {
+	int	 ch;
+	size_t	 off;
+	long	 min, max;
+} numopts[] = {
+	{ 'C', offsetof(struct opts, nclus), 1, 256 },
+	{ 'j', offsetof(struct opts, par), 1, PARALLEL_MAX },
+	{ 'n', offsetof(struct opts, rounds), 1, ROUNDS_MAX },
+	{ 't', offsetof(struct opts, secs), 1, 3600 },
+	{ 'w', offsetof(struct opts, warm), 0, ROUNDS_MAX },
+};
+
+/*
+ * Parse the options of a subcommand, those in "allowed" (getopt's
+ * letters; a leading "+" stops at the first operand, a command), into o,
+ * which holds the subcommand's defaults. Returns optind.
+ */
+static int
+options(int argc, char *argv[], const char *allowed, struct opts *o)
+{
+	size_t	 i;
+	int	 ch;
+
+	while ((ch = getopt(argc, argv, allowed)) != -1) {
+		for (i = 0; i < sizeof(numopts) / sizeof(numopts[0]); i++)
+			if (numopts[i].ch == ch)
+				break;
+		if (i < sizeof(numopts) / sizeof(numopts[0])) {
+			*(long *)(void *)((char *)o + numopts[i].off) =
+			    number(optarg, numopts[i].min, numopts[i].max);
+			continue;
+		}
+		switch (ch) {
+		case 'd':
+			if (o->ndirs == DIRS_MAX)
+				usage();
+			o->dirs[o->ndirs++] = optarg;
+			break;
+		case 'e':
+			o->err = optarg;
+			break;
+		case 'i':
+			o->in = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'p':
+			o->path = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	return optind;
 }
 
 /* Split argv at ":::" into cmds[]. */
@@ -198,42 +264,20 @@ run1(char **cmd, const char *in, const char *out, const char *errf,
 static int
 alt(int argc, char *argv[])
 {
-	const char	*in = "/dev/null", *out = "/dev/null", *errf = NULL;
-	int64_t		 t0, end, secs = 60;
-	long		 rounds = 20, warm = 1, r;
-	int		 ch, i, st;
+	struct opts	 o = { .in = "/dev/null", .out = "/dev/null",
+			    .rounds = 20, .warm = 1, .secs = 60 };
+	int64_t		 t0, end;
+	long		 r;
+	int		 i, st;
 
-	while ((ch = getopt(argc, argv, "+e:i:n:o:t:w:")) != -1) {
-		switch (ch) {
-		case 'e':
-			errf = optarg;
-			break;
-		case 'i':
-			in = optarg;
-			break;
-		case 'n':
-			rounds = number(optarg, 1, ROUNDS_MAX);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 't':
-			secs = number(optarg, 1, 3600);
-			break;
-		case 'w':
-			warm = number(optarg, 0, ROUNDS_MAX);
-			break;
-		default:
-			usage();
-		}
-	}
-	split(argc - optind, argv + optind);
-	end = now_ns() + secs * 1000000000;
-	for (r = -warm; r < rounds; r++) {
+	i = options(argc, argv, "+e:i:n:o:t:w:", &o);
+	split(argc - i, argv + i);
+	end = now_ns() + (int64_t)o.secs * 1000000000;
+	for (r = -o.warm; r < o.rounds; r++) {
 		if (r >= 0 && now_ns() >= end)
 			break;
 		for (i = 0; i < ncmds; i++) {
-			t0 = run1(cmds[i], in, out, errf, &st);
+			t0 = run1(cmds[i], o.in, o.out, o.err, &st);
 			if (r >= 0)
 				printf("run %ld %d %lld %d\n", r, i,
 				    (long long)t0, st);
@@ -294,44 +338,28 @@ static int
 req(int argc, char *argv[])
 {
 	struct sockaddr_in	 sin[CMDS_MAX];
-	const char		*path = "/v1/elapsed/mail";
+	struct opts		 o = { .path = "/v1/elapsed/mail",
+				    .rounds = 20, .warm = 1, .secs = 60 };
 	char			 buf[512];
-	int64_t			 t0, end, secs = 60;
-	long			 rounds = 20, warm = 1, r;
-	int			 ch, i, n, st, len;
+	int64_t			 t0, end;
+	long			 r;
+	int			 i, n, st, len;
 
-	while ((ch = getopt(argc, argv, "n:p:t:w:")) != -1) {
-		switch (ch) {
-		case 'n':
-			rounds = number(optarg, 1, ROUNDS_MAX);
-			break;
-		case 'p':
-			path = optarg;
-			break;
-		case 't':
-			secs = number(optarg, 1, 3600);
-			break;
-		case 'w':
-			warm = number(optarg, 0, ROUNDS_MAX);
-			break;
-		default:
-			usage();
-		}
-	}
-	argc -= optind;
-	argv += optind;
+	i = options(argc, argv, "n:p:t:w:", &o);
+	argc -= i;
+	argv += i;
 	if (argc < 1 || argc > CMDS_MAX)
 		usage();
 	n = argc;
 	for (i = 0; i < n; i++)
 		address(argv[i], &sin[i]);
 	len = snprintf(buf, sizeof(buf), "GET %s HTTP/1.0\r\n"
-	    "Host: 127.0.0.1\r\n\r\n", path);
+	    "Host: 127.0.0.1\r\n\r\n", o.path);
 	if (len < 0 || (size_t)len >= sizeof(buf))
 		usage();
 	signal(SIGPIPE, SIG_IGN);
-	end = now_ns() + secs * 1000000000;
-	for (r = -warm; r < rounds; r++) {
+	end = now_ns() + (int64_t)o.secs * 1000000000;
+	for (r = -o.warm; r < o.rounds; r++) {
 		if (r >= 0 && now_ns() >= end)
 			break;
 		for (i = 0; i < n; i++) {
@@ -351,28 +379,20 @@ fan(int argc, char *argv[])
 {
 	struct pollfd		 pfd[FAN_MAX];
 	struct sockaddr_in	 sin;
-	const char		*path = "/v1/elapsed/mail";
+	struct opts		 o = { .path = "/v1/elapsed/mail" };
 	char			 req[512], buf[4096];
 	size_t			 got[FAN_MAX];
 	ssize_t			 n;
 	int			 sent[FAN_MAX], ok[FAN_MAX];
-	int			 ch, i, len, left, bad = 0;
+	int			 i, len, left, bad = 0;
 
-	while ((ch = getopt(argc, argv, "p:")) != -1) {
-		switch (ch) {
-		case 'p':
-			path = optarg;
-			break;
-		default:
-			usage();
-		}
-	}
-	argc -= optind;
-	argv += optind;
+	i = options(argc, argv, "p:", &o);
+	argc -= i;
+	argv += i;
 	if (argc < 1 || argc > FAN_MAX)
 		usage();
 	len = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\n"
-	    "Host: 127.0.0.1\r\nAccept: */*\r\n\r\n", path);
+	    "Host: 127.0.0.1\r\nAccept: */*\r\n\r\n", o.path);
 	if (len < 0 || (size_t)len >= sizeof(req))
 		usage();
 	signal(SIGPIPE, SIG_IGN);
@@ -434,19 +454,10 @@ sink(int argc
 {
 	struct sockaddr_in	 sin;
 	socklen_t		 len = sizeof(sin);
-	long			 secs = 600;
-	int			 ch, fd;
+	struct opts		 o = { .secs = 600 };
+	int			 fd;
 
-	while ((ch = getopt(argc, argv, "t:")) != -1) {
-		switch (ch) {
-		case 't':
-			secs = number(optarg, 1, 3600);
-			break;
-		default:
-			usage();
-		}
-	}
-	if (optind != argc)
+	if (options(argc, argv, "t:", &o) != argc)
 		usage();
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
@@ -458,7 +469,7 @@ sink(int argc
 		die("listen");
 	printf("port %u\n", ntohs(sin.sin_port));
 	fflush(stdout);
-	sleep(secs);
+	sleep(o.secs);
 	return 0;
 }
 
@@ -498,53 +509,29 @@ armed(char **cmd, const char *id, int bar[2], const char *errf)
 static int
 race(int argc, char *argv[])
 {
-	const char	*dirs[DIRS_MAX], *errdir = NULL;
+	struct opts	 o = { .rounds = 100, .par = 1, .nclus = 100,
+			    .secs = 600 };
 	char		 path[4096], ids[PARALLEL_MAX][24], errf[4096];
 	pid_t		 pids[PARALLEL_MAX][CMDS_MAX];
 	int		 sts[PARALLEL_MAX][CMDS_MAX];
-	int64_t		 t0, end, secs = 600;
-	long		 rounds = 100, par = 1, nclus = 100, r, b;
+	int64_t		 t0, end;
+	long		 r, b;
 	pid_t		 pid;
-	int		 bar[2], ch, i, j, k, st, ndirs = 0, left;
+	int		 bar[2], i, j, k, st, left;
 
-	while ((ch = getopt(argc, argv, "+C:d:e:j:n:t:")) != -1) {
-		switch (ch) {
-		case 'C':
-			nclus = number(optarg, 1, 256);
-			break;
-		case 'd':
-			if (ndirs == DIRS_MAX)
-				usage();
-			dirs[ndirs++] = optarg;
-			break;
-		case 'e':
-			errdir = optarg;
-			break;
-		case 'j':
-			par = number(optarg, 1, PARALLEL_MAX);
-			break;
-		case 'n':
-			rounds = number(optarg, 1, ROUNDS_MAX);
-			break;
-		case 't':
-			secs = number(optarg, 1, 3600);
-			break;
-		default:
-			usage();
-		}
-	}
-	split(argc - optind, argv + optind);
-	if (par > nclus)
-		par = nclus;
-	end = now_ns() + secs * 1000000000;
-	for (r = 0; r < rounds && now_ns() < end; r += b) {
-		b = rounds - r < par ? rounds - r : par;
+	i = options(argc, argv, "+C:d:e:j:n:t:", &o);
+	split(argc - i, argv + i);
+	if (o.par > o.nclus)
+		o.par = o.nclus;
+	end = now_ns() + (int64_t)o.secs * 1000000000;
+	for (r = 0; r < o.rounds && now_ns() < end; r += b) {
+		b = o.rounds - r < o.par ? o.rounds - r : o.par;
 		/* Every node may go: no record in any state directory. */
 		for (j = 0; j < b; j++) {
 			snprintf(ids[j], sizeof(ids[j]), "r%ld",
-			    (r + j) % nclus);
-			for (i = 0; i < ndirs; i++) {
-				snprintf(path, sizeof(path), "%s/%s", dirs[i],
+			    (r + j) % o.nclus);
+			for (i = 0; i < o.ndirs; i++) {
+				snprintf(path, sizeof(path), "%s/%s", o.dirs[i],
 				    ids[j]);
 				if (unlink(path) == -1 && errno != ENOENT)
 					die(path);
@@ -555,11 +542,11 @@ race(int argc, char *argv[])
 		for (k = 0; k < b * ncmds; k++) {
 			j = k / ncmds;
 			i = k % ncmds;
-			if (errdir != NULL)
+			if (o.err != NULL)
 				snprintf(errf, sizeof(errf), "%s/%ld.%d",
-				    errdir, r + j, i);
+				    o.err, r + j, i);
 			pids[j][i] = armed(cmds[i], ids[j], bar,
-			    errdir != NULL ? errf : NULL);
+			    o.err != NULL ? errf : NULL);
 		}
 		close(bar[0]);
 		t0 = now_ns();

@@ -75,19 +75,50 @@ port_listening()
 	    /proc/net/tcp6 2>/dev/null
 }
 
-# start_on_port NAME LAUNCH: call "LAUNCH PORT" (which starts a super-server
-# with bg) for a random free port in 20000..59999 until one listens; up to
-# five ports. SPORT and SPID; 1 when none worked (its stderr is shown).
+# The ports free_port picks from: PG_PORT_N ports from PG_PORT_LO.
+PG_PORT_LO=${PG_PORT_LO:-20000}
+PG_PORT_N=${PG_PORT_N:-40000}
+_pg_ports_given=" "
+
+# free_port: set FREE_PORT to a random port of that range that nothing
+# listens on and that this script has not been given yet (a caller may
+# take several before anything listens); 1 when none was found.
+free_port()
+{
+	local p i
+	for ((i = 0; i < 100; i++)); do
+		p=$((PG_PORT_LO + (RANDOM * 32768 + RANDOM) % PG_PORT_N))
+		case $_pg_ports_given in *" $p "*) continue ;; esac
+		port_listening "$p" && continue
+		_pg_ports_given="$_pg_ports_given$p "
+		FREE_PORT=$p
+		return 0
+	done
+	return 1
+}
+
+# wait_listen PORT PID [SECONDS]: wait (10 s) until PORT listens while PID
+# runs; 1 when PID died or the time ran out.
+wait_listen()
+{
+	local port=$1 pid=$2
+	wait_for "${3:-10}" eval 'port_listening $port || ! _pg_alive $pid' &&
+	    _pg_alive "$pid" && port_listening "$port"
+}
+
+# start_on_port NAME LAUNCH [SECONDS]: call "LAUNCH PORT" (which starts a
+# super-server with bg) for a free port (free_port) until one listens
+# within SECONDS (10); up to five ports. SPORT and SPID; 1 when none worked
+# (its stderr is shown).
 start_on_port()
 {
 	local name=$1 launch=$2 p
 	for _ in 1 2 3 4 5; do
-		p=$((20000 + RANDOM % 40000))
-		port_listening "$p" && continue
+		free_port || break
+		p=$FREE_PORT
 		"$launch" "$p"
 		SPID=$BGPID
-		if wait_for 10 eval 'port_listening $p || ! _pg_alive $SPID' &&
-		    _pg_alive "$SPID" && port_listening "$p"; then
+		if wait_listen "$p" "$SPID" "${3:-10}"; then
 			SPORT=$p
 			return 0
 		fi

@@ -1,13 +1,15 @@
 # tests/lib.sh: TAP helpers shared by the command-line tests in tests/cli.
 #
 # Source it from a bash script that tests/run starts in the top directory
-# with PG_TOP, PG_BIN and PG_PGSTATE set. It gives the script:
+# with PG_TOP, PG_BIN and PG_PGSTATE set (bench/run sources it too, with
+# the tools of build/bench). It gives the script:
 #
 #	$T		one temporary directory, removed on exit
 #	$STATE		the state directory mkconf writes ($T/state)
 #	$CHECK $TOUCH $SERVE $PGSTATE	the programs under test and the helper
 #	ok, not_ok, is, assert, exit_is, exit_err, err_has, ... TAP helpers
 #	bg		start a background process, stopped by its PID on exit
+#	stop_pids	stop processes and their descendants by PID
 #	finish		print the plan and exit 1 when anything failed
 #
 # Nothing here reads /etc/pollguard.conf: POLLGUARD_CONF is unset and every
@@ -28,6 +30,8 @@ PGSTATE=$PG_PGSTATE
 
 # Longest a single command may run before it counts as hung.
 PG_CMD_TIMEOUT=${PG_CMD_TIMEOUT:-60}
+# Tenths of a second stop_pids gives a process to end after SIGTERM.
+PG_STOP_WAIT=${PG_STOP_WAIT:-10}
 
 _pg_n=0
 _pg_failed=0
@@ -37,7 +41,7 @@ BGPIDS=()
 # A test never reads the terminal by accident.
 exec </dev/null
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/pollguard-test.XXXXXX") || {
+T=$(mktemp -d "${TMPDIR:-/tmp}/${PG_TMP_NAME:-pollguard-test}.XXXXXX") || {
 	echo "Bail out! mktemp -d failed"
 	exit 1
 }
@@ -82,22 +86,34 @@ _pg_alive()
 	[ -n "$s" ] && [ "$s" != Z ]
 }
 
-_pg_cleanup()
+# stop_pids PID...: SIGTERM to each process and its descendants, SIGKILL
+# to those still running PG_STOP_WAIT tenths of a second later; then reap
+# them.
+stop_pids()
 {
 	local p i all=()
-	for p in "${BGPIDS[@]}"; do
+	for p in "$@"; do
 		all+=($(_pg_descendants "$p") "$p")
 	done
 	for p in "${all[@]}"; do
 		_pg_alive "$p" && kill -TERM "$p" 2>/dev/null
 	done
 	for p in "${all[@]}"; do
-		for i in 1 2 3 4 5 6 7 8 9 10; do
+		for ((i = 0; i < PG_STOP_WAIT; i++)); do
 			_pg_alive "$p" || break
 			sleep 0.1
 		done
 		_pg_alive "$p" && kill -KILL "$p" 2>/dev/null
 	done
+	for p in "$@"; do
+		wait "$p" 2>/dev/null
+	done
+	return 0
+}
+
+_pg_cleanup()
+{
+	stop_pids "${BGPIDS[@]}"
 	wait 2>/dev/null
 	chmod -R u+rwx "$T" 2>/dev/null
 	rm -rf "$T"
