@@ -427,12 +427,13 @@ fail:
  * read-modify-write, so that a restore's "is my claim still there?" and
  * its rename are one step that no touch can fall between.
  *
- * Lock order. The claim lock (".CLUSTER.claim") is taken before the
- * record lock, never while holding it; the run lock (".CLUSTER.lock") is
- * never waited for (pg_lock_take and pg_claim_lock do not wait, and
- * pg_lock_held only tests). The record lock is held only inside the
- * functions below, across a few system calls and one fsync, and nothing
- * else is taken or waited for while it is held: no cycle is possible.
+ * Lock order: claim lock (".CLUSTER.claim") -> record lock, never the
+ * reverse: nothing takes the claim lock while holding the record lock.
+ * The run lock (".CLUSTER.lock") is never waited for (pg_lock_take and
+ * pg_claim_lock do not wait; pg_lock_held only tests). The record lock
+ * is held only inside the functions below, across a few system calls and
+ * one fsync, and nothing else is taken or waited for while it is held: no
+ * cycle is possible.
  *
  * Readers (pollguard-serve, pg_state_read) never take it: a record is
  * replaced by rename, so a reader sees the old one or the new one, never
