@@ -209,9 +209,27 @@ int64_t	 pg_record_elapsed(const struct pg_stamp *, const struct pg_stamp *);
 int	 pg_stamp_format(const struct pg_stamp *, char *, size_t);
 int	 pg_stamp_parse(const char *, size_t, struct pg_stamp *);
 
+#define PG_RECORD_MAX	160	/* the longest record, in bytes */
+
 struct pg_state {
 	int		 dirfd;
 	char		 path[PATH_MAX];
+	/*
+	 * Private to state.c. The record lock's descriptor, opened by the
+	 * first write (-1 until then), for this cluster and this process.
+	 */
+	int		 recfd;
+	pid_t		 recpid;
+	char		 reccluster[PG_NAME_MAX + 1];
+	/*
+	 * What the last pg_state_claim replaced, for pg_state_restore:
+	 * undolen bytes (0: no record; -1: nothing kept), in the record
+	 * of undocluster, replaced by the claim record undoby.
+	 */
+	char		 undo[PG_RECORD_MAX];
+	ssize_t		 undolen;
+	char		 undoby[PG_RECORD_MAX];
+	char		 undocluster[PG_NAME_MAX + 1];
 };
 
 /*
@@ -221,6 +239,13 @@ struct pg_state {
  * Refuses a path that is not absolute,
  * not a directory, or writable by group or others. On failure return -1
  * and write the reason, naming the directory, to err.
+ *
+ * Writers of a record (pg_state_write, _touch, _claim, _restore, _remove)
+ * exclude each other with the record lock, a short flock(2) on
+ * ".CLUSTER.rec" that they wait for; readers (pg_state_read, _read_raw)
+ * never take it. Lock order: the claim lock before the record lock, never
+ * the reverse; the run lock is never waited for. pg_state_close releases
+ * the handle's record lock descriptor.
  */
 int	 pg_state_open(struct pg_state *, const char *, int, char *, size_t);
 void	 pg_state_close(struct pg_state *);
@@ -250,7 +275,8 @@ int	 pg_state_touch(struct pg_state *, const char *);
 /*
  * Claim a round: write a record of now whose claim is now, with the horizon
  * given (ms). Store the record written in *rec and the moment the rename
- * made it visible (CLOCK_BOOTTIME, ns) in *visible_ns.
+ * made it visible (CLOCK_BOOTTIME, ns) in *visible_ns. The handle keeps
+ * the record the claim replaced, for pg_state_restore.
  */
 int	 pg_state_claim(struct pg_state *, const char *, int64_t,
 	    struct pg_stamp *, int64_t *);
@@ -259,14 +285,17 @@ int	 pg_state_claim(struct pg_state *, const char *, int64_t,
  * The record's bytes exactly as on disk, for pg_state_restore: the length
  * (at most PG_RECORD_MAX), 0 when there is none, -1 with errno.
  */
-#define PG_RECORD_MAX	160
 ssize_t	 pg_state_read_raw(struct pg_state *, const char *, char *, size_t);
 
 /*
- * Put back what pg_state_read_raw returned (atomically, as
- * pg_state_write), or remove the record when the length is 0; but only
+ * Take back the claim rec: put back the record it replaced (atomically, as
+ * pg_state_write), or remove the record when there was none; but only
  * while the record on disk is still rec: when someone wrote since, leave
- * theirs. 1: restored, 0: left alone, -1 with errno.
+ * theirs. The check and the replacement are one step under the record
+ * lock, so a touch is never undone. What is put back is what
+ * pg_state_claim replaced, when this handle made the claim rec; else the
+ * bytes given, as pg_state_read_raw returned them before the claim
+ * (length 0: none). 1: restored, 0: left alone, -1 with errno.
  */
 int	 pg_state_restore(struct pg_state *, const char *,
 	    const struct pg_stamp *, const char *, size_t);

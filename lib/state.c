@@ -1,3 +1,9 @@
+/*
+ * state.c: the state directory. Stamps of this host's clocks, the record
+ * format, and the records themselves: read by anyone, replaced atomically
+ * by writers that exclude each other; the run lock and the claim lock.
+ */
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -192,7 +198,24 @@ bad:
 }
 
 #define TMP_PREFIX	".tmp."
+#define TMP_HEX		16	/* put's name: TMP_PREFIX and 16 hex digits */
 #define TMP_STALE_S	60
+
+/*
+ * A name put gives its temporary files, exactly: the lock files of a
+ * cluster named "tmp" or "tmp.x" (".tmp.lock", ".tmp.x.rec") also begin
+ * with TMP_PREFIX, and removing a lock file while it is held would let a
+ * second holder in.
+ */
+static int
+is_tmp_name(const char *name)
+{
+	const char	*hex = name + sizeof(TMP_PREFIX) - 1;
+
+	return strncmp(name, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) == 0 &&
+	    strlen(hex) == TMP_HEX && strspn(hex, "0123456789abcdef") ==
+	    TMP_HEX;
+}
 
 /*
  * A writer killed between creating its temporary file and renaming it
@@ -215,9 +238,9 @@ sweep(struct pg_state *st)
 		return;
 	}
 	while ((de = readdir(d)) != NULL)
-		if (strncmp(de->d_name, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) ==
-		    0 && fstatat(st->dirfd, de->d_name, &sb,
-		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
+		if (is_tmp_name(de->d_name) && fstatat(st->dirfd,
+		    de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(sb.st_mode) &&
 		    sb.st_mtime < now - TMP_STALE_S)
 			unlinkat(st->dirfd, de->d_name, 0);
 	closedir(d);
@@ -230,7 +253,8 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 	struct stat	 sb;
 	int		 created = 0;
 
-	st->dirfd = -1;
+	st->dirfd = st->recfd = -1;
+	st->undolen = -1;
 	if (path[0] != '/') {
 		snprintf(err, errlen, "state directory %s: not an absolute "
 		    "path", path);
@@ -283,9 +307,12 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 void
 pg_state_close(struct pg_state *st)
 {
+	/* recfd is set only by pg_state_open, which sets dirfd too. */
+	if (st->dirfd != -1 && st->recfd != -1)
+		close(st->recfd);
 	if (st->dirfd != -1)
 		close(st->dirfd);
-	st->dirfd = -1;
+	st->dirfd = st->recfd = -1;
 }
 
 ssize_t
@@ -394,8 +421,77 @@ fail:
 	return -1;
 }
 
-int
-pg_state_write(struct pg_state *st, const char *cluster,
+/*
+ * The record lock: an flock(2) lock on ".CLUSTER.rec", held by every
+ * writer of the record (write, touch, claim, restore, remove) around its
+ * read-modify-write, so that a restore's "is my claim still there?" and
+ * its rename are one step that no touch can fall between.
+ *
+ * Lock order: claim lock (".CLUSTER.claim") -> record lock, never the
+ * reverse: nothing takes the claim lock while holding the record lock.
+ * The run lock (".CLUSTER.lock") is never waited for (pg_lock_take and
+ * pg_claim_lock do not wait; pg_lock_held only tests). The record lock
+ * is held only inside the functions below, across a few system calls and
+ * one fsync, and nothing else is taken or waited for while it is held: no
+ * cycle is possible.
+ *
+ * Readers (pollguard-serve, pg_state_read) never take it: a record is
+ * replaced by rename, so a reader sees the old one or the new one, never
+ * waits, and needs no write access to the directory. The lock file is
+ * created by the first writer, mode 0600 (anyone who could open it could
+ * hold the lock and stall every writer), and never removed: removing a
+ * lock file that is held would let a second holder in. sweep() leaves it.
+ * A writer killed while holding the lock holds it no longer: the kernel
+ * closes its descriptors, and the flock lock goes with the last one.
+ *
+ * The descriptor is opened once per state handle, cluster and process
+ * (pollguard-touch -f refreshes every second: one flock pair each time,
+ * no open) and is close-on-exec. flock locks belong to the open file
+ * description, which a forked child shares: a child (a new PID) opens its
+ * own, so that it excludes its parent as any other process would.
+ */
+static int	 lock_open(struct pg_state *, const char *, const char *, int);
+
+static int
+rec_lock(struct pg_state *st, const char *cluster)
+{
+	pid_t	 pid = getpid();
+
+	if (strlen(cluster) > PG_NAME_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (st->recfd != -1 && (st->recpid != pid ||
+	    strcmp(st->reccluster, cluster) != 0)) {
+		close(st->recfd);	/* a child's close leaves the lock */
+		st->recfd = -1;
+	}
+	if (st->recfd == -1) {
+		if ((st->recfd = lock_open(st, cluster, "rec",
+		    O_RDONLY | O_CREAT)) == -1)
+			return -1;
+		st->recpid = pid;
+		strlcpy(st->reccluster, cluster, sizeof(st->reccluster));
+	}
+	/* EINTR: check's signal handlers do not restart; the lock must. */
+	while (flock(st->recfd, LOCK_EX) == -1)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* Release the record lock; errno stays what the writer left. */
+static void
+rec_unlock(struct pg_state *st)
+{
+	int	 saved = errno;
+
+	flock(st->recfd, LOCK_UN);
+	errno = saved;
+}
+
+static int
+write_locked(struct pg_state *st, const char *cluster,
     const struct pg_stamp *rec)
 {
 	char	 buf[RECORD_MAX];
@@ -407,12 +503,34 @@ pg_state_write(struct pg_state *st, const char *cluster,
 }
 
 int
+pg_state_write(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *rec)
+{
+	int	 r;
+
+	if (rec_lock(st, cluster) == -1)
+		return -1;
+	r = write_locked(st, cluster, rec);
+	rec_unlock(st);
+	return r;
+}
+
+int
 pg_state_touch(struct pg_state *st, const char *cluster)
 {
 	struct pg_stamp	 now, old;
+	int		 r;
 
-	if (pg_stamp_now(&now) == -1)
+	if (rec_lock(st, cluster) == -1)
 		return -1;
+	/*
+	 * The time is read under the lock: touches then replace each other
+	 * in the order of their times, and the record is the latest.
+	 */
+	if (pg_stamp_now(&now) == -1) {
+		rec_unlock(st);
+		return -1;
+	}
 	/*
 	 * Keep a claim while its horizon lasts: peers still settling a claim
 	 * of their own must see when this round was claimed. A record that
@@ -422,7 +540,9 @@ pg_state_touch(struct pg_state *st, const char *cluster)
 		now.claim_ns = old.claim_ns;
 		now.horizon_ms = old.horizon_ms;
 	}
-	return pg_state_write(st, cluster, &now);
+	r = write_locked(st, cluster, &now);
+	rec_unlock(st);
+	return r;
 }
 
 int
@@ -430,15 +550,38 @@ pg_state_claim(struct pg_state *st, const char *cluster, int64_t horizon_ms,
     struct pg_stamp *rec, int64_t *visible_ns)
 {
 	struct pg_stamp	 done;
+	int		 len, r = -1;
 
-	if (pg_stamp_now(rec) == -1)
+	st->undolen = -1;
+	if (rec_lock(st, cluster) == -1)
 		return -1;
+	if (pg_stamp_now(rec) == -1)
+		goto out;
 	rec->claim_ns = rec->mono_ns;
 	rec->horizon_ms = horizon_ms;
-	if (pg_state_write(st, cluster, rec) == -1 ||
-	    pg_stamp_now(&done) == -1)
-		return -1;
+	if ((len = pg_stamp_format(rec, st->undoby, sizeof(st->undoby))) == -1)
+		goto out;
+	/* What the claim replaces, for pg_state_restore (-1: unreadable). */
+	st->undolen = pg_state_read_raw(st, cluster, st->undo,
+	    sizeof(st->undo));
+	if (put(st, cluster, st->undoby, len) == -1 ||
+	    pg_stamp_now(&done) == -1) {
+		st->undolen = -1;
+		goto out;
+	}
+	strlcpy(st->undocluster, cluster, sizeof(st->undocluster));
 	*visible_ns = done.mono_ns;
+	r = 0;
+out:
+	rec_unlock(st);
+	return r;
+}
+
+static int
+remove_locked(struct pg_state *st, const char *cluster)
+{
+	if (unlinkat(st->dirfd, cluster, 0) == -1 && errno != ENOENT)
+		return -1;
 	return 0;
 }
 
@@ -446,31 +589,54 @@ int
 pg_state_restore(struct pg_state *st, const char *cluster,
     const struct pg_stamp *rec, const char *old, size_t len)
 {
-	char	 buf[RECORD_MAX], now[RECORD_MAX];
+	char	 buf[RECORD_MAX], now[RECORD_MAX], prev[RECORD_MAX];
 	ssize_t	 n;
-	int	 blen;
+	int	 blen, r;
 
-	/* Only our own claim is taken back; a later writer's record stays. */
 	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
 		return -1;
-	if ((n = pg_state_read_raw(st, cluster, now, sizeof(now))) == -1) {
-		if (errno != EBADMSG)
-			return -1;
-		return 0;
+	/*
+	 * When this handle made the claim, put back what the claim replaced,
+	 * read under the record lock: what the caller read before claiming
+	 * misses a touch made between that read and the claim.
+	 */
+	if (st->undolen >= 0 && strcmp(st->undocluster, cluster) == 0 &&
+	    strcmp(st->undoby, buf) == 0) {
+		memcpy(prev, st->undo, st->undolen);
+		old = prev;
+		len = st->undolen;
 	}
-	if (n != blen || memcmp(now, buf, blen) != 0)
-		return 0;
-	if (len == 0)
-		return pg_state_remove(st, cluster) == -1 ? -1 : 1;
-	return put(st, cluster, old, len) == -1 ? -1 : 1;
+	if (len > sizeof(prev)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rec_lock(st, cluster) == -1)
+		return -1;
+	/* Only our own claim is taken back; a later writer's record stays. */
+	if ((n = pg_state_read_raw(st, cluster, now, sizeof(now))) == -1)
+		r = errno == EBADMSG ? 0 : -1;
+	else if (n != blen || memcmp(now, buf, blen) != 0)
+		r = 0;
+	else if (len == 0)
+		r = remove_locked(st, cluster) == -1 ? -1 : 1;
+	else
+		r = put(st, cluster, old, len) == -1 ? -1 : 1;
+	rec_unlock(st);
+	if (r != -1)
+		st->undolen = -1;
+	return r;
 }
 
 int
 pg_state_remove(struct pg_state *st, const char *cluster)
 {
-	if (unlinkat(st->dirfd, cluster, 0) == -1 && errno != ENOENT)
+	int	 r;
+
+	if (rec_lock(st, cluster) == -1)
 		return -1;
-	return 0;
+	r = remove_locked(st, cluster);
+	rec_unlock(st);
+	return r;
 }
 
 /*

@@ -1,29 +1,85 @@
 /*
  * pgstate: a test helper, never installed. It makes state the tests need
  * without sleeping: records of a given age, records from another boot, a
- * run lock held for a while; and it reads a record's elapsed time.
+ * run lock held for a while; it reads a record's elapsed time; and it
+ * touches a record as fast as it can, checking that no touch is undone.
  *
  *	pgstate [-c file] write CLUSTER AGE_MS
  *	pgstate [-c file] oldboot CLUSTER WALL_AGE_MS
  *	pgstate [-c file] read CLUSTER
  *	pgstate [-c file] lock CLUSTER SECONDS
+ *	pgstate [-c file] touch CLUSTER SECONDS
  */
 #include <err.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pollguard.h"
 
 /* Static, so the configuration is still reachable at exit (LeakSanitizer). */
 static struct pg_config	*cfg;
+static volatile sig_atomic_t	 stop;
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/*
+ * pg_state_touch in a loop for up to secs seconds or until SIGTERM. After
+ * each touch returns, and again a millisecond later, the record must be
+ * no older than the moment the touch began: a record older than that
+ * means a writer (a withdrawing check) undid the touch. Each such record
+ * is a line on stderr; the count is on stdout. Exit 1 when any was lost.
+ */
+static int
+hammer(struct pg_state *st, const char *cluster, long long secs)
+{
+	struct timespec	 pause = { 0, 1000000 };
+	struct pg_stamp	 t0, rec, end;
+	long long	 n = 0, lost = 0, failed = 0;
+	int		 i, r;
+
+	signal(SIGTERM, on_term);
+	if (pg_stamp_now(&end) == -1)
+		err(2, "clock");
+	end.mono_ns += secs * 1000000000LL;
+	while (!stop && pg_stamp_now(&t0) == 0 && t0.mono_ns < end.mono_ns) {
+		if (pg_state_touch(st, cluster) == -1) {
+			warn("touch %s", cluster);
+			failed++;
+			continue;
+		}
+		n++;
+		for (i = 0; i < 2; i++) {
+			if ((r = pg_state_read(st, cluster, &rec)) != 1 ||
+			    rec.mono_ns < t0.mono_ns) {
+				lost++;
+				fprintf(stderr, "touch %lld began at %" PRId64
+				    " ns; then the record %s %" PRId64 "\n", n,
+				    t0.mono_ns, r == 1 ? "was of" : "was gone:",
+				    r == 1 ? rec.mono_ns : (int64_t)r);
+				break;
+			}
+			if (i == 0)
+				nanosleep(&pause, NULL);
+		}
+	}
+	printf("%lld touches, %lld undone, %lld failed\n", n, lost, failed);
+	return lost > 0 || failed > 0;
+}
 
 static __attribute__((__noreturn__)) void
 usage(void)
 {
-	fprintf(stderr, "usage: pgstate [-c file] write|oldboot|read|lock "
+	fprintf(stderr, "usage: pgstate [-c file] write|oldboot|read|lock|touch "
 	    "cluster [number]\n");
 	exit(2);
 }
@@ -94,7 +150,9 @@ main(int argc, char *argv[])
 		fflush(stdout);
 		sleep(num);
 		return 0;
-	} else
+	} else if (strcmp(argv[0], "touch") == 0 && argc == 3)
+		return hammer(&st, argv[1], num);
+	else
 		usage();
 	if (pg_state_write(&st, argv[1], &rec) == -1)
 		err(1, "%s/%s", st.path, argv[1]);

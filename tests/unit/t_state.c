@@ -1,7 +1,8 @@
 /*
  * Unit tests for state.c: stamps, the elapsed rule, the record format,
- * the state directory and the run lock.
+ * the state directory, the run lock and the record lock.
  */
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1103,6 +1105,233 @@ test_lock(void)
 	pg_state_close(&st);
 }
 
+/* Milliseconds of CLOCK_BOOTTIME, for how long a call waited. */
+static int64_t
+ms_now(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec	 ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * Fork a process that takes the record lock of a cluster by hand, as
+ * another writer would, says so on a pipe and then holds it: for ms
+ * milliseconds, after which it writes the record other (as a writer does,
+ * under the lock) and exits; or, with ms 0, until it is killed.
+ */
+static pid_t
+holder(const char *dirp, const char *cluster, long ms,
+    const struct pg_stamp *other)
+{
+	char	 p[PATH_MAX], tmp[PATH_MAX], buf[PG_RECORD_MAX];
+	pid_t	 pid;
+	int	 fd, pfd[2], len;
+
+	if (pipe(pfd) == -1)
+		err(1, "pipe");
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0) {
+		snprintf(p, sizeof(p), "%s/.%s.rec", dirp, cluster);
+		if ((fd = open(p, O_RDONLY | O_CREAT, 0600)) == -1 ||
+		    flock(fd, LOCK_EX) == -1)
+			_exit(2);
+		write(pfd[1], "L", 1);
+		if (ms == 0)
+			for (;;)
+				pause();
+		sleep_ms(ms);
+		if (other != NULL) {
+			len = pg_stamp_format(other, buf, sizeof(buf));
+			snprintf(p, sizeof(p), "%s/%s", dirp, cluster);
+			snprintf(tmp, sizeof(tmp), "%s/.tmp.holder", dirp);
+			write_file(tmp, buf, len);
+			if (rename(tmp, p) == -1)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], buf, 1) != 1)
+		diag("the lock holder did not start");
+	close(pfd[0]);
+	return pid;
+}
+
+static void
+test_rec_lock(void)
+{
+	struct pg_state	 st;
+	struct pg_stamp	 rec, r, other;
+	struct stat	 sb;
+	struct timespec	 ts[2];
+	char		 dirp[512], p[PATH_MAX], errbuf[PG_ERR_MAX];
+	char		 old[PG_RECORD_MAX + 1], cur[PG_RECORD_MAX + 1];
+	char		 touched[PG_RECORD_MAX + 1];
+	const char	*kept[] = { ".tmp.rec", ".tmp.lock", ".tmp.claim" };
+	int64_t		 vis, t0, waited;
+	ssize_t		 n, m;
+	pid_t		 pid, killer;
+	size_t		 i;
+	int		 status, fd = -1;
+
+	snprintf(dirp, sizeof(dirp), "%s/reclock", base);
+	if (pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf)) == -1) {
+		ok(0, "state_open %s: %s", dirp, errbuf);
+		return;
+	}
+	alarm(60);	/* a lock never released must not hang the tests */
+
+	/* Readers never take it, nor make its file. */
+	snprintf(p, sizeof(p), "%s/.mail.rec", dirp);
+	is_int(pg_state_read(&st, "mail", &r), 0, "read: no record");
+	is_int(raw(&st, "mail", cur), 0, "read_raw: no record");
+	ok(access(p, F_OK) == -1, "reading makes no record lock file");
+	is_int(pg_state_touch(&st, "mail"), 0, "touch");
+	ok(stat(p, &sb) == 0 && S_ISREG(sb.st_mode),
+	    "the record lock is STATE/.mail.rec");
+	is_int(sb.st_mode & 07777, 0600, "record lock file mode 0600");
+	ok(st.recfd >= 0 && (fcntl(st.recfd, F_GETFD) & FD_CLOEXEC),
+	    "record lock descriptor close-on-exec");
+	snprintf(p, sizeof(p), "%s/.mail.lock", dirp);
+	ok(access(p, F_OK) == -1, "touch makes no run lock file");
+	snprintf(p, sizeof(p), "%s/.mail.claim", dirp);
+	ok(access(p, F_OK) == -1, "touch makes no claim lock file");
+	fd = st.recfd;
+	pg_state_touch(&st, "mail");
+	is_int(st.recfd, fd, "a second touch reuses the descriptor");
+	is_int(pg_state_read(&st, "mail", &r), 1, "the lock is not a record");
+
+	/*
+	 * Restore while another writer holds the record lock: it waits, and
+	 * then finds what that writer wrote, not its claim, and leaves it.
+	 */
+	pg_state_touch(&st, "race");
+	n = raw(&st, "race", old);
+	pg_state_claim(&st, "race", 5750, &rec, &vis);
+	other = stamp(BOOT_B, 5 * SEC, 6 * SEC);
+	pid = holder(dirp, "race", 300, &other);
+	t0 = ms_now();
+	is_int(pg_state_restore(&st, "race", &rec, old, n), 0,
+	    "restore while a writer holds the record lock: 0, theirs");
+	waited = ms_now() - t0;
+	ok(waited >= 250, "restore waited for the record lock (%lld ms)",
+	    (long long)waited);
+	memset(&r, 0, sizeof(r));
+	pg_state_read(&st, "race", &r);
+	ok(claim_eq(&r, &other), "the record written under the lock stays");
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the holder wrote its record");
+
+	/* A touch between the caller's read and the claim comes back. */
+	pg_state_write(&st, "race", &other);
+	n = raw(&st, "race", old);
+	pg_state_touch(&st, "race");
+	m = raw(&st, "race", touched);
+	pg_state_claim(&st, "race", 5750, &rec, &vis);
+	is_int(pg_state_restore(&st, "race", &rec, old, n), 1,
+	    "restore after a touch made before the claim: 1");
+	ok(raw(&st, "race", cur) == m && memcmp(cur, touched, m) == 0,
+	    "the touch is put back, not the record read before it");
+	/* A claim this handle did not make: the bytes given come back. */
+	pg_state_claim(&st, "race", 5750, &rec, &vis);
+	st.undolen = -1;
+	is_int(pg_state_restore(&st, "race", &rec, old, n), 1,
+	    "restore of a claim the handle forgot: 1");
+	ok(raw(&st, "race", cur) == n && memcmp(cur, old, n) == 0,
+	    "the bytes given are put back");
+
+	/* A touch waits for the holder; SIGKILL releases the lock. */
+	pid = holder(dirp, "mail", 0, NULL);
+	fflush(stdout);
+	if ((killer = fork()) == -1)
+		err(1, "fork");
+	if (killer == 0) {
+		sleep_ms(300);
+		kill(pid, SIGKILL);
+		_exit(0);
+	}
+	t0 = ms_now();
+	is_int(pg_state_touch(&st, "mail"), 0, "touch after the holder was "
+	    "killed: 0");
+	waited = ms_now() - t0;
+	ok(waited >= 250, "touch waited until the holder was SIGKILLed "
+	    "(%lld ms)", (long long)waited);
+	waitpid(killer, &status, 0);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "the holder died of SIGKILL, holding the lock");
+
+	/*
+	 * flock locks belong to the open file description, which a child
+	 * shares: a child writing with its parent's handle must still wait
+	 * for the parent. (The test holds the handle's lock by hand.)
+	 */
+	flock(st.recfd, LOCK_EX);
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0) {
+		t0 = ms_now();
+		if (pg_state_touch(&st, "mail") == -1)
+			_exit(2);
+		_exit(ms_now() - t0 >= 250 ? 0 : 1);
+	}
+	sleep_ms(300);
+	flock(st.recfd, LOCK_UN);
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "a forked child's touch waits for its parent's lock (status %d)",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	alarm(0);
+	pg_state_close(&st);
+	is_int(st.recfd, -1, "close resets recfd");
+
+	/* Lock files are not temporary files, even for a cluster "tmp". */
+	if (pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf)) == -1) {
+		ok(0, "state_open %s: %s", dirp, errbuf);
+		return;
+	}
+	pg_state_touch(&st, "tmp");
+	if (pg_lock_take(&st, "tmp", &fd) == 1)
+		close(fd);
+	if (pg_claim_lock(&st, "tmp", &fd) == 1)
+		close(fd);
+	pg_state_close(&st);
+	snprintf(p, sizeof(p), "%s/.tmp.0123456789abcdef", dirp);
+	write_file(p, "x\n", 2);
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= 120;
+	ts[1] = ts[0];
+	utimensat(AT_FDCWD, p, ts, 0);
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dirp, kept[i]);
+		utimensat(AT_FDCWD, p, ts, 0);
+	}
+	if (pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf)) == 0)
+		pg_state_close(&st);
+	snprintf(p, sizeof(p), "%s/.tmp.0123456789abcdef", dirp);
+	ok(access(p, F_OK) == -1, "sweep removes a stale temporary file");
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dirp, kept[i]);
+		ok(access(p, F_OK) == 0, "sweep leaves %s (cluster tmp)",
+		    kept[i]);
+	}
+}
+
 static void
 rm_rf(const char *path)
 {
@@ -1135,6 +1364,7 @@ main(void)
 	test_record_elapsed();
 	test_claim_records();
 	test_lock();
+	test_rec_lock();
 	rm_rf(base);
 	return done_testing();
 }
