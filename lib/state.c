@@ -46,24 +46,13 @@ boot_id(char *buf)
 	memcpy(buf, cached, sizeof(cached));
 }
 
-static int
-clock_ns(clockid_t id, int64_t *ns)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(id, &ts) == -1)
-		return -1;
-	*ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	return 0;
-}
-
 int
 pg_stamp_now(struct pg_stamp *st)
 {
 	st->claim_ns = st->horizon_ms = 0;
 	boot_id(st->boot_id);
-	if (clock_ns(CLOCK_BOOTTIME, &st->mono_ns) == -1 ||
-	    clock_ns(CLOCK_REALTIME, &st->wall_ns) == -1)
+	if (pg_clock(CLOCK_BOOTTIME, &st->mono_ns) == -1 ||
+	    pg_clock(CLOCK_REALTIME, &st->wall_ns) == -1)
 		return -1;
 	if (st->wall_ns < 0)
 		st->wall_ns = 0;
