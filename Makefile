@@ -23,7 +23,8 @@ CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 # check-sanitize uses it); by default they are built in place.
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
-LIB_OBJS =	$(addprefix $(B)lib/,config.o decide.o duration.o proto.o state.o)
+LIB_OBJS =	$(addprefix $(B)lib/,config.o decide.o duration.o listen.o proto.o \
+		serve.o state.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve
 MAN1 =		man/pollguard-check.1 man/pollguard-touch.1
 MAN5 =		man/pollguard.conf.5
