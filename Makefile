@@ -23,8 +23,8 @@ CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 # check-sanitize uses it); by default they are built in place.
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
-LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o peers.o \
-		proto.o state.o)
+LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
+		listen.o peers.o proto.o serve.o state.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve
 MAN1 =		man/pollguard-check.1 man/pollguard-touch.1
 MAN5 =		man/pollguard.conf.5
@@ -232,10 +232,8 @@ $(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
-# request includes pollguard-serve.c for its static request path and
-# catches syslog; answer runs lib/peers.c and hands libcurl the fuzz input.
-$(FUZZ_DIR)/fuzz_request: bin/pollguard-serve.c $(FUZZ_DIR)/bin/tool.o
-$(FUZZ_DIR)/fuzz_request: FUZZ_LINK = -Wl,--wrap=syslog
+# request needs only the library (lib/serve.c answers); answer runs
+# lib/peers.c and hands libcurl the fuzz input.
 $(FUZZ_DIR)/fuzz_answer: FUZZ_LINK = $(CURL_LIBS) \
     -Wl,--wrap=curl_multi_add_handle
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)

@@ -281,37 +281,6 @@ cluster_key(struct parse *p, const char *key, const char *val)
 	}
 }
 
-/* Parse host:port, [v6]:port or :port. */
-static int
-listen_valid(const char *val)
-{
-	char		 host[INET6_ADDRSTRLEN + 2];
-	unsigned char	 buf[sizeof(struct in6_addr)];
-	const char	*colon, *errstr;
-	size_t		 n;
-
-	if ((colon = strrchr(val, ':')) == NULL ||
-	    strspn(colon + 1, "0123456789") != strlen(colon + 1))
-		return 0;
-	strtonum(colon + 1, 0, 65535, &errstr);
-	if (errstr != NULL)
-		return 0;
-	n = colon - val;
-	if (n == 0)
-		return 1;
-	if (n >= sizeof(host))
-		return 0;
-	memcpy(host, val, n);
-	host[n] = '\0';
-	if (host[0] == '[') {
-		if (n < 3 || host[n - 1] != ']')
-			return 0;
-		host[n - 1] = '\0';
-		return inet_pton(AF_INET6, host + 1, buf) == 1;
-	}
-	return inet_pton(AF_INET, host, buf) == 1;
-}
-
 static int
 user_name_valid(const char *s)
 {
@@ -332,6 +301,8 @@ static int
 serve_key(struct parse *p, const char *key, const char *val)
 {
 	struct pg_serve	*sv = &p->cfg->serve;
+	struct sockaddr_storage	 ss;	/* listen: parsed to be checked */
+	const char	*why;
 	char		 list[PG_VALUE_MAX], *tok, *last;
 	unsigned int	 k;
 
@@ -339,7 +310,7 @@ serve_key(struct parse *p, const char *key, const char *val)
 		return 0;
 	switch (k) {
 	case 0:
-		if (!listen_valid(val))
+		if (pg_listen_parse(val, &ss, &why) == -1)
 			return fail(p, p->line, "listen: '%s' is not ADDR:PORT,"
 			    " [ADDR]:PORT or :PORT", val);
 		return copy(p, sv->listen, sizeof(sv->listen), val, key);

@@ -560,4 +560,98 @@ int	 pg_peers_ask(const struct pg_config *, const struct pg_cluster *,
 	    struct pg_round *);
 void	 pg_round_free(struct pg_round *);
 
+/*
+ * listen.c: the address pollguard-serve listens on.
+ */
+
+/*
+ * Parse "addr:port" (IPv4), "[addr]:port" (IPv6) or ":port" (every
+ * address: IPv6's any, which takes IPv4 too) into *ss (a struct
+ * sockaddr_storage), port 0 to 65535. On failure return -1 and point
+ * *errstr at why ("not [addr]:port", "port invalid", "not an IPv4
+ * address", ...).
+ */
+int	 pg_listen_parse(const char *, void *, const char **);
+
+/*
+ * A listening TCP socket (non-blocking, close-on-exec, SO_REUSEADDR) on
+ * the address of pg_listen_parse; ":port" falls back to IPv4 where the
+ * kernel has no IPv6. Store the address bound ("127.0.0.1:8080",
+ * "[::]:8080") in name. -1 and the reason in err on failure.
+ */
+int	 pg_listen_open(const char *, char *, size_t, char *, size_t);
+
+/*
+ * serve.c: the answer to a request. Pure but for reading the state
+ * records: no sockets, no syslog, no exits. pollguard-serve, the unit
+ * tests and the fuzzer all get their answers from here.
+ */
+
+#define PG_ADDRSTR_MAX	46	/* INET6_ADDRSTRLEN */
+#define PG_LOG_MAX	1024	/* a log line, escaped */
+
+/* The client: its address as the allow list sees it, and for the log. */
+struct pg_client {
+	int		 family;	/* AF_INET, AF_INET6; 0: unknown */
+	unsigned char	 addr[16];	/* network byte order */
+	char		 name[PG_ADDRSTR_MAX];	/* "-" when unknown */
+};
+
+/*
+ * Set *c from a socket address (struct sockaddr_storage, or NULL:
+ * unknown), or from a printable one ("192.0.2.1", "::1", "[::1]" as
+ * socat's SOCAT_PEERADDR has it; NULL or not an address: unknown). An
+ * IPv4-mapped IPv6 address is the IPv4 address.
+ */
+void	 pg_client_sockaddr(struct pg_client *, const void *);
+void	 pg_client_parse(struct pg_client *, const char *);
+
+/* True when the config's allow list admits the client (no list: all). */
+int	 pg_serve_allowed(const struct pg_config *, const struct pg_client *);
+
+struct pg_reply {
+	int		 status;
+	int		 minor;		/* of the status line: HTTP/1.minor */
+	int		 head;		/* HEAD: no body on the wire */
+	const char	*extra;		/* header lines, CRLF each, or NULL */
+	char		 hdr[PG_NAME_MAX + 32];	/* what extra may point to */
+	char		*body;		/* malloc'd, or NULL */
+	size_t		 bodylen;	/* Content-Length */
+	int		 level;		/* syslog priority of log; -1: none */
+	char		 log[PG_LOG_MAX];	/* escaped, no newline */
+	char		 err[PG_LOG_MAX];	/* a damaged record, for LOG_ERR,
+						   escaped; "" when none */
+};
+
+/*
+ * The answer to a client's request. status is what pg_request_parse said
+ * of in[0..inlen) (req filled in by it), or 408 (deadline passed) or 400
+ * (the client closed mid-request). The allow list is checked first: a
+ * refused client gets 403 whatever it sent, and req may then be NULL.
+ * Then credentials (401), then the route: /v1/elapsed/CLUSTER (404
+ * unknown; its body "never\n" or milliseconds), /v1/elapsed, /metrics.
+ * Records are read from st (NULL: none, every cluster is never); a
+ * damaged one is 500 for its cluster and in r->err. The log line names
+ * the client, the status and the request line as far as it came.
+ * Free with pg_reply_free.
+ */
+void	 pg_serve_answer(int, const struct pg_request *, const char *, size_t,
+	    const struct pg_client *, const struct pg_config *,
+	    struct pg_state *, struct pg_reply *);
+
+/* A bare error answer (500, 503): the reason phrase as body, no log. */
+void	 pg_reply_error(struct pg_reply *, int);
+
+/* The bytes on the wire, malloc'd: 0, or -1 with errno. */
+int	 pg_reply_format(const struct pg_reply *, char **, size_t *);
+void	 pg_reply_free(struct pg_reply *);
+
+/*
+ * The state directory at path for serve, which never creates it: *st,
+ * (re)opened when it appeared since, or was removed or replaced (the
+ * records are in the one at the path now); NULL while there is none.
+ * st->dirfd is -1 before the first call.
+ */
+struct pg_state	*pg_serve_state(struct pg_state *, const char *);
+
 #endif /* POLLGUARD_H */

@@ -376,6 +376,14 @@ GET /v1/elapsed/mail; PEER=10.0.0.1 ask "$REQ"
 answer_ok 403 "SOCAT_PEERADDR=10.0.0.1, allow 127.0.0.0/8: 403"
 PEER=10.0.0.1 ask "garbage${CR}${NL}${CR}${NL}"
 answer_ok 403 "excluded client, malformed request: still 403 (checked first)"
+# refused at start: answered before a byte of the request, which never comes
+t0=$(now_ms)
+sleep 2 | { SOCAT_PEERADDR=10.0.0.1 timeout -k 5 20 "$SERVE" -c "$CONF" -i \
+    >"$T/ans" 2>"$T/ierr"; now_ms >"$T/end"; }
+split_answer "$T/ans"
+answer_ok 403 "excluded client, request never sent: 403"
+num_between "$(($(<"$T/end") - t0))" 0 1500 \
+    "excluded client, request never sent: answered at start, not at the deadline"
 GET /v1/elapsed/mail; PEER=::ffff:127.0.0.1 ask "$REQ"
 code_is 200 "SOCAT_PEERADDR=::ffff:127.0.0.1 (IPv4-mapped): matched as IPv4, 200"
 # what socat 1.7 sets for an IPv4 client of a TCP6-LISTEN socket
@@ -799,6 +807,46 @@ if serve_start a4 "$T/allow4.conf"; then
 else
 	not_ok "allow list server started"
 	skip "no server" 1
+fi
+# A refused client is answered when it connects, before it sends a byte,
+# and its connection is closed at once (after the lingering close): it
+# cannot hold one of the connection slots until the request deadline.
+mkconf "$T/allow4t.conf" <<EOF
+timeout = 30s
+[cluster mail]
+wait = 10m
+[serve]
+allow = 10.0.0.0/8
+EOF
+CONF=$MAIN
+if serve_start a4t "$T/allow4t.conf"; then
+	nfd=$(ls /proc/$SERVE_PID/fd | wc -l)
+	t0=$(now_ms)
+	: >"$T/ans"
+	if exec {rfd}<>"/dev/tcp/127.0.0.1/$PORT"; then
+		timeout 10 cat <&"$rfd" >"$T/ans" 2>/dev/null
+		split_answer "$T/ans"
+		is "$CODE" 403 "refused client, silent: 403 without sending a request"
+		num_between "$(($(now_ms) - t0))" 0 3000 \
+		    "refused client, silent: answered at once, not at the 30 s deadline"
+		held() { [ "$(ls /proc/$SERVE_PID/fd | wc -l)" -le "$nfd" ]; }
+		if wait_for 5 held; then
+			ok "refused client, still connected: serve holds no slot for it"
+		else
+			not_ok "refused client, still connected: serve holds no slot for it"
+			diag "$(ls -l /proc/$SERVE_PID/fd)"
+		fi
+		exec {rfd}>&-
+	else
+		not_ok "refused client: connected"
+		skip "no connection" 2
+	fi
+	wait_for 5 grep -q 'client 127.0.0.1: 403' "$T/a4t.err"
+	assert "refused at connect: logged as client 127.0.0.1: 403 Forbidden" \
+	    grep -q 'client 127\.0\.0\.1: 403 Forbidden$' "$T/a4t.err"
+else
+	not_ok "allow list server started"
+	skip "no server" 3
 fi
 mkconf "$T/allow4b.conf" <<EOF
 [cluster mail]

@@ -1,10 +1,10 @@
 /*
  * Fuzz target: pollguard-serve's request path. The input is the bytes a
  * client sends. They go through pg_request_parse (as an exact-size heap
- * copy, so ASan sees any read past the end), and then through serve's own
- * conn_input, conn_eof and conn_expire (pollguard-serve.c is included for
- * its static functions): cluster lookup, credentials, the state records,
- * the answer built with pg_response and the escaped log line.
+ * copy, so ASan sees any read past the end), and then through
+ * pg_serve_answer and pg_reply_format (lib/serve.c), as serve answers
+ * them: cluster lookup, credentials, the state records, the answer built
+ * with pg_response and the escaped log line.
  *
  * Two servers answer each input: A wants credentials (user "peer",
  * password "s3cret") and lets any client in; B wants none but only
@@ -16,42 +16,38 @@
  * with what it says about any prefix of the input; the parsed fields lie
  * within the input; the answer is well-formed HTTP with the status the
  * request deserves, a Content-Length that matches, the body only for GET;
- * 200 only with the right credentials; every syslog line is printable.
+ * 200 only with the right credentials; the log lines are printable.
  */
-#define main	serve_main
-#include "../../bin/pollguard-serve.c"
-#undef main
+#include <sys/stat.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <ctype.h>
 #include <ftw.h>
 #include <limits.h>
-#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
+#include "pollguard.h"
 #include "fuzz.h"
 
 #define TOKEN		"cGVlcjpzM2NyZXQ="	/* base64 of peer:s3cret */
 #define ID64		"a123456789b123456789c123456789d123456789" \
 			"e123456789f123456789g123"
 
+/* A server: its config and state directory, and whether it wants a user. */
+struct server {
+	struct pg_config	*cfg;
+	struct pg_state		 state;
+	int			 auth;
+};
+
 static struct server	 srv_a, srv_b;
 static char		 tmpdir[PATH_MAX];
-
-/* syslog, caught: format the line as syslog would and look at it. */
-void	 __wrap_syslog(int, const char *, ...);
-
-void
-__wrap_syslog(int prio, const char *fmt, ...)
-{
-	char	 line[8192];
-	va_list	 ap;
-
-	(void)prio;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	check(printable(line), "unescaped control character logged: %s",
-	    line);
-}
 
 static int
 remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -115,13 +111,13 @@ server_setup(struct server *s, const char *name, const char *extra)
 	write_file(path, text, 0600);
 	memset(s, 0, sizeof(*s));
 	s->state.dirfd = -1;
-	s->t.verbose = 1;	/* log the 200s too */
-	s->confpath = strdup(path);
-	if (pg_config_load(path, &cfg, err, sizeof(err)) == -1 ||
-	    server_use(s, cfg, err, sizeof(err)) == -1) {
+	if (pg_config_load(path, &cfg, err, sizeof(err)) == -1) {
 		fprintf(stderr, "%s\n", err);
 		exit(1);
 	}
+	s->cfg = cfg;
+	s->auth = cfg->serve.user[0] != '\0';
+	pg_serve_state(&s->state, cfg->state);
 }
 
 int
@@ -143,7 +139,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		exit(1);
 	}
 	atexit(cleanup);
-	tool_stderr = 0;
 
 	tmp_path(path, sizeof(path), "state");
 	if (pg_state_open(&st, path, 1, err, sizeof(err)) == -1 ||
@@ -261,8 +256,8 @@ digits_nl(const char *s, size_t n)
 
 /* The answer serve would send: its status, headers and body. */
 static void
-check_answer(const struct server *s, const struct conn *c, int want,
-    const struct pg_request *req)
+check_answer(const struct server *s, const char *out, size_t outlen,
+    int want, const struct pg_request *req)
 {
 	char		 head[1024], val[256];
 	const char	*end, *body;
@@ -270,12 +265,12 @@ check_answer(const struct server *s, const struct conn *c, int want,
 	long		 clen;
 	int		 code;
 
-	check(c->out != NULL && c->outlen > 12, "no answer");
-	end = memmem(c->out, c->outlen, "\r\n\r\n", 4);
+	check(out != NULL && outlen > 12, "no answer");
+	end = memmem(out, outlen, "\r\n\r\n", 4);
 	check(end != NULL, "answer without an empty line");
-	hlen = end + 4 - c->out;
+	hlen = end + 4 - out;
 	check(hlen < sizeof(head), "head of %zu bytes", hlen);
-	memcpy(head, c->out, hlen);
+	memcpy(head, out, hlen);
 	head[hlen] = '\0';
 	for (i = 0; i < hlen; i++)
 		check((head[i] >= 0x20 && head[i] < 0x7f) || head[i] == '\r' ||
@@ -293,17 +288,17 @@ check_answer(const struct server *s, const struct conn *c, int want,
 		    code == 500, "%d for a good request", code);
 	else
 		check(code == want, "%d, want %d", code, want);
-	if (code == 200 && s->auth[0] != '\0')
+	if (code == 200 && s->auth)
 		check(strcmp(req->auth, TOKEN) == 0, "200 without credentials");
 	if (code == 401)
-		check(s->auth[0] != '\0' && strcmp(req->auth, TOKEN) != 0 &&
+		check(s->auth && strcmp(req->auth, TOKEN) != 0 &&
 		    field(head, "WWW-Authenticate", val, sizeof(val)) != NULL,
 		    "401 wrongly");
 	check(field(head, "Content-Length", val, sizeof(val)) != NULL,
 	    "no Content-Length");
 	clen = strtol(val, NULL, 10);
-	body = c->out + hlen;
-	blen = c->outlen - hlen;
+	body = out + hlen;
+	blen = outlen - hlen;
 	check(blen == (req->head ? 0 : (size_t)clen), "body of %zu bytes, "
 	    "Content-Length %ld, %s", blen, clen, req->head ? "HEAD" : "GET");
 	if (code != 200 || req->head)
@@ -317,43 +312,36 @@ check_answer(const struct server *s, const struct conn *c, int want,
 		check(digits_nl(body, blen), "c1 has no elapsed time");
 }
 
+/*
+ * Answer the input as serve does: with the parser's status once it has
+ * one, else as if the client closed (400) or the deadline passed (408).
+ */
 static void
 run_server(struct server *s, const uint8_t *data, size_t size, int status,
     const struct pg_request *req, int deny)
 {
-	struct conn	 c;
-	int		 want = status;
+	struct pg_client	 c;
+	struct pg_reply		 r;
+	char			*in, *out;
+	size_t			 outlen;
+	int			 want = status;
 
-	memset(&c, 0, sizeof(c));
-	c.rfd = c.wfd = -1;
-	c.in = fuzz_copy(data, size);
-	c.inlen = c.incap = size;
-	if (s == &srv_b) {
-		c.family = AF_INET;
-		inet_pton(AF_INET, deny ? "192.0.2.1" : "127.0.0.1", c.addr);
-		inet_ntop(AF_INET, c.addr, c.name, sizeof(c.name));
-	} else
-		strlcpy(c.name, "-", sizeof(c.name));
-	conn_input(s, &c);
-	if (c.state == C_READ) {
-		check(status == 0, "parser said %d, serve did not answer",
-		    status);
-		/* The client closed, or the deadline passed. */
-		if (size % 2 == 0) {
-			conn_eof(s, &c);
-			want = 400;
-		} else {
-			conn_expire(s, &c);
-			want = 408;
-		}
-	}
-	if (size == 0 && want == 400) {
-		check(c.state == C_DONE && c.out == NULL, "answer to nothing");
-	} else {
-		check(c.state == C_WRITE, "state %d", (int)c.state);
-		check_answer(s, &c, deny ? 403 : want, req);
-	}
-	conn_free(&c);
+	if (status == 0)
+		want = size % 2 == 0 ? 400 : 408;
+	pg_client_parse(&c, s == &srv_b ? (deny ? "192.0.2.1" : "127.0.0.1") :
+	    NULL);
+	in = fuzz_copy(data, size);
+	pg_serve_answer(want, req, in, size, &c, s->cfg,
+	    pg_serve_state(&s->state, s->cfg->state), &r);
+	free(in);
+	check(r.status == (deny ? 403 : r.status), "%d, want 403", r.status);
+	check(r.level != -1 && printable(r.log) && printable(r.err),
+	    "unescaped control character logged: %s %s", r.log, r.err);
+	check(strncmp(r.log, "client ", 7) == 0, "log: %s", r.log);
+	check(pg_reply_format(&r, &out, &outlen) == 0, "no answer");
+	check_answer(s, out, outlen, deny ? 403 : want, req);
+	free(out);
+	pg_reply_free(&r);
 }
 
 int

@@ -7,6 +7,8 @@
  *	is_str(got, want, fmt, ...);
  *	like(got, part, fmt, ...);	got contains part
  *	diag(fmt, ...);
+ *	tap_tmpdir(name);	a new directory under $TMPDIR (or /tmp),
+ *				removed with its contents at exit
  *	return done_testing();	prints "1..N" when there was no plan and
  *				returns the exit status: 0 only when every
  *				test passed and the count matches the plan.
@@ -14,10 +16,12 @@
 #ifndef TAP_H
 #define TAP_H
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TAP_UNUSED	__attribute__((__unused__))
 
@@ -154,6 +158,33 @@ like(const char *got, const char *part, const char *fmt, ...)
 		printf("#         in it\n");
 	}
 	return pass;
+}
+
+static char	tap_dir[PATH_MAX];
+
+static void TAP_UNUSED
+tap_rmdir(void)
+{
+	char	 cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tap_dir);
+	if (tap_dir[0] == '/' && system(cmd) != 0)
+		diag("could not remove %s", tap_dir);
+}
+
+static TAP_UNUSED const char *
+tap_tmpdir(const char *name)
+{
+	const char	*tmp = getenv("TMPDIR");
+
+	snprintf(tap_dir, sizeof(tap_dir), "%s/%s.XXXXXX",
+	    tmp != NULL && tmp[0] == '/' ? tmp : "/tmp", name);
+	if (mkdtemp(tap_dir) == NULL) {
+		perror(tap_dir);
+		exit(1);
+	}
+	atexit(tap_rmdir);
+	return tap_dir;
 }
 
 static int TAP_UNUSED

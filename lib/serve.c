@@ -1,0 +1,410 @@
+/*
+ * The answer to a request: what pollguard-serve says to a client, from
+ * the parsed request, the client's address, the config and the state
+ * records. No sockets, no syslog, no exits: the tool writes the bytes
+ * and the log line this builds, and the unit tests and the fuzzer look
+ * at exactly what a peer would get.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <vis.h>
+
+#include "pollguard.h"
+
+#define METRICS_TYPE \
+	"Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+
+/* Keep the address when it is one; map IPv4-mapped IPv6 to IPv4. */
+static void
+client_set(struct pg_client *c, int family, const void *addr)
+{
+	const struct in6_addr	*a6 = addr;
+
+	if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(a6)) {
+		family = AF_INET;
+		addr = &a6->s6_addr[12];
+	}
+	c->family = family;
+	memcpy(c->addr, addr, family == AF_INET ? 4 : 16);
+	inet_ntop(family, c->addr, c->name, sizeof(c->name));
+}
+
+static void
+client_unknown(struct pg_client *c)
+{
+	memset(c, 0, sizeof(*c));
+	strlcpy(c->name, "-", sizeof(c->name));
+}
+
+void
+pg_client_sockaddr(struct pg_client *c, const void *ssp)
+{
+	const struct sockaddr_storage	*ss = ssp;
+
+	client_unknown(c);
+	if (ss != NULL && ss->ss_family == AF_INET)
+		client_set(c, AF_INET,
+		    &((const struct sockaddr_in *)ss)->sin_addr);
+	else if (ss != NULL && ss->ss_family == AF_INET6)
+		client_set(c, AF_INET6,
+		    &((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+void
+pg_client_parse(struct pg_client *c, const char *s)
+{
+	unsigned char	 a[16];
+	char		 buf[PG_ADDRSTR_MAX + 2];
+	size_t		 n;
+
+	client_unknown(c);
+	if (s == NULL || (n = strlen(s)) >= sizeof(buf))
+		return;
+	memcpy(buf, s, n + 1);
+	if (buf[0] == '[' && n > 2 && buf[n - 1] == ']') {
+		buf[n - 1] = '\0';
+		memmove(buf, buf + 1, n - 1);
+	}
+	if (inet_pton(AF_INET, buf, a) == 1)
+		client_set(c, AF_INET, a);
+	else if (inet_pton(AF_INET6, buf, a) == 1)
+		client_set(c, AF_INET6, a);
+}
+
+int
+pg_serve_allowed(const struct pg_config *cfg, const struct pg_client *c)
+{
+	size_t	 i;
+
+	if (cfg->serve.nallow == 0)
+		return 1;
+	for (i = 0; c->family != 0 && i < cfg->serve.nallow; i++)
+		if (pg_net_match(&cfg->serve.allow[i], c->family, c->addr))
+			return 1;
+	return 0;
+}
+
+/*
+ * The credentials, compared whole and padded to a fixed size, in constant
+ * time. No user configured: anyone.
+ */
+static int
+auth_ok(const struct pg_config *cfg, const struct pg_request *req)
+{
+	char	 cred[PG_VALUE_MAX * 2];
+	char	 want[PG_AUTH_MAX + 1], got[PG_AUTH_MAX + 1];
+	int	 n, ok;
+
+	if (cfg->serve.user[0] == '\0')
+		return 1;
+	memset(want, 0, sizeof(want));
+	memset(got, 0, sizeof(got));
+	n = snprintf(cred, sizeof(cred), "%s:%s", cfg->serve.user,
+	    cfg->serve.password);
+	ok = n > 0 && (size_t)n < sizeof(cred) &&
+	    pg_base64(cred, n, want, sizeof(want)) != -1;
+	strlcpy(got, req->auth, sizeof(got));
+	ok = pg_equal_ct(got, want, sizeof(got)) && ok && req->has_auth;
+	explicit_bzero(cred, sizeof(cred));
+	explicit_bzero(want, sizeof(want));
+	explicit_bzero(got, sizeof(got));
+	return ok;
+}
+
+/* Append an escaped message to buf (for the log), after "; " if needed. */
+static void
+add_escaped(char *buf, size_t len, const char *msg)
+{
+	size_t	 n = strlen(buf);
+
+	if (n > 0 && n + 2 < len) {
+		strlcat(buf, "; ", len);
+		n += 2;
+	}
+	if (n < len)
+		strnvis(buf + n, msg, len - n, VIS_CSTYLE | VIS_OCTAL |
+		    VIS_TAB | VIS_NL | VIS_NOSLASH);
+}
+
+/* One cluster's elapsed: 1 and *ms, 0 never, -1 damaged (in r->err). */
+static int
+elapsed(struct pg_state *st, const char *id, const struct pg_stamp *now,
+    int64_t *ms, struct pg_reply *r)
+{
+	struct pg_stamp	 rec;
+	char		 msg[PATH_MAX + PG_ERR_MAX];
+	int		 n;
+
+	if (st == NULL || st->dirfd == -1)
+		return 0;
+	if ((n = pg_state_read(st, id, &rec)) == -1) {
+		snprintf(msg, sizeof(msg), "%s/%s: %s", st->path, id,
+		    errno == EBADMSG ? "not a valid state record" :
+		    strerror(errno));
+		add_escaped(r->err, sizeof(r->err), msg);
+		return -1;
+	}
+	if (n == 1)
+		*ms = pg_record_elapsed(&rec, now);
+	return n;
+}
+
+/*
+ * The body of a 200 answer to the question peers ask, about one cluster,
+ * or the status of a failure. It is short: a memory stream would clear a
+ * buffer of BUFSIZ bytes first, half the work of a request.
+ */
+static int
+body_one(const struct pg_config *cfg, struct pg_state *st,
+    const struct pg_request *req, const struct pg_stamp *now,
+    struct pg_reply *r)
+{
+	const struct pg_cluster	*c;
+	char			 buf[32];
+	int64_t			 ms;
+	int			 e, n;
+
+	if ((c = pg_config_cluster(cfg, req->cluster)) == NULL)
+		return 404;
+	if ((e = elapsed(st, c->id, now, &ms, r)) == -1)
+		return 500;
+	if (e == 0)
+		n = snprintf(buf, sizeof(buf), "never\n");
+	else
+		n = snprintf(buf, sizeof(buf), "%" PRId64 "\n", ms);
+	if (n < 0 || (size_t)n >= sizeof(buf) ||
+	    (r->body = malloc(n)) == NULL)
+		return 500;
+	memcpy(r->body, buf, n);
+	r->bodylen = n;
+	snprintf(r->hdr, sizeof(r->hdr), "Pollguard-Node: %s\r\n", cfg->node);
+	r->extra = r->hdr;
+	return 200;
+}
+
+/* The listing of /v1/elapsed: damaged records are left out. */
+static void
+body_all(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
+    const struct pg_stamp *now, struct pg_reply *r)
+{
+	const struct pg_cluster	*c;
+	int64_t			 ms;
+	size_t			 i;
+	int			 e;
+
+	for (i = 0; i < cfg->nclusters; i++) {
+		c = &cfg->clusters[i];
+		if ((e = elapsed(st, c->id, now, &ms, r)) == 1)
+			fprintf(fp, "%s %" PRId64 "\n", c->id, ms);
+		else if (e == 0)
+			fprintf(fp, "%s never\n", c->id);
+	}
+}
+
+/* /metrics, in Prometheus' text format. */
+static void
+body_metrics(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
+    const struct pg_stamp *now, struct pg_reply *r)
+{
+	const struct pg_cluster	*c;
+	int64_t			 ms;
+	size_t			 i;
+
+	r->extra = METRICS_TYPE;
+	fprintf(fp, "# HELP pollguard_build_info The pollguard version "
+	    "answering.\n# TYPE pollguard_build_info gauge\n"
+	    "pollguard_build_info{version=\"%s\"} 1\n", PG_VERSION);
+	fprintf(fp, "# HELP pollguard_wait_seconds The cluster's wait time."
+	    "\n# TYPE pollguard_wait_seconds gauge\n");
+	for (i = 0; i < cfg->nclusters; i++) {
+		c = &cfg->clusters[i];
+		fprintf(fp, "pollguard_wait_seconds{cluster=\"%s\"} %" PRId64
+		    ".%03" PRId64 "\n", c->id, c->wait_ms / 1000,
+		    c->wait_ms % 1000);
+	}
+	fprintf(fp, "# HELP pollguard_last_activity_seconds Seconds since "
+	    "this node's last activity in the cluster; absent: never.\n"
+	    "# TYPE pollguard_last_activity_seconds gauge\n");
+	for (i = 0; i < cfg->nclusters; i++) {
+		c = &cfg->clusters[i];
+		if (elapsed(st, c->id, now, &ms, r) == 1)
+			fprintf(fp, "pollguard_last_activity_seconds{cluster="
+			    "\"%s\"} %" PRId64 ".%03" PRId64 "\n", c->id,
+			    ms / 1000, ms % 1000);
+	}
+}
+
+/* The body of a 200 answer to a good request, or a failure's status. */
+static int
+body(const struct pg_config *cfg, struct pg_state *st,
+    const struct pg_request *req, struct pg_reply *r)
+{
+	struct pg_stamp	 now;
+	FILE		*fp;
+
+	if (pg_stamp_now(&now) == -1)
+		return 500;
+	if (req->target == PG_TARGET_ONE)
+		return body_one(cfg, st, req, &now, r);
+	if ((fp = open_memstream(&r->body, &r->bodylen)) == NULL)
+		return 500;
+	if (req->target == PG_TARGET_ALL)
+		body_all(fp, cfg, st, &now, r);
+	else
+		body_metrics(fp, cfg, st, &now, r);
+	if (fclose(fp) != 0)
+		return 500;
+	return 200;
+}
+
+void
+pg_reply_error(struct pg_reply *r, int status)
+{
+	const char	*text = pg_status_text(status);
+	size_t		 n = strlen(text);
+
+	memset(r, 0, sizeof(*r));
+	r->status = status;
+	r->minor = 1;
+	r->level = -1;
+	if (status == 405)
+		r->extra = "Allow: GET, HEAD\r\n";
+	if (status == 401)
+		r->extra = "WWW-Authenticate: Basic realm=\"pollguard\"\r\n";
+	if ((r->body = malloc(n + 1)) == NULL)
+		return;
+	memcpy(r->body, text, n);
+	r->body[n] = '\n';
+	r->bodylen = n + 1;
+}
+
+/* The log line: client, status, why, and the request line so far. */
+static void
+reply_log(struct pg_reply *r, const struct pg_client *c, const char *why,
+    const struct pg_request *req, const char *in, size_t inlen)
+{
+	char	 msg[PG_ERR_MAX], line[201];
+	size_t	 n;
+
+	n = req != NULL && req->linelen > 0 ? req->linelen : inlen;
+	if (n > sizeof(line) - 1)
+		n = sizeof(line) - 1;
+	if (n > 0)
+		memcpy(line, in, n);
+	line[n] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	if (in == NULL)		/* refused before anything was read */
+		snprintf(msg, sizeof(msg), "client %s: %d %s%s", c->name,
+		    r->status, pg_status_text(r->status), why);
+	else if (r->status >= 400)
+		snprintf(msg, sizeof(msg), "client %s: %d %s%s: \"%s\"",
+		    c->name, r->status, pg_status_text(r->status), why, line);
+	else
+		snprintf(msg, sizeof(msg), "client %s: %d \"%s\"", c->name,
+		    r->status, line);
+	r->level = r->status >= 400 ? LOG_NOTICE : LOG_INFO;
+	r->log[0] = '\0';
+	add_escaped(r->log, sizeof(r->log), msg);
+}
+
+void
+pg_serve_answer(int status, const struct pg_request *req, const char *in,
+    size_t inlen, const struct pg_client *c, const struct pg_config *cfg,
+    struct pg_state *st, struct pg_reply *r)
+{
+	struct pg_reply	 ok;
+	const char	*why = "";
+
+	memset(&ok, 0, sizeof(ok));
+	if (!pg_serve_allowed(cfg, c)) {
+		status = 403;
+		why = c->family == 0 ? " (client address unknown)" : "";
+	} else if (req == NULL)
+		status = 400;
+	else if (status == 200 && !auth_ok(cfg, req)) {
+		status = 401;
+		why = req->has_auth ? " (wrong credentials)" :
+		    " (no credentials)";
+	} else if (status == 200) {
+		status = body(cfg, st, req, &ok);
+		if (status == 404)
+			why = " (no such cluster here)";
+	}
+	if (status == 200)
+		*r = ok;
+	else {
+		free(ok.body);
+		pg_reply_error(r, status);
+		r->err[0] = '\0';
+		strlcpy(r->err, ok.err, sizeof(r->err));
+	}
+	if (r->extra == ok.hdr)
+		r->extra = r->hdr;	/* it was copied with the struct */
+	r->status = status;
+	r->minor = req != NULL ? req->minor : 1;
+	r->head = req != NULL && req->head;
+	reply_log(r, c, why, req, in, inlen);
+}
+
+int
+pg_reply_format(const struct pg_reply *r, char **out, size_t *outlen)
+{
+	char	 head[512];
+	size_t	 blen = r->head || r->body == NULL ? 0 : r->bodylen;
+	int	 n;
+
+	n = pg_response(head, sizeof(head), r->minor, r->status, r->extra,
+	    NULL, r->body != NULL ? r->bodylen : 0, 1);
+	if (n < 0) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	if ((*out = malloc(n + blen)) == NULL)
+		return -1;
+	memcpy(*out, head, n);
+	if (blen > 0)
+		memcpy(*out + n, r->body, blen);
+	*outlen = n + blen;
+	return 0;
+}
+
+void
+pg_reply_free(struct pg_reply *r)
+{
+	free(r->body);
+	r->body = NULL;
+	r->bodylen = 0;
+}
+
+struct pg_state *
+pg_serve_state(struct pg_state *st, const char *path)
+{
+	struct stat	 now, held;
+	char		 err[PG_ERR_MAX];
+	int		 moved;
+
+	if (st->dirfd != -1) {
+		if (stat(path, &now) == -1)
+			moved = errno == ENOENT || errno == ENOTDIR;
+		else
+			moved = fstat(st->dirfd, &held) == 0 &&
+			    (now.st_dev != held.st_dev ||
+			    now.st_ino != held.st_ino);
+		if (moved)
+			pg_state_close(st);
+	}
+	if (st->dirfd == -1 &&
+	    pg_state_open(st, path, 0, err, sizeof(err)) == -1)
+		st->dirfd = -1;
+	return st->dirfd == -1 ? NULL : st;
+}
