@@ -35,7 +35,8 @@ MANPAGES =	$(MAN1) $(MAN5) $(MAN7) $(MAN8)
 EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		systemd/pollguard.socket systemd/pollguard@.service \
 		systemd/pollguard.service tmpfiles.d/pollguard.conf \
-		stunnel/pollguard.conf
+		stunnel/pollguard.conf systemd/pollguard-job@.service \
+		systemd/pollguard-job@.timer
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o peers.o pollguard-check.o \

@@ -7,6 +7,7 @@
 . "$PG_TOP/tests/lib.sh"
 
 EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf stunnel/pollguard.conf
+systemd/pollguard-job@.service systemd/pollguard-job@.timer
 systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
 tmpfiles.d/pollguard.conf xinetd.d/pollguard"
 PAGES="man1/pollguard-check.1 man1/pollguard-touch.1 man5/pollguard.conf.5
