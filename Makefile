@@ -5,6 +5,7 @@ BINDIR ?=	$(PREFIX)/bin
 MANDIR ?=	$(PREFIX)/share/man
 DOCDIR ?=	$(PREFIX)/share/doc/pollguard
 SYSCONFDIR ?=	/etc
+BASHCOMPDIR ?=	$(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
 CC ?=		cc
@@ -166,6 +167,13 @@ install: all
 	set -e; for f in $(EXAMPLES); do \
 	    d=$(DESTDIR)$(DOCDIR)/examples/$$f; \
 	    $(SUBST) etc/$$f >$$d; chmod 644 $$d; done
+	# bash-completion loads a file by the command's name: one file, and
+	# a link for each other tool.
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 etc/bash-completion/pollguard \
+	    $(DESTDIR)$(BASHCOMPDIR)/pollguard-check
+	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-touch
+	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-serve
 	@if [ -e $(CONF) ]; then \
 	    echo "make install: $(CONF) exists: not replaced"; \
 	else \
@@ -182,7 +190,8 @@ uninstall:
 	    $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%) \
 	    $(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%) \
 	    $(MAN8:man/%=$(DESTDIR)$(MANDIR)/man8/%) \
-	    $(EXAMPLES:%=$(DESTDIR)$(DOCDIR)/examples/%)
+	    $(EXAMPLES:%=$(DESTDIR)$(DOCDIR)/examples/%) \
+	    $(TOOLS:bin/%=$(DESTDIR)$(BASHCOMPDIR)/%)
 	-rmdir $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(filter-out ./, \
 	    $(sort $(dir $(EXAMPLES))))) $(DESTDIR)$(DOCDIR)/examples \
 	    $(DESTDIR)$(DOCDIR) 2>/dev/null

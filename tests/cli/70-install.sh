@@ -36,6 +36,7 @@ is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 	for e in $EXAMPLES; do
 		echo "./usr/share/doc/pollguard/examples/$e"
 	done
+	echo ./usr/share/bash-completion/completions/pollguard-check
 	for p in $PAGES; do
 		echo "./usr/share/man/$p"
 	done
