@@ -149,6 +149,26 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo
 
+# make deb: an unsigned binary package, built by dpkg-buildpackage from a
+# copy of the tree in build/deb (it writes beside the tree it builds), so
+# that the source tree stays clean; the .deb ends in build/. The copy
+# holds the files git knows or would add (not build/, not objects). The
+# package's upstream version must be PG_VERSION, or PG_VERSION+/~ more.
+deb:
+	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version) && \
+	pg=$$(sed -n 's/^#define PG_VERSION[^"]*"\(.*\)"/\1/p' \
+	    lib/pollguard.h) && \
+	case $${v%-*} in $$pg|$$pg[+~]*) ;; *) echo "make deb:" \
+	    "debian/changelog says $$v, lib/pollguard.h $$pg" >&2; \
+	    exit 1 ;; esac
+	rm -rf build/deb
+	mkdir -p build/deb/pollguard
+	git ls-files -co --exclude-standard | grep -v '^build/' | \
+	    while read -r f; do [ -e "$$f" ] && echo "$$f"; done | \
+	    tar -cf - -T - | tar -xf - -C build/deb/pollguard
+	cd build/deb/pollguard && dpkg-buildpackage -b -us -uc
+	cp build/deb/pollguard_*.deb build/
+
 # Installed pages and examples name the installed paths.
 # Only the tools' paths: PATH lines and other programs keep theirs.
 SUBST =		sed -e 's|/usr/local/bin/pollguard-|$(BINDIR)/pollguard-|g' \
@@ -201,7 +221,7 @@ clean:
 	    $(TEST_PROGS)
 	rm -rf build
 
-.PHONY: all bench check check-sanitize check-valgrind clean deps demo install uninstall FORCE
+.PHONY: all bench check check-sanitize check-valgrind clean deb deps demo install uninstall FORCE
 
 # libFuzzer targets (tests/fuzz/README): built with clang, ASan and UBSan
 # into build/fuzz, apart from the normal objects. make fuzz runs each for
