@@ -5,20 +5,8 @@
 # on loopback. Under a real systemd: 74-systemd-timer.sh.
 . "${PG_TOP:-.}/tests/lib.sh"
 
-# The peer p: its own state directory and a fresh record of cluster "act".
-PSTATE=$T/peer-state
-STATE=$PSTATE mkconf "$T/peer.conf" <<EOF
-[cluster act]
-wait = 10s
-peers =
-[cluster idle]
-wait = 10s
-peers =
-EOF
-PEERCONF=$CONF
-sed -i 's/^node = testnode$/node = p/' "$PEERCONF"
-"$TOUCH" -c "$PEERCONF" act || bail "pollguard-touch act on the peer failed"
-serve_start peer "$PEERCONF" || bail "pollguard-serve did not start"
+# The peer p: a real serve, and a fresh record of its cluster "act".
+peer_start p 10s act idle || bail "the peer p did not start"
 
 mkconf <<EOF
 [peer p]

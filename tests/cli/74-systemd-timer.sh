@@ -43,18 +43,7 @@ esac
 
 # --- the peer: a real serve whose cluster "act" was just active ------------
 
-PSTATE=$T/peer-state
-STATE=$PSTATE mkconf "$T/peer.conf" <<EOF
-[cluster act]
-wait = 10m
-peers =
-[cluster idle]
-wait = 10m
-peers =
-EOF
-sed -i 's/^node = testnode$/node = p/' "$T/peer.conf"
-"$TOUCH" -c "$T/peer.conf" act || bail "pollguard-touch act on the peer failed"
-serve_start peer "$T/peer.conf" || bail "pollguard-serve did not start"
+peer_start p 10m act idle || bail "the peer p did not start"
 PEER_PID=$SERVE_PID
 
 # This node: the config the units read, and the jobs, which say they ran.
