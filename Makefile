@@ -5,6 +5,7 @@ BINDIR ?=	$(PREFIX)/bin
 MANDIR ?=	$(PREFIX)/share/man
 DOCDIR ?=	$(PREFIX)/share/doc/pollguard
 SYSCONFDIR ?=	/etc
+BASHCOMPDIR ?=	$(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
 CC ?=		cc
@@ -36,7 +37,8 @@ MANPAGES =	$(MAN1) $(MAN5) $(MAN7) $(MAN8)
 EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		systemd/pollguard.socket systemd/pollguard@.service \
 		systemd/pollguard.service tmpfiles.d/pollguard.conf \
-		stunnel/pollguard.conf
+		stunnel/pollguard.conf systemd/pollguard-job@.service \
+		systemd/pollguard-job@.timer
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o \
@@ -167,6 +169,26 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo
 
+# make deb: an unsigned binary package, built by dpkg-buildpackage from a
+# copy of the tree in build/deb (it writes beside the tree it builds), so
+# that the source tree stays clean; the .deb ends in build/. The copy
+# holds the files git knows or would add (not build/, not objects). The
+# package's upstream version must be PG_VERSION, or PG_VERSION+/~ more.
+deb:
+	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version) && \
+	pg=$$(sed -n 's/^#define PG_VERSION[^"]*"\(.*\)"/\1/p' \
+	    lib/pollguard.h) && \
+	case $${v%-*} in $$pg|$$pg[+~]*) ;; *) echo "make deb:" \
+	    "debian/changelog says $$v, lib/pollguard.h $$pg" >&2; \
+	    exit 1 ;; esac
+	rm -rf build/deb
+	mkdir -p build/deb/pollguard
+	git ls-files -co --exclude-standard | grep -v '^build/' | \
+	    while read -r f; do [ -e "$$f" ] && echo "$$f"; done | \
+	    tar -cf - -T - | tar -xf - -C build/deb/pollguard
+	cd build/deb/pollguard && dpkg-buildpackage -b -us -uc
+	cp build/deb/pollguard_*.deb build/
+
 # Installed pages and examples name the installed paths.
 # Only the tools' paths: PATH lines and other programs keep theirs.
 SUBST =		sed -e 's|/usr/local/bin/pollguard-|$(BINDIR)/pollguard-|g' \
@@ -185,6 +207,13 @@ install: all
 	set -e; for f in $(EXAMPLES); do \
 	    d=$(DESTDIR)$(DOCDIR)/examples/$$f; \
 	    $(SUBST) etc/$$f >$$d; chmod 644 $$d; done
+	# bash-completion loads a file by the command's name: one file, and
+	# a link for each other tool.
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 etc/bash-completion/pollguard \
+	    $(DESTDIR)$(BASHCOMPDIR)/pollguard-check
+	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-touch
+	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-serve
 	@if [ -e $(CONF) ]; then \
 	    echo "make install: $(CONF) exists: not replaced"; \
 	else \
@@ -201,7 +230,8 @@ uninstall:
 	    $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%) \
 	    $(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%) \
 	    $(MAN8:man/%=$(DESTDIR)$(MANDIR)/man8/%) \
-	    $(EXAMPLES:%=$(DESTDIR)$(DOCDIR)/examples/%)
+	    $(EXAMPLES:%=$(DESTDIR)$(DOCDIR)/examples/%) \
+	    $(TOOLS:bin/%=$(DESTDIR)$(BASHCOMPDIR)/%)
 	-rmdir $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(filter-out ./, \
 	    $(sort $(dir $(EXAMPLES))))) $(DESTDIR)$(DOCDIR)/examples \
 	    $(DESTDIR)$(DOCDIR) 2>/dev/null
@@ -211,7 +241,7 @@ clean:
 	    $(TEST_PROGS)
 	rm -rf build
 
-.PHONY: all bench check check-sanitize check-valgrind clean deps demo install race uninstall FORCE
+.PHONY: all bench check check-sanitize check-valgrind clean deb deps demo install race uninstall FORCE
 
 # libFuzzer targets (tests/fuzz/README): built with clang, ASan and UBSan
 # into build/fuzz, apart from the normal objects. make fuzz runs each for

@@ -21,8 +21,8 @@ static volatile sig_atomic_t	 got_signal;
 static __dead void
 usage(void)
 {
-	fprintf(stderr, "usage: pollguard-check [-nqv] [-c file] cluster\n");
-	exit(EX_USAGE);
+	fprintf(stderr, "usage: pollguard-check [-Enqv] [-c file] cluster\n");
+	exit(tool_status(EX_USAGE));
 }
 
 /*
@@ -293,18 +293,21 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	return v;
 }
 
-int
-main(int argc, char *argv[])
+static int
+check(int argc, char *argv[])
 {
 	static struct tool	 t;	/* static: reachable until exit */
 	struct pg_decision	 d;
 	static struct pg_round	 r;	/* static: reachable until exit */
 	const char		*conf = NULL, *id;
 	char			 ago[32];
-	int			 ch, held, claim = 1, lockfd = -1;
+	int			 ch, held, claim = 1, lockfd = -1, bad = 0;
 
-	while ((ch = getopt(argc, argv, "c:nqv")) != -1) {
+	while ((ch = getopt(argc, argv, "c:Enqv")) != -1) {
 		switch (ch) {
+		case 'E':
+			tool_exit_err = 255;
+			break;
 		case 'c':
 			conf = optarg;
 			break;
@@ -318,12 +321,12 @@ main(int argc, char *argv[])
 			t.verbose = 1;
 			break;
 		default:
-			usage();
+			bad = 1;	/* usage() once -E is known */
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 1)
+	if (argc != 1 || bad)
 		usage();
 
 	tool_init();
@@ -392,4 +395,14 @@ main(int argc, char *argv[])
 		    t.state.path, id);
 	tool_explain(&t, "%s: go, claimed", id);
 	return PG_GO;
+}
+
+/*
+ * -E maps every error to 255, the one status ExecCondition= treats as a
+ * failure rather than a skip; the verdicts 0 to 3 stay.
+ */
+int
+main(int argc, char *argv[])
+{
+	return tool_status(check(argc, argv));
 }

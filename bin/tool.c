@@ -15,6 +15,13 @@
 #include "tool.h"
 
 int	 tool_stderr = 1;
+int	 tool_exit_err;
+
+int
+tool_status(int status)
+{
+	return tool_exit_err != 0 && status > 3 ? tool_exit_err : status;
+}
 
 void
 tool_init(void)
@@ -58,7 +65,7 @@ tool_die(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_ERR, 1, fmt, ap);
 	va_end(ap);
-	exit(status);
+	exit(tool_status(status));
 }
 
 void

@@ -27,6 +27,15 @@ struct tool {
 /* 0: never write to stderr (serve under inetd: it may be the socket). */
 extern int	 tool_stderr;
 
+/*
+ * Not 0: every error status (above 3, the verdicts) becomes this one;
+ * pollguard-check -E sets 255, which ExecCondition= takes as a failure.
+ */
+extern int	 tool_exit_err;
+
+/* The status to exit with for a status, after tool_exit_err. */
+int	 tool_status(int);
+
 /* Open syslog under the program's name. */
 void	 tool_init(void);
 

@@ -465,6 +465,22 @@ serve_stop()
 	wait_exit "$1" 10
 }
 
+# peer_start NAME WAIT ACTIVE [IDLE...]: a peer node called NAME, served by
+# serve_start NAME (PORT, SERVE_PID): its own config $T/NAME.conf and
+# state directory $T/NAME-state, standalone clusters ACTIVE and IDLE... of
+# the given wait, and a record of ACTIVE written just now. CONF stays.
+peer_start()
+{
+	local name=$1 wait=$2 active=$3 c
+	shift 2
+	for c in "$@"; do
+		printf '[cluster %s]\nwait = %s\npeers =\n' "$c" "$wait"
+	done | STATE=$T/$name-state mkconf "$T/$name.conf"
+	sed -i "s/^node = testnode\$/node = $name/" "$T/$name.conf"
+	"$TOUCH" -c "$T/$name.conf" "$active" || return 1
+	serve_start "$name" "$T/$name.conf"
+}
+
 # need_bin: bail out when the programs are not built.
 need_bin()
 {

@@ -4,7 +4,7 @@
 # a configuration error (78); none of it writes to the state directory.
 . "${PG_TOP:-.}/tests/lib.sh"
 
-USAGE_CHECK='usage: pollguard-check [-nqv] [-c file] cluster'
+USAGE_CHECK='usage: pollguard-check [-Enqv] [-c file] cluster'
 USAGE_TOUCH='usage: pollguard-touch [-c file] cluster
        pollguard-touch [-c file] cluster -- command [argument ...]
        pollguard-touch -f [-c file] cluster

@@ -7,6 +7,7 @@
 . "$PG_TOP/tests/lib.sh"
 
 EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf stunnel/pollguard.conf
+systemd/pollguard-job@.service systemd/pollguard-job@.timer
 systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
 tmpfiles.d/pollguard.conf xinetd.d/pollguard"
 PAGES="man1/pollguard-check.1 man1/pollguard-touch.1 man5/pollguard.conf.5
@@ -35,6 +36,7 @@ is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 	for e in $EXAMPLES; do
 		echo "./usr/share/doc/pollguard/examples/$e"
 	done
+	echo ./usr/share/bash-completion/completions/pollguard-check
 	for p in $PAGES; do
 		echo "./usr/share/man/$p"
 	done

@@ -542,7 +542,8 @@ SD=$ETC/systemd
 SDA=$(command -v systemd-analyze 2>/dev/null)
 SSA=$(command -v systemd-socket-activate 2>/dev/null)
 mkdir -p "$T/units"
-for f in pollguard.socket pollguard@.service pollguard.service; do
+JOB_UNITS="pollguard-job@.service pollguard-job@.timer"
+for f in pollguard.socket pollguard@.service pollguard.service $JOB_UNITS; do
 	paths "$SD/$f" >"$T/units/$f"
 done
 # unit KEY FILE: the values of KEY in a unit (one a line).
@@ -570,6 +571,14 @@ if [ "$(unit Type "$SD/pollguard.service")" = simple ] &&
 	ok "pollguard.service: Type=simple, ExecReload=kill -HUP \$MAINPID"
 else
 	not_ok "pollguard.service: Type=simple, ExecReload=kill -HUP \$MAINPID"
+fi
+# The job: skips are 1 to 3 of pollguard-check -E, errors fail the unit.
+if [ "$(unit ExecCondition "$SD/pollguard-job@.service")" = "$BIN/pollguard-check -E -c $SYSCONF %i" ] &&
+    [ -z "$(unit SuccessExitStatus "$SD/pollguard-job@.service")" ] &&
+    [[ $(unit ExecStart "$SD/pollguard-job@.service") == "$BIN/pollguard-touch -c $SYSCONF %i -- "* ]]; then
+	ok "pollguard-job@.service: ExecCondition=pollguard-check -E, the job under pollguard-touch, no SuccessExitStatus="
+else
+	not_ok "pollguard-job@.service: ExecCondition=pollguard-check -E, the job under pollguard-touch, no SuccessExitStatus="
 fi
 for f in pollguard@.service pollguard.service; do
 	is "$(unit User "$SD/$f")/$(unit NoNewPrivileges "$SD/$f")/$(unit ProtectSystem "$SD/$f")/$(unit CapabilityBoundingSet "$SD/$f")" \
@@ -603,9 +612,9 @@ else
 	    sda_why="systemd-analyze verify warns on a trivial unit: $(head -c 200 "$T/verify.out")"
 fi
 if [ -n "$sda_why" ]; then
-	skip "$sda_why" 6
+	skip "$sda_why" 8
 else
-	for f in pollguard.socket pollguard@.service pollguard.service; do
+	for f in pollguard.socket pollguard@.service pollguard.service $JOB_UNITS; do
 		if sdverify "$T/units/$f" && ! [ -s "$T/verify.out" ]; then
 			ok "systemd-analyze verify $f: no error, no warning"
 		else
