@@ -298,7 +298,8 @@ exit_is 0 "touch -r, 64-character ID: exit 0" "$TOUCH" -r -c "$CONF" "$ID64"
 assert "touch -r, 64-character ID: its record is gone" test ! -e "$STATE/$ID64"
 now=$(snap | grep -v ' \./state')
 is "$now" "$BEFORE" "64-character ID: nothing written outside the state directory"
-extra=$(state_ls | grep -v -x -F -e ".$ID64.claim" -e ".$ID64.lock")
+extra=$(state_ls | grep -v -x -F -e ".$ID64.claim" -e ".$ID64.lock" \
+    -e ".$ID64.rec")
 is "$extra" "" "64-character ID: the state directory holds only its lock files"
 
 # --- check: a peer that mangles its status line ---
