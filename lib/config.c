@@ -1,3 +1,8 @@
+/*
+ * config.c: pg_config_load reads pollguard.conf(5) and checks every value
+ * in full, so that the tools never act on a half-understood file; and the
+ * address ranges of [serve] allow.
+ */
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -288,7 +293,7 @@ url_check(const char *url, char *why, size_t len)
 		snprintf(why, len, "does not start with http:// or https://");
 		return -1;
 	}
-	if (strpbrk(url, " ") != NULL) {
+	if (strchr(url, ' ') != NULL) {
 		snprintf(why, len, "white space");
 		return -1;
 	}
