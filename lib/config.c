@@ -1,3 +1,8 @@
+/*
+ * config.c: pg_config_load reads pollguard.conf(5) and checks every value
+ * in full, so that the tools never act on a half-understood file; and the
+ * address ranges of [serve] allow.
+ */
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -84,15 +89,6 @@ copy(struct parse *p, char *dst, size_t len, const char *src,
 }
 
 static int
-has_control(const char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
-}
-
-static int
 duration(struct parse *p, const char *key, const char *val, int64_t min,
     int64_t max, int64_t *ms)
 {
@@ -114,12 +110,17 @@ duration(struct parse *p, const char *key, const char *val, int64_t min,
 	    hi);
 }
 
-/* The bit of key in keys[], failing on unknown and repeated keys. */
+/*
+ * The bit of key in keys[], failing on unknown and repeated keys and on
+ * control characters in the value: none is ever meant, and a tab only
+ * separates the items of a list.
+ */
 static int
 key_bit(struct parse *p, const char *section, const char *const *keys,
-    const char *key, unsigned int *bit)
+    const char *key, const char *val, unsigned int *bit)
 {
 	unsigned int	 i;
+	int		 list;
 
 	for (i = 0; keys[i] != NULL; i++)
 		if (strcmp(keys[i], key) == 0)
@@ -131,6 +132,12 @@ key_bit(struct parse *p, const char *section, const char *const *keys,
 	if ((p->seen & (1U << i)) && strcmp(key, "allow") != 0)
 		return fail(p, p->line, "'%s' set twice in [%s]", key,
 		    section);
+	list = strcmp(key, "allow") == 0 || strcmp(key, "peers") == 0;
+	for (; *val != '\0'; val++)
+		if (((unsigned char)*val < 0x20 && !(list && *val == '\t')) ||
+		    *val == 0x7f)
+			return fail(p, p->line, "%s: control character 0x%02x "
+			    "in the value", key, (unsigned char)*val);
 	p->seen |= 1U << i;
 	*bit = i;
 	return 1;
@@ -146,7 +153,7 @@ global_key(struct parse *p, const char *key, const char *val)
 	struct pg_config	*cfg = p->cfg;
 	unsigned int		 k;
 
-	if (!key_bit(p, "pollguard", global_keys, key, &k))
+	if (!key_bit(p, "pollguard", global_keys, key, val, &k))
 		return 0;
 	switch (k) {
 	case 0:
@@ -178,31 +185,188 @@ global_key(struct parse *p, const char *key, const char *val)
 	}
 }
 
+/* c is a byte of set (never the terminating NUL). */
 static int
-url_valid(const char *url)
+in_set(int c, const char *set)
 {
-	const char	*host, *end;
+	return c != '\0' && strchr(set, c) != NULL;
+}
+
+#define ALNUM	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
+		"0123456789"
+#define HEX	"0123456789ABCDEFabcdef"
+
+/*
+ * An RFC 1123 host name: labels of 1 to 63 letters, digits and '-', not
+ * starting or ending with '-', joined by '.', at most 253 characters in
+ * all. The last label is not all digits, so that a name never looks like
+ * an address (RFC 1123 2.1).
+ */
+static int
+host_name_valid(const char *s, size_t n)
+{
+	size_t	 i, label = 0, digits = 0;
+
+	if (n == 0 || n > 253)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '.') {
+			if (label == 0 || s[i - 1] == '-')
+				return 0;
+			label = digits = 0;
+			continue;
+		}
+		if (!in_set(s[i], ALNUM "-") || (s[i] == '-' && label == 0) ||
+		    ++label > 63)
+			return 0;
+		if (in_set(s[i], "0123456789"))
+			digits++;
+	}
+	return label > 0 && s[n - 1] != '-' && digits < label;
+}
+
+/* The host of a URL, n bytes at s; 0, or -1 and why it is wrong. */
+static int
+url_host(const char *s, size_t n, char *why, size_t len)
+{
+	char		 host[256];
+	unsigned char	 buf[sizeof(struct in6_addr)];
+	struct in_addr	 in;
+
+	if (n == 0) {
+		snprintf(why, len, "no host");
+		return -1;
+	}
+	if (n >= sizeof(host)) {
+		snprintf(why, len, "host longer than 253 characters");
+		return -1;
+	}
+	memcpy(host, s, n);
+	host[n] = '\0';
+	if (host[0] == '[') {
+		host[n - 1] = '\0';
+		if (n < 3 || s[n - 1] != ']' ||
+		    inet_pton(AF_INET6, host + 1, buf) != 1) {
+			snprintf(why, len, "'%.*s' is not an IPv6 address in "
+			    "brackets", (int)n, s);
+			return -1;
+		}
+		return 0;
+	}
+	if (inet_pton(AF_INET, host, buf) == 1)
+		return 0;
+	/* The resolver would read "127.1" or "0x7f.0.0.1" as an address. */
+	if (inet_aton(host, &in) != 0 ||
+	    strspn(host, "0123456789.") == n) {
+		snprintf(why, len, "'%s' is not an IPv4 address of four "
+		    "decimal numbers 0 to 255 without leading zeros", host);
+		return -1;
+	}
+	if (!host_name_valid(host, n)) {
+		snprintf(why, len, "'%s' is not a host name (labels of 1 to 63 "
+		    "letters, digits and '-' joined by '.'), an IPv4 address "
+		    "or an [IPv6] address", host);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A peer's base URL: http:// or https://, a host, an optional port from
+ * 1 to 65535 and an optional path of RFC 3986 characters and %XX escapes.
+ * No user information, query or fragment: credentials have their own keys
+ * and /v1/elapsed/CLUSTER is appended. Control characters were refused
+ * before. 0, or -1 and why it is wrong.
+ */
+static int
+url_check(const char *url, char *why, size_t len)
+{
+	const char	*host, *end, *port, *path, *errstr;
+	char		 num[6];
+	size_t		 n;
 
 	if (strncasecmp(url, "http://", 7) == 0)
 		host = url + 7;
 	else if (strncasecmp(url, "https://", 8) == 0)
 		host = url + 8;
-	else
-		return 0;
-	end = host + strcspn(host, "/?#");
-	if (end == host || *host == ':' || memchr(host, '@', end - host))
-		return 0;
-	/* The path /v1/elapsed/ID is appended: no query or fragment. */
-	return strpbrk(url, " \t?#") == NULL && !has_control(url);
+	else {
+		snprintf(why, len, "does not start with http:// or https://");
+		return -1;
+	}
+	if (strchr(url, ' ') != NULL) {
+		snprintf(why, len, "white space");
+		return -1;
+	}
+	if (strpbrk(url, "?#") != NULL) {
+		snprintf(why, len, "a query or fragment ('?' or '#'); "
+		    "/v1/elapsed/CLUSTER is appended to the path");
+		return -1;
+	}
+	path = host + strcspn(host, "/");
+	if (memchr(host, '@', path - host) != NULL) {
+		snprintf(why, len, "user information (user@); credentials "
+		    "go in user and password");
+		return -1;
+	}
+	/* The port's ':' is the last one outside an IPv6 address. */
+	end = host[0] == '[' ? memchr(host, ']', path - host) : host;
+	if (end == NULL) {
+		snprintf(why, len, "'[' without ']'");
+		return -1;
+	}
+	end += strcspn(end, ":/");
+	if (url_host(host, end - host, why, len) == -1)
+		return -1;
+	if (*end == ':') {
+		port = end + 1;
+		n = path - port;
+		if (n == 0) {
+			snprintf(why, len, "':' without a port");
+			return -1;
+		}
+		if (n > 5 || strspn(port, "0123456789") != n) {
+			snprintf(why, len, "port '%.*s' is not a number from 1 "
+			    "to 65535", (int)n, port);
+			return -1;
+		}
+		memcpy(num, port, n);
+		num[n] = '\0';
+		strtonum(num, 1, 65535, &errstr);
+		if (errstr != NULL) {
+			snprintf(why, len, "port %s is not from 1 to 65535",
+			    num);
+			return -1;
+		}
+	}
+	for (; *path != '\0'; path++) {
+		if (in_set(*path, ALNUM "-._~!$&'()*+,;=:@/"))
+			continue;
+		if (*path == '%' && in_set(path[1], HEX) &&
+		    in_set(path[2], HEX)) {
+			path += 2;
+			continue;
+		}
+		if (*path == '%')
+			snprintf(why, len, "'%%' in the path is not followed "
+			    "by two hex digits");
+		else if ((unsigned char)*path < 0x80)
+			snprintf(why, len, "'%c' in the path must be written "
+			    "%%%02X", *path, (unsigned char)*path);
+		else
+			snprintf(why, len, "byte 0x%02X in the path must be "
+			    "written %%%02X", (unsigned char)*path,
+			    (unsigned char)*path);
+		return -1;
+	}
+	return 0;
 }
 
 /* An HTTP Basic user name: a ':' would end it early. */
 static int
 basic_user(struct parse *p, char *dst, size_t len, const char *val)
 {
-	if (has_control(val) || strchr(val, ':') != NULL)
-		return fail(p, p->line, "user: must not contain ':' or control "
-		    "characters");
+	if (strchr(val, ':') != NULL)
+		return fail(p, p->line, "user: must not contain ':'");
 	return copy(p, dst, len, val, "user");
 }
 
@@ -214,18 +378,16 @@ static int
 peer_key(struct parse *p, const char *key, const char *val)
 {
 	struct pg_peer	*peer = &p->cfg->peers[p->cfg->npeers - 1];
-	char		 section[PG_NAME_MAX + 8];
+	char		 section[PG_NAME_MAX + 8], why[PG_ERR_MAX];
 	unsigned int	 k;
 
 	snprintf(section, sizeof(section), "peer %s", peer->name);
-	if (!key_bit(p, section, peer_keys, key, &k))
+	if (!key_bit(p, section, peer_keys, key, val, &k))
 		return 0;
 	switch (k) {
 	case 0:
-		if (!url_valid(val))
-			return fail(p, p->line, "url: '%s' is not an http:// "
-			    "or https:// URL with a host and no query "
-			    "(credentials go in user and password)", val);
+		if (url_check(val, why, sizeof(why)) == -1)
+			return fail(p, p->line, "url: '%s': %s", val, why);
 		return copy(p, peer->url, sizeof(peer->url), val, key);
 	case 1:
 		return basic_user(p, peer->user, sizeof(peer->user), val);
@@ -241,6 +403,8 @@ peer_key(struct parse *p, const char *key, const char *val)
 	}
 }
 
+#define SEPARATORS	", \t"
+
 static const char *const cluster_keys[] = {
 	"name", "wait", "peers", "unreachable", NULL
 };
@@ -254,17 +418,18 @@ cluster_key(struct parse *p, const char *key, const char *val)
 	unsigned int		 k;
 
 	snprintf(section, sizeof(section), "cluster %s", c->id);
-	if (!key_bit(p, section, cluster_keys, key, &k))
+	if (!key_bit(p, section, cluster_keys, key, val, &k))
 		return 0;
 	switch (k) {
 	case 0:
-		if (has_control(val))
-			return fail(p, p->line, "name: control characters");
 		return copy(p, c->name, sizeof(c->name), val, key);
 	case 1:
 		return duration(p, key, val, PG_WAIT_MIN_MS, PG_WAIT_MAX_MS,
 		    &c->wait_ms);
 	case 2:
+		if (val[0] != '\0' && val[strspn(val, SEPARATORS)] == '\0')
+			return fail(p, p->line, "peers: separators but no "
+			    "names (an empty value means no peers)");
 		if ((p->peerlists[i] = strdup(val)) == NULL)
 			return fail(p, p->line, "%s", strerror(errno));
 		p->peerlines[i] = p->line;
@@ -291,8 +456,6 @@ user_name_valid(const char *s)
 	    (islower((unsigned char)s[0]) || s[0] == '_');
 }
 
-#define SEPARATORS	", \t"
-
 static const char *const serve_keys[] = {
 	"listen", "user", "password", "allow", "run_as", NULL
 };
@@ -306,7 +469,7 @@ serve_key(struct parse *p, const char *key, const char *val)
 	char		 list[PG_VALUE_MAX], *tok, *last;
 	unsigned int	 k;
 
-	if (!key_bit(p, "serve", serve_keys, key, &k))
+	if (!key_bit(p, "serve", serve_keys, key, val, &k))
 		return 0;
 	switch (k) {
 	case 0:
@@ -322,6 +485,10 @@ serve_key(struct parse *p, const char *key, const char *val)
 	case 3:
 		if (!copy(p, list, sizeof(list), val, key))
 			return 0;
+		/* No entries would mean any client. */
+		if (list[strspn(list, SEPARATORS)] == '\0')
+			return fail(p, p->line, "allow: separators but no "
+			    "address");
 		for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
 		    tok = strtok_r(NULL, SEPARATORS, &last)) {
 			if (sv->nallow == PG_ALLOW_MAX)

@@ -441,12 +441,12 @@ node = vm
 state = $T/self.state
 settle = 0
 [peer a.example]
-url = http://127.0.0.1:0/
+url = http://127.0.0.1:9/
 [cluster mail]
 wait = 12s
 EOF
 if serve_start self "$T/self.conf"; then
-	sed -i "s|^url = http://127.0.0.1:0/\$|url = http://127.0.0.1:$PORT/|" "$T/self.conf"
+	sed -i "s|^url = http://127.0.0.1:9/\$|url = http://127.0.0.1:$PORT/|" "$T/self.conf"
 	curl -s -D "$T/self.head" -o /dev/null "http://127.0.0.1:$PORT/v1/elapsed/mail"
 	assert "serve names its node in the answer (Pollguard-Node: vm)" \
 	    grep -q '^Pollguard-Node: vm' "$T/self.head"

@@ -11,9 +11,11 @@
  * a config that keeps every promise pollguard.conf(5) makes: valid
  * names, IDs unique, durations within their bounds, peer lists that refer
  * to peers and leave out this node, credentials in pairs, a wait longer
- * than the claim horizon, allow ranges with their host bits clear, and
- * every string terminated and free of control characters. Each cluster
- * can be looked up by its ID, as the tools do.
+ * than the claim horizon, allow ranges with their host bits clear, peer
+ * URLs with a host and a port from 1 to 65535 and no user information,
+ * query, fragment or white space, and every string terminated and free
+ * of control characters (passwords included). Each cluster can be looked
+ * up by its ID, as the tools do.
  */
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -67,6 +69,36 @@ check_net(const struct pg_net *n)
 	check(pg_net_match(n, n->family, n->addr), "allow misses itself");
 }
 
+/* The parts of a URL that pg_config_load promises; see url_check. */
+static void
+check_url(const char *url, size_t size)
+{
+	const char	*host, *path, *port;
+	long		 n;
+
+	check(terminated(url, size) && printable(url) && strpbrk(url, " ?#") ==
+	    NULL, "url '%s'", url);
+	if (strncasecmp(url, "http://", 7) == 0)
+		host = url + 7;
+	else {
+		check(strncasecmp(url, "https://", 8) == 0, "url scheme '%s'",
+		    url);
+		host = url + 8;
+	}
+	path = host + strcspn(host, "/");
+	check(path > host && *host != ':' && memchr(host, '@', path - host) ==
+	    NULL, "url host '%s'", url);
+	check(*path == '\0' || *path == '/', "url path '%s'", url);
+	port = host[0] == '[' ? memchr(host, ']', path - host) : host;
+	check(port != NULL, "url '[' without ']' '%s'", url);
+	port += strcspn(port, ":/");
+	if (*port == ':') {
+		n = strtol(port + 1, NULL, 10);
+		check(n >= 1 && n <= 65535 && (size_t)(path - port - 1) ==
+		    strspn(port + 1, "0123456789"), "url port '%s'", url);
+	}
+}
+
 static void
 check_config(const struct pg_config *cfg)
 {
@@ -78,7 +110,7 @@ check_config(const struct pg_config *cfg)
 
 	check(strcmp(cfg->path, path) == 0, "path %s", cfg->path);
 	check(pg_peer_name_valid(cfg->node), "node '%s'", cfg->node);
-	check(terminated(cfg->state, sizeof(cfg->state)) &&
+	check(STR_OK(cfg->state) &&
 	    cfg->state[0] == '/', "state '%s'", cfg->state);
 	check_duration("timeout", cfg->timeout_ms, 100, 60000);
 	check_duration("connect_timeout", cfg->connect_timeout_ms, 10,
@@ -96,16 +128,14 @@ check_config(const struct pg_config *cfg)
 		for (j = 0; j < i; j++)
 			check(strcasecmp(p->name, cfg->peers[j].name) != 0,
 			    "peer %s twice", p->name);
-		check(STR_OK(p->url) && (strncasecmp(p->url, "http://", 7) ==
-		    0 || strncasecmp(p->url, "https://", 8) == 0) &&
-		    strpbrk(p->url, " ?#") == NULL, "url '%s'", p->url);
+		check_url(p->url, sizeof(p->url));
 		check(STR_OK(p->user) && strchr(p->user, ':') == NULL,
 		    "user '%s'", p->user);
-		check(terminated(p->password, sizeof(p->password)),
-		    "password not terminated");
+		check(STR_OK(p->password), "password not terminated or with "
+		    "a control character");
 		check((p->user[0] == '\0') == (p->password[0] == '\0'),
 		    "peer %s: user without password", p->name);
-		check(terminated(p->cafile, sizeof(p->cafile)) &&
+		check(STR_OK(p->cafile) &&
 		    (p->cafile[0] == '\0' || p->cafile[0] == '/'),
 		    "cafile '%s'", p->cafile);
 		check(p->line > 0, "peer line %d", p->line);
@@ -142,8 +172,8 @@ check_config(const struct pg_config *cfg)
 
 	check(STR_OK(cfg->serve.listen) && STR_OK(cfg->serve.user) &&
 	    strchr(cfg->serve.user, ':') == NULL, "[serve] strings");
-	check(terminated(cfg->serve.password, sizeof(cfg->serve.password)),
-	    "[serve] password not terminated");
+	check(STR_OK(cfg->serve.password), "[serve] password not terminated "
+	    "or with a control character");
 	check((cfg->serve.user[0] == '\0') == (cfg->serve.password[0] ==
 	    '\0'), "[serve] user without password");
 	check(STR_OK(cfg->serve.run_as), "run_as");

@@ -770,6 +770,188 @@ test_values(void)
 	}
 }
 
+/* Peer URLs: http:// or https://, host, optional port and path. */
+static void
+test_urls(void)
+{
+	static const char *const good[] = {
+		"http://p", "http://p/", "https://p.example.org:7710/",
+		"HTTP://P.Example.ORG", "http://a-b.c-d.example/x/y/",
+		"http://1a.example", "http://127.0.0.1:1/",
+		"http://192.0.2.1:65535", "https://[::1]:443/",
+		"https://[2001:db8::1]/pollguard", "http://p:080/",
+		"http://p/~u/a;b=c,d@e:f/%2Fg!$&'()*+",
+		"http://abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+		    "0123456789a.example/"		/* a label of 63 */
+	};
+	static const struct {
+		const char	*url, *part;
+	} bad[] = {
+		{ "ftp://p/", "does not start with http:// or https://" },
+		{ "p.example.org", "does not start with http://" },
+		{ "http:/p/", "does not start with http://" },
+		{ "http://", "no host" },
+		{ "https:///x", "no host" },
+		{ "http://:80/", "no host" },
+		{ "http://a b/", "white space" },
+		{ "http://p/a b", "white space" },
+		{ "http://p/?x=1", "query or fragment" },
+		{ "http://p/#top", "query or fragment" },
+		{ "http://p?x", "query or fragment" },
+		{ "http://u@p/", "user information (user@)" },
+		{ "http://u:pw@p:80/", "user information" },
+		{ "http://p:", "':' without a port" },
+		{ "http://p:/", "':' without a port" },
+		{ "http://p:0/", "port 0 is not from 1 to 65535" },
+		{ "http://p:65536/", "port 65536 is not from 1 to 65535" },
+		{ "http://p:123456/", "port '123456' is not a number" },
+		{ "http://p:-1/", "port '-1' is not a number" },
+		{ "http://p:+80/", "port '+80' is not a number" },
+		{ "http://p:80x/", "port '80x' is not a number" },
+		{ "http://p:8080:1/", "port '8080:1'" },
+		{ "http://p_q/", "'p_q' is not a host name" },
+		{ "http://-p/", "'-p' is not a host name" },
+		{ "http://p-/", "'p-' is not a host name" },
+		{ "http://p..q/", "'p..q' is not a host name" },
+		{ "http://.p/", "'.p' is not a host name" },
+		{ "http://p./", "'p.' is not a host name" },
+		{ "http://p.123/", "'p.123' is not a host name" },
+		{ "http://caf\xc3\xa9/", "is not a host name" },
+		{ "http://abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+		    "0123456789ab.example/", "is not a host name" },	/* 64 */
+		{ "http://256.1.1.1/", "'256.1.1.1' is not an IPv4 address" },
+		{ "http://1.2.3/", "'1.2.3' is not an IPv4 address" },
+		{ "http://1.2.3.4.5/", "is not an IPv4 address" },
+		{ "http://127.1/", "'127.1' is not an IPv4 address" },
+		{ "http://010.0.0.1/", "is not an IPv4 address" },
+		{ "http://0x7f.0.0.1/", "is not an IPv4 address" },
+		{ "http://2130706433/", "is not an IPv4 address" },
+		{ "http://[::1/", "'[' without ']'" },
+		{ "http://[::1]x/", "'[::1]x' is not an IPv6 address" },
+		{ "http://[]/", "'[]' is not an IPv6 address" },
+		{ "http://[1.2.3.4]/", "is not an IPv6 address" },
+		{ "http://[fe80::1%25eth0]/", "is not an IPv6 address" },
+		{ "http://::1/", "no host" },
+		{ "http://p\\q/", "is not a host name" },
+		{ "http://p/%zz", "'%' in the path is not followed" },
+		{ "http://p/%4", "'%' in the path is not followed" },
+		{ "http://p/a\"b", "'\"' in the path must be written %22" },
+		{ "http://p/a<b>", "'<' in the path must be written %3C" },
+		{ "http://p/a\\b", "must be written %5C" },
+		{ "http://p/caf\xc3\xa9", "byte 0xC3 in the path must be "
+		    "written %C3" },
+		{ "http://p/\x01", "control character 0x01" },
+		{ "http://p/\x7f", "control character 0x7f" },
+		{ "http://p/\tx", "control character 0x09" },
+	};
+	struct pg_config	*cfg;
+	char			 text[512], name[64];
+	size_t			 i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text), "[peer p]\nurl = %s\n", good[i]);
+		snprintf(name, sizeof(name), "url %.50s", good[i]);
+		if ((cfg = load(text, name)) != NULL) {
+			is_str(cfg->peers[0].url, good[i], "%s: stored", name);
+			pg_config_free(cfg);
+		}
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[cluster c]\nwait = 10s\n"
+		    "[peer p]\nurl = %s\n", bad[i].url);
+		snprintf(name, sizeof(name), "url %.50s", bad[i].url);
+		refuse(text, 4, bad[i].part, name);
+	}
+	/* The message quotes the value, so that the wrong part is found. */
+	refuse("[peer p]\nurl = http://p:0/\n", 2, "url: 'http://p:0/': port",
+	    "url message quotes the url");
+}
+
+/* Control characters, empty lists, repeated keys in every section. */
+static void
+test_strict(void)
+{
+	static const struct {
+		const char	*text, *part, *name;
+		int		 line;
+	} bad[] = {
+		{ "[pollguard]\nnode = a\x01\n", "node: control character 0x01",
+		    "node with a control character", 2 },
+		{ "[pollguard]\nstate = /var/\x1b[1m\n", "control character "
+		    "0x1b", "state with ESC", 2 },
+		{ "[peer p]\nurl = http://p/\ncafile = /a\x7f\n", "cafile: "
+		    "control character 0x7f", "cafile with DEL", 3 },
+		{ "[peer p]\nurl = http://p/\nuser = u\npassword = a\x02\n",
+		    "password: control character", "peer password with a "
+		    "control character", 4 },
+		{ "[serve]\nuser = u\npassword = a\tb\n", "password: control "
+		    "character 0x09", "serve password with a tab", 3 },
+		{ "[peer p]\nurl = http://p/\nuser = u\x03\npassword = p\n",
+		    "user: control character", "user with a control "
+		    "character", 3 },
+		{ "[serve]\nuser = a:b\npassword = p\n", "must not contain ':'",
+		    "serve user with ':'", 2 },
+		{ "[cluster c]\nwait = 10s\nname = a\tb\n", "name: control "
+		    "character 0x09", "name with a tab", 3 },
+		{ "[serve]\nrun_as = a\x01\n", "run_as: control",
+		    "run_as with a control character", 2 },
+		{ "[cluster c]\nwait = 10s\nunreachable = run\x01\n",
+		    "unreachable: control", "unreachable with a control "
+		    "character", 3 },
+		{ "[serve]\nallow = ,\n", "allow: separators but no address",
+		    "allow = ,", 2 },
+		{ "[serve]\nallow = ::1\nallow = , \t,\n", "separators but no "
+		    "address", "a second allow line of separators", 3 },
+		{ "[serve]\nallow = ::1\x01\n", "allow: control character",
+		    "allow with a control character", 2 },
+		{ "[peer p]\nurl = http://p/\n[cluster c]\nwait = 10s\n"
+		    "peers = ,\n", "peers: separators but no names",
+		    "peers = ,", 5 },
+		{ "[peer p]\nurl = http://p/\n[cluster c]\nwait = 10s\n"
+		    "peers = p\x01\n", "peers: control character",
+		    "peers with a control character", 5 },
+		{ "[peer p]\nurl = http://p/\nurl = http://q/\n", "'url' set "
+		    "twice in [peer p]", "url twice", 3 },
+		{ "[peer p]\nurl = http://p/\ncafile = /a\ncafile = /b\n",
+		    "'cafile' set twice", "cafile twice", 4 },
+		{ "[pollguard]\nnode = a\nnode = b\n", "'node' set twice",
+		    "node twice", 3 },
+		{ "[pollguard]\nsettle = 0\nsettle = 1s\n", "'settle' set "
+		    "twice", "settle twice", 3 },
+		{ "[cluster c]\nwait = 10s\nunreachable = run\n"
+		    "unreachable = skip\n", "'unreachable' set twice",
+		    "unreachable twice", 4 },
+		{ "[serve]\nrun_as = a\nrun_as = b\n", "'run_as' set twice",
+		    "run_as twice", 3 },
+		{ "[pollguard]\nnode = a b\n", "node: invalid name",
+		    "node with trailing text", 2 },
+		{ "[pollguard]\ntimeout = 2s x\n", "invalid duration",
+		    "timeout with trailing text", 2 },
+		{ "[cluster c]\nwait = 10s\nunreachable = run skip\n",
+		    "neither", "unreachable with trailing text", 3 },
+		{ "[serve]\nrun_as = a b\n", "invalid user name",
+		    "run_as with trailing text", 2 },
+		{ "[pollguard]\nstate = \n", "state: empty value",
+		    "empty state", 2 },
+		{ "[peer p]\nurl =\n", "url: empty value", "empty url", 2 },
+		{ "[peer p]\nurl = http://p/\ncafile = ;x\n", "cafile: empty "
+		    "value", "cafile only a comment", 3 },
+	};
+	struct pg_config	*cfg;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		refuse(bad[i].text, bad[i].line, bad[i].part, bad[i].name);
+	/* A tab separates list items. */
+	if ((cfg = load("[peer p]\nurl = http://p/\n[serve]\n"
+	    "allow = ::1\t10.0.0.0/8,\t192.0.2.1\n[cluster c]\nwait = 10s\n"
+	    "peers = p\t\n", "tabs in lists")) != NULL) {
+		is_int(cfg->serve.nallow, 3, "allow with tabs: 3 entries");
+		is_int(cfg->clusters[0].npeers, 1, "peers with a tab: 1 peer");
+		pg_config_free(cfg);
+	}
+}
+
 static void
 test_limits(void)
 {
@@ -1171,6 +1353,8 @@ main(void)
 	test_peers();
 	test_syntax();
 	test_values();
+	test_urls();
+	test_strict();
 	test_limits();
 	test_passwords();
 	test_settle_horizon();
