@@ -654,4 +654,58 @@ void	 pg_reply_free(struct pg_reply *);
  */
 struct pg_state	*pg_serve_state(struct pg_state *, const char *);
 
+/*
+ * status.c: the status answer (GET /v1/status/CLUSTER), both ends. Pure:
+ * no I/O. Lines of "key value", a blank line after each cluster; readers
+ * ignore keys they do not know (pollguard(7), The status answer).
+ */
+
+#define PG_STATUS_TEXT_MAX	128	/* hold_by, hold_why */
+#define PG_STATUS_LINE_MAX	(PG_STATUS_TEXT_MAX * 4)	/* a value */
+#define PG_STATUS_MAX		2048	/* one cluster's block */
+
+struct pg_status {
+	char		 cluster[PG_NAME_MAX + 1];
+	char		 node[PG_NAME_MAX + 1];	/* "": not said */
+	char		 version[32];		/* "": not said */
+	int64_t		 elapsed_ms;	/* since activity; PG_NEVER */
+	int64_t		 claim_ms;	/* since a claim within its horizon;
+					   -1: none */
+	int		 running;	/* a run is going on */
+	int64_t		 pid;		/* its PID; 0: not said */
+	int		 last;		/* a run ended: last_* are set */
+	int		 last_exit;	/* its exit status; -1: a signal */
+	int		 last_signal;	/* the signal that ended it; 0: none */
+	int		 last_timeout;	/* it ran into max_runtime */
+	int64_t		 last_duration_ms;
+	int64_t		 last_end_ms;	/* since it ended */
+	int64_t		 last_success_ms;	/* since the last run that
+						   succeeded; PG_NEVER */
+	int		 failures;	/* failed runs in a row */
+	int64_t		 hold_ms;	/* a hold's time left; 0: no hold */
+	char		 hold_by[PG_STATUS_TEXT_MAX];
+	char		 hold_why[PG_STATUS_TEXT_MAX];	/* printable ASCII */
+};
+
+/* An empty status: never active, no run, no hold. */
+void	 pg_status_init(struct pg_status *);
+
+/*
+ * One cluster's status as lines, without the blank line that ends it:
+ * the length, or -1 when it does not fit. hold_why is escaped (vis(3))
+ * so that it stays one printable line.
+ */
+int	 pg_status_format(const struct pg_status *, char *, size_t);
+
+/*
+ * Read one cluster's status from buf[0..len): lines up to a blank line
+ * or the end. The first line must be "cluster ID" and "elapsed" must be
+ * there; unknown keys are skipped; a known key twice, a value out of its
+ * range, a line without LF or longer than PG_STATUS_LINE_MAX, or a NUL is
+ * an error. 0 and *used (bytes read, with the blank line), or -1 and a
+ * reason for people in why.
+ */
+int	 pg_status_parse(const char *, size_t, struct pg_status *, size_t *,
+	    char *, size_t);
+
 #endif /* POLLGUARD_H */

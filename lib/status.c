@@ -1,0 +1,308 @@
+/*
+ * status.c: the status answer, both ends. pollguard-serve formats a
+ * cluster's status (GET /v1/status/CLUSTER) as lines of "key value";
+ * pollguard-check and pollguard-status read them back. Readers ignore
+ * keys they do not know, so that later versions can add keys; every
+ * key they do know is checked in full. No I/O here.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vis.h>
+
+#include "pollguard.h"
+
+#define KEY_MAX		32	/* a key's length */
+#define MS_MAX		(PG_NEVER - 1)
+
+void
+pg_status_init(struct pg_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->elapsed_ms = PG_NEVER;
+	st->claim_ms = -1;
+	st->last_exit = -1;
+	st->last_success_ms = PG_NEVER;
+}
+
+/* Append one line to buf at *off; -1 when it does not fit. */
+static int
+put(char *buf, size_t len, size_t *off, const char *fmt, ...)
+    __attribute__((__format__(__printf__, 4, 5)));
+
+static int
+put(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	if (*off >= len)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - *off)
+		return -1;
+	*off += n;
+	return 0;
+}
+
+/* "never" or a number of milliseconds. */
+static int
+put_ms(char *buf, size_t len, size_t *off, const char *key, int64_t ms)
+{
+	if (ms == PG_NEVER)
+		return put(buf, len, off, "%s never\n", key);
+	return put(buf, len, off, "%s %" PRId64 "\n", key, ms);
+}
+
+int
+pg_status_format(const struct pg_status *st, char *buf, size_t len)
+{
+	char	 why[PG_STATUS_TEXT_MAX * 4 + 1];
+	size_t	 off = 0;
+	int	 r = 0;
+
+	r |= put(buf, len, &off, "cluster %s\n", st->cluster);
+	if (st->node[0] != '\0')
+		r |= put(buf, len, &off, "node %s\n", st->node);
+	if (st->version[0] != '\0')
+		r |= put(buf, len, &off, "version %s\n", st->version);
+	r |= put_ms(buf, len, &off, "elapsed", st->elapsed_ms);
+	if (st->claim_ms >= 0)
+		r |= put(buf, len, &off, "claim %" PRId64 "\n", st->claim_ms);
+	r |= put(buf, len, &off, "running %d\n", st->running ? 1 : 0);
+	if (st->running && st->pid > 0)
+		r |= put(buf, len, &off, "pid %" PRId64 "\n", st->pid);
+	if (st->last) {
+		if (st->last_signal > 0)
+			r |= put(buf, len, &off, "last_signal %d\n",
+			    st->last_signal);
+		else
+			r |= put(buf, len, &off, "last_exit %d\n",
+			    st->last_exit);
+		if (st->last_timeout)
+			r |= put(buf, len, &off, "last_timeout 1\n");
+		r |= put_ms(buf, len, &off, "last_duration",
+		    st->last_duration_ms);
+		r |= put_ms(buf, len, &off, "last_end", st->last_end_ms);
+	}
+	r |= put_ms(buf, len, &off, "last_success", st->last_success_ms);
+	r |= put(buf, len, &off, "failures %d\n", st->failures);
+	if (st->hold_ms > 0) {
+		r |= put(buf, len, &off, "hold %" PRId64 "\n", st->hold_ms);
+		if (st->hold_by[0] != '\0')
+			r |= put(buf, len, &off, "hold_by %s\n", st->hold_by);
+		if (st->hold_why[0] != '\0') {
+			/* Safe on one line, whatever an operator typed. */
+			strnvis(why, st->hold_why, sizeof(why),
+			    VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL);
+			r |= put(buf, len, &off, "hold_why %s\n", why);
+		}
+	}
+	return r == 0 ? (int)off : -1;
+}
+
+/* A whole decimal number from min to max, or "never" when never is set. */
+static int
+num(const char *v, int64_t min, int64_t max, int never, int64_t *out)
+{
+	const char	*errstr;
+
+	if (never && strcmp(v, "never") == 0) {
+		*out = PG_NEVER;
+		return 0;
+	}
+	if (v[0] == '\0' || strspn(v, "0123456789") != strlen(v) ||
+	    strlen(v) > 19)
+		return -1;
+	*out = strtonum(v, min, max, &errstr);
+	return errstr == NULL ? 0 : -1;
+}
+
+/* A value of printable ASCII, no space at either end. */
+static int
+text(const char *v, char *out, size_t size)
+{
+	size_t	 i, n = strlen(v);
+
+	if (n == 0 || n >= size || v[0] == ' ' || v[n - 1] == ' ')
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!isprint((unsigned char)v[i]))
+			return -1;
+	memcpy(out, v, n + 1);
+	return 0;
+}
+
+enum key {
+	K_CLUSTER, K_NODE, K_VERSION, K_ELAPSED, K_CLAIM, K_RUNNING, K_PID,
+	K_LAST_EXIT, K_LAST_SIGNAL, K_LAST_TIMEOUT, K_LAST_DURATION,
+	K_LAST_END, K_LAST_SUCCESS, K_FAILURES, K_HOLD, K_HOLD_BY,
+	K_HOLD_WHY, K_COUNT
+};
+
+static const char *const keys[K_COUNT] = {
+	"cluster", "node", "version", "elapsed", "claim", "running", "pid",
+	"last_exit", "last_signal", "last_timeout", "last_duration",
+	"last_end", "last_success", "failures", "hold", "hold_by",
+	"hold_why"
+};
+
+/* One known key's value into st. -1 when the value is not valid. */
+static int
+value(struct pg_status *st, enum key k, const char *v)
+{
+	int64_t	 n;
+
+	switch (k) {
+	case K_CLUSTER:
+		return pg_cluster_id_valid(v) ? text(v, st->cluster,
+		    sizeof(st->cluster)) : -1;
+	case K_NODE:
+		return pg_peer_name_valid(v) ? text(v, st->node,
+		    sizeof(st->node)) : -1;
+	case K_VERSION:
+		return text(v, st->version, sizeof(st->version));
+	case K_ELAPSED:
+		return num(v, 0, MS_MAX, 1, &st->elapsed_ms);
+	case K_CLAIM:
+		return num(v, 0, MS_MAX, 0, &st->claim_ms);
+	case K_RUNNING:
+		if (num(v, 0, 1, 0, &n) == -1)
+			return -1;
+		st->running = (int)n;
+		return 0;
+	case K_PID:
+		return num(v, 1, INT32_MAX, 0, &st->pid);
+	case K_LAST_EXIT:
+		if (num(v, 0, 255, 0, &n) == -1)
+			return -1;
+		st->last = 1;
+		st->last_exit = (int)n;
+		return 0;
+	case K_LAST_SIGNAL:
+		if (num(v, 1, 127, 0, &n) == -1)
+			return -1;
+		st->last = 1;
+		st->last_signal = (int)n;
+		return 0;
+	case K_LAST_TIMEOUT:
+		if (num(v, 0, 1, 0, &n) == -1)
+			return -1;
+		st->last_timeout = (int)n;
+		return 0;
+	case K_LAST_DURATION:
+		return num(v, 0, MS_MAX, 0, &st->last_duration_ms);
+	case K_LAST_END:
+		return num(v, 0, MS_MAX, 0, &st->last_end_ms);
+	case K_LAST_SUCCESS:
+		return num(v, 0, MS_MAX, 1, &st->last_success_ms);
+	case K_FAILURES:
+		if (num(v, 0, INT32_MAX, 0, &n) == -1)
+			return -1;
+		st->failures = (int)n;
+		return 0;
+	case K_HOLD:
+		return num(v, 1, MS_MAX, 0, &st->hold_ms);
+	case K_HOLD_BY:
+		return text(v, st->hold_by, sizeof(st->hold_by));
+	case K_HOLD_WHY:
+		return text(v, st->hold_why, sizeof(st->hold_why));
+	default:
+		return -1;
+	}
+}
+
+/* A key: [a-z0-9_], 1 to KEY_MAX characters. */
+static int
+key_valid(const char *k, size_t n)
+{
+	size_t	 i;
+
+	if (n == 0 || n > KEY_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!islower((unsigned char)k[i]) &&
+		    !isdigit((unsigned char)k[i]) && k[i] != '_')
+			return 0;
+	return 1;
+}
+
+int
+pg_status_parse(const char *buf, size_t len, struct pg_status *st,
+    size_t *used, char *why, size_t wlen)
+{
+	char		 line[KEY_MAX + 1 + PG_STATUS_LINE_MAX + 2];
+	const char	*nl, *sp;
+	unsigned int	 seen = 0;
+	size_t		 off = 0, n, i, nline = 0;
+
+	pg_status_init(st);
+	while (off < len) {
+		nline++;
+		if ((nl = memchr(buf + off, '\n', len - off)) == NULL) {
+			snprintf(why, wlen, "line %zu: no end of line", nline);
+			return -1;
+		}
+		n = nl - (buf + off);
+		if (n > 0 && buf[off + n - 1] == '\r')
+			n--;
+		if (n == 0) {
+			/* A blank line ends the block. */
+			off = nl - buf + 1;
+			break;
+		}
+		if (n >= sizeof(line) || memchr(buf + off, '\0', n) != NULL) {
+			snprintf(why, wlen, "line %zu: too long or binary",
+			    nline);
+			return -1;
+		}
+		memcpy(line, buf + off, n);
+		line[n] = '\0';
+		off = nl - buf + 1;
+		if ((sp = strchr(line, ' ')) == NULL ||
+		    !key_valid(line, sp - line)) {
+			snprintf(why, wlen, "line %zu: not \"key value\"",
+			    nline);
+			return -1;
+		}
+		for (i = 0; i < K_COUNT; i++)
+			if (strlen(keys[i]) == (size_t)(sp - line) &&
+			    strncmp(keys[i], line, sp - line) == 0)
+				break;
+		if (i == K_COUNT)
+			continue;	/* a key of a later version */
+		if (nline == 1 && i != K_CLUSTER) {
+			snprintf(why, wlen, "line 1: not \"cluster ID\"");
+			return -1;
+		}
+		if (seen & (1U << i)) {
+			snprintf(why, wlen, "line %zu: %s twice", nline,
+			    keys[i]);
+			return -1;
+		}
+		seen |= 1U << i;
+		if (value(st, i, sp + 1) == -1) {
+			snprintf(why, wlen, "line %zu: %s: invalid value",
+			    nline, keys[i]);
+			return -1;
+		}
+	}
+	if (!(seen & (1U << K_CLUSTER)) || !(seen & (1U << K_ELAPSED))) {
+		snprintf(why, wlen, "no %s", seen & (1U << K_CLUSTER) ?
+		    "elapsed" : "cluster");
+		return -1;
+	}
+	if ((seen & (1U << K_LAST_EXIT)) && (seen & (1U << K_LAST_SIGNAL))) {
+		snprintf(why, wlen, "both last_exit and last_signal");
+		return -1;
+	}
+	if (st->last_signal > 0)
+		st->last_exit = -1;
+	*used = off;
+	return 0;
+}

@@ -1,0 +1,183 @@
+/*
+ * Unit tests for status.c: the status answer written and read back,
+ * what a reader of this version accepts from a later one (unknown keys),
+ * and what it refuses (each known key out of range, repeats, broken
+ * lines).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pollguard.h"
+#include "tap.h"
+
+static struct pg_status
+full(void)
+{
+	struct pg_status	 st;
+
+	pg_status_init(&st);
+	strlcpy(st.cluster, "mail", sizeof(st.cluster));
+	strlcpy(st.node, "alpha", sizeof(st.node));
+	strlcpy(st.version, "0.4.0", sizeof(st.version));
+	st.elapsed_ms = 412000;
+	st.claim_ms = 1200;
+	st.running = 1;
+	st.pid = 4242;
+	st.last = 1;
+	st.last_exit = 3;
+	st.last_timeout = 1;
+	st.last_duration_ms = 5300;
+	st.last_end_ms = 60000;
+	st.last_success_ms = 3600000;
+	st.failures = 2;
+	st.hold_ms = 300000;
+	strlcpy(st.hold_by, "root@alpha", sizeof(st.hold_by));
+	strlcpy(st.hold_why, "disk swap, back at 14:00", sizeof(st.hold_why));
+	return st;
+}
+
+/* Parse the whole of s as one block: 0 or -1, why in why. */
+static int
+parse(const char *s, struct pg_status *st, char *why, size_t wlen)
+{
+	size_t	 used = 0;
+
+	why[0] = '\0';
+	return pg_status_parse(s, strlen(s), st, &used, why, wlen);
+}
+
+static void
+test_round_trip(void)
+{
+	struct pg_status	 st = full(), back;
+	char			 buf[PG_STATUS_MAX], why[128];
+	size_t			 used;
+	int			 n;
+
+	n = pg_status_format(&st, buf, sizeof(buf));
+	ok(n > 0, "format a full status (%d bytes)", n);
+	is_str(buf, "cluster mail\nnode alpha\nversion 0.4.0\nelapsed 412000\n"
+	    "claim 1200\nrunning 1\npid 4242\nlast_exit 3\nlast_timeout 1\n"
+	    "last_duration 5300\nlast_end 60000\nlast_success 3600000\n"
+	    "failures 2\nhold 300000\nhold_by root@alpha\n"
+	    "hold_why disk swap, back at 14:00\n", "the lines, in order");
+	is_int(pg_status_parse(buf, n, &back, &used, why, sizeof(why)), 0,
+	    "read back");
+	is_int(used, n, "read back: all of it");
+	ok(memcmp(&st, &back, sizeof(st)) == 0, "read back: the same status");
+
+	pg_status_init(&st);
+	strlcpy(st.cluster, "idle", sizeof(st.cluster));
+	n = pg_status_format(&st, buf, sizeof(buf));
+	is_str(buf, "cluster idle\nelapsed never\nrunning 0\n"
+	    "last_success never\nfailures 0\n", "an empty status");
+	is_int(parse(buf, &back, why, sizeof(why)), 0, "empty: read back");
+	ok(memcmp(&st, &back, sizeof(st)) == 0, "empty: the same status");
+
+	st = full();
+	st.last_signal = 9;
+	st.last_exit = -1;
+	n = pg_status_format(&st, buf, sizeof(buf));
+	like(buf, "\nlast_signal 9\n", "killed: last_signal");
+	ok(strstr(buf, "last_exit") == NULL, "killed: no last_exit");
+	is_int(parse(buf, &back, why, sizeof(why)), 0, "killed: read back");
+	ok(memcmp(&st, &back, sizeof(st)) == 0, "killed: the same status");
+
+	st = full();
+	strlcpy(st.hold_why, "a\tb\nc", sizeof(st.hold_why));
+	n = pg_status_format(&st, buf, sizeof(buf));
+	like(buf, "\nhold_why a\\tb\\nc\n", "hold_why: escaped on one line");
+	is_int(parse(buf, &back, why, sizeof(why)), 0, "escaped: read back");
+	is_str(back.hold_why, "a\\tb\\nc", "escaped: stays escaped");
+
+	st = full();
+	is_int(pg_status_format(&st, buf, 40), -1, "too small a buffer: -1");
+}
+
+static void
+test_later_versions(void)
+{
+	struct pg_status	 st;
+	char			 why[128];
+	const char		*two = "cluster a\nelapsed 5\nprefer x,y\n\n"
+				    "cluster b\nelapsed never\n\n";
+	size_t			 used;
+
+	is_int(parse("cluster mail\nelapsed 7\nsome_new_key anything at all"
+	    "\nfailures 1\n", &st, why, sizeof(why)), 0,
+	    "an unknown key is skipped");
+	is_int(st.failures, 1, "and the keys after it are read");
+	is_int(parse("cluster mail\r\nelapsed 7\r\n", &st, why, sizeof(why)),
+	    0, "CRLF line ends");
+	is_int(st.elapsed_ms, 7, "CRLF: elapsed");
+
+	is_int(pg_status_parse(two, strlen(two), &st, &used, why,
+	    sizeof(why)), 0, "two blocks: the first");
+	is_str(st.cluster, "a", "two blocks: cluster a");
+	is_int(pg_status_parse(two + used, strlen(two) - used, &st, &used,
+	    why, sizeof(why)), 0, "two blocks: the second");
+	is_str(st.cluster, "b", "two blocks: cluster b");
+	ok(st.elapsed_ms == PG_NEVER, "two blocks: b never");
+}
+
+static void
+test_refused(void)
+{
+	static const struct {
+		const char	*in;
+		const char	*why;
+	} t[] = {
+		{ "", "no cluster" },
+		{ "cluster mail\n", "no elapsed" },
+		{ "elapsed 5\ncluster mail\n", "line 1" },
+		{ "cluster mail\nelapsed 5", "no end of line" },
+		{ "cluster mail\nelapsed 5\nelapsed 6\n", "elapsed twice" },
+		{ "cluster mail\nelapsed -5\n", "elapsed: invalid" },
+		{ "cluster mail\nelapsed +5\n", "elapsed: invalid" },
+		{ "cluster mail\nelapsed 5 \n", "elapsed: invalid" },
+		{ "cluster mail\nelapsed 9223372036854775807\n", "invalid" },
+		{ "cluster mail\nelapsed 99999999999999999999\n", "invalid" },
+		{ "cluster mail\nelapsed\n", "not \"key value\"" },
+		{ "cluster mail\nElapsed 5\n", "not \"key value\"" },
+		{ "cluster mail\n elapsed 5\n", "not \"key value\"" },
+		{ "cluster ../x\nelapsed 5\n", "cluster: invalid" },
+		{ "cluster mail\nnode a b\nelapsed 5\n", "node: invalid" },
+		{ "cluster mail\nelapsed 5\nrunning 2\n", "running: invalid" },
+		{ "cluster mail\nelapsed 5\npid 0\n", "pid: invalid" },
+		{ "cluster mail\nelapsed 5\nlast_exit 256\n", "invalid" },
+		{ "cluster mail\nelapsed 5\nlast_signal 0\n", "invalid" },
+		{ "cluster mail\nelapsed 5\nlast_exit 1\nlast_signal 9\n",
+		    "both" },
+		{ "cluster mail\nelapsed 5\nhold 0\n", "hold: invalid" },
+		{ "cluster mail\nelapsed 5\nhold_why \033[2J\n", "invalid" },
+		{ "cluster mail\nelapsed 5\nhold_by \n", "invalid" },
+		{ "cluster mail\nelapsed 5\nfailures x\n", "invalid" },
+	};
+	struct pg_status	 st;
+	char			 why[128], big[PG_STATUS_LINE_MAX + 64];
+	size_t			 i, used;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (!is_int(parse(t[i].in, &st, why, sizeof(why)), -1,
+		    "refused: %s", t[i].why))
+			continue;
+		like(why, t[i].why, "refused: why says %s", t[i].why);
+	}
+	memcpy(big, "cluster mail\nelapsed 5\nhold_why ", 32);
+	memset(big + 32, 'x', sizeof(big) - 34);
+	big[sizeof(big) - 2] = '\n';
+	big[sizeof(big) - 1] = '\0';
+	is_int(parse(big, &st, why, sizeof(why)), -1, "a line too long");
+	is_int(pg_status_parse("cluster mail\nelapsed 5\0\n", 24, &st, &used,
+	    why, sizeof(why)), -1, "a NUL in a line");
+}
+
+int
+main(void)
+{
+	test_round_trip();
+	test_later_versions();
+	test_refused();
+	return done_testing();
+}
