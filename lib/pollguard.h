@@ -202,6 +202,9 @@ int64_t	 pg_stamp_elapsed(const struct pg_stamp *, const struct pg_stamp *);
  */
 int64_t	 pg_record_elapsed(const struct pg_stamp *, const struct pg_stamp *);
 
+/* True while the record's claim is reported as such (same boot, horizon). */
+int	 pg_stamp_in_horizon(const struct pg_stamp *, const struct pg_stamp *);
+
 /*
  * The record as written to disk, and back. format: the length written, or
  * -1 when it does not fit. parse: 0, or -1 with EBADMSG when malformed.
@@ -388,7 +391,8 @@ void	 pg_decide(int64_t, enum pg_unreachable, int,
  * proto.c: the peer protocol, both ends. Pure: no I/O.
  *
  * Requests: GET or HEAD, HTTP/1.0 or 1.1, one per connection, of
- * /v1/elapsed/CLUSTER, /v1/elapsed or /metrics. No body.
+ * /v1/elapsed/CLUSTER, /v1/elapsed, /v1/status/CLUSTER, /v1/status or
+ * /metrics. No body.
  */
 
 #define PG_REQ_LINE_MAX	1024	/* request line with its CRLF; else 414 */
@@ -400,7 +404,9 @@ void	 pg_decide(int64_t, enum pg_unreachable, int,
 enum pg_target {
 	PG_TARGET_ONE,		/* /v1/elapsed/CLUSTER */
 	PG_TARGET_ALL,		/* /v1/elapsed */
-	PG_TARGET_METRICS	/* /metrics */
+	PG_TARGET_METRICS,	/* /metrics */
+	PG_TARGET_STATUS_ONE,	/* /v1/status/CLUSTER */
+	PG_TARGET_STATUS_ALL	/* /v1/status */
 };
 
 struct pg_request {
@@ -707,5 +713,18 @@ int	 pg_status_format(const struct pg_status *, char *, size_t);
  */
 int	 pg_status_parse(const char *, size_t, struct pg_status *, size_t *,
 	    char *, size_t);
+
+/*
+ * local.c: this node's status of a cluster, from its state directory.
+ */
+
+/*
+ * Fill in *s for cluster c on this node (node: its name): activity,
+ * claim, and what the state directory records of runs and holds. st may
+ * be NULL (no state directory yet: never active). 0, or -1 with errno
+ * (EBADMSG: a damaged record).
+ */
+int	 pg_status_local(struct pg_state *, const struct pg_cluster *,
+	    const char *, struct pg_status *);
 
 #endif /* POLLGUARD_H */

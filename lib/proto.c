@@ -40,11 +40,26 @@ has_ctl(const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * The paths: each answers for all clusters, and (but /metrics) for one
+ * under PATH/CLUSTER.
+ */
+static const struct route {
+	const char	*path;
+	enum pg_target	 all, one;
+} routes[] = {
+	{ "/v1/elapsed", PG_TARGET_ALL, PG_TARGET_ONE },
+	{ "/v1/status", PG_TARGET_STATUS_ALL, PG_TARGET_STATUS_ONE },
+	{ "/metrics", PG_TARGET_METRICS, PG_TARGET_METRICS },
+	{ NULL, PG_TARGET_ALL, PG_TARGET_ALL }
+};
+
 static int
 request_line(const char *line, size_t n, struct pg_request *req)
 {
-	const char	*sp1, *sp2, *target, *ver, *id;
-	size_t		 mlen, tlen, idlen;
+	const struct route	*r;
+	const char		*sp1, *sp2, *target, *ver, *id;
+	size_t			 mlen, tlen, idlen, plen;
 
 	if ((sp1 = memchr(line, ' ', n)) == NULL)
 		return 400;
@@ -76,26 +91,27 @@ request_line(const char *line, size_t n, struct pg_request *req)
 		return 405;
 	if (target[0] != '/')
 		return 400;
-	if (tlen == 11 && strncmp(target, "/v1/elapsed", 11) == 0) {
-		req->target = PG_TARGET_ALL;
+	for (r = routes; r->path != NULL; r++) {
+		plen = strlen(r->path);
+		if (tlen == plen && strncmp(target, r->path, plen) == 0) {
+			req->target = r->all;
+			return 200;
+		}
+		if (r->one == PG_TARGET_METRICS || tlen <= plen + 1 ||
+		    strncmp(target, r->path, plen) != 0 || target[plen] != '/')
+			continue;
+		id = target + plen + 1;
+		idlen = tlen - plen - 1;
+		if (idlen > PG_NAME_MAX)
+			return 404;
+		memcpy(req->cluster, id, idlen);
+		req->cluster[idlen] = '\0';
+		if (!pg_cluster_id_valid(req->cluster))
+			return 404;
+		req->target = r->one;
 		return 200;
 	}
-	if (tlen == 8 && strncmp(target, "/metrics", 8) == 0) {
-		req->target = PG_TARGET_METRICS;
-		return 200;
-	}
-	if (tlen <= 12 || strncmp(target, "/v1/elapsed/", 12) != 0)
-		return 404;
-	id = target + 12;
-	idlen = tlen - 12;
-	if (idlen > PG_NAME_MAX)
-		return 404;
-	memcpy(req->cluster, id, idlen);
-	req->cluster[idlen] = '\0';
-	if (!pg_cluster_id_valid(req->cluster))
-		return 404;
-	req->target = PG_TARGET_ONE;
-	return 200;
+	return 404;
 }
 
 /* One header field. Returns 0 when acceptable, else a status. */

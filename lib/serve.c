@@ -192,6 +192,61 @@ body_one(const struct pg_config *cfg, struct pg_state *st,
 	return 200;
 }
 
+/*
+ * One cluster's status block into fp: 1, or 0 when its records are
+ * damaged (said in r->err).
+ */
+static int
+status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
+    const struct pg_cluster *c, struct pg_reply *r)
+{
+	struct pg_status	 s;
+	char			 buf[PG_STATUS_MAX], msg[PATH_MAX + PG_ERR_MAX];
+	int			 n;
+
+	if (pg_status_local(st != NULL && st->dirfd != -1 ? st : NULL, c,
+	    cfg->node, &s) == -1) {
+		snprintf(msg, sizeof(msg), "%s/%s: %s", st->path, c->id,
+		    errno == EBADMSG ? "not a valid state record" :
+		    strerror(errno));
+		add_escaped(r->err, sizeof(r->err), msg);
+		return 0;
+	}
+	if ((n = pg_status_format(&s, buf, sizeof(buf))) == -1)
+		return 0;
+	fwrite(buf, 1, n, fp);
+	return 1;
+}
+
+/*
+ * /v1/status/CLUSTER, and /v1/status: a block a cluster, each ended by
+ * a blank line, damaged records left out. Every answer, a 404 too, says
+ * which node answers: a 404 without it comes from a serve that does not
+ * know the path (before 0.4), and check asks /v1/elapsed instead.
+ */
+static int
+body_status(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
+    const struct pg_request *req, struct pg_reply *r)
+{
+	const struct pg_cluster	*c;
+	size_t			 i;
+
+	snprintf(r->hdr, sizeof(r->hdr), "Pollguard-Node: %s\r\n", cfg->node);
+	r->extra = r->hdr;
+	if (req->target == PG_TARGET_STATUS_ONE) {
+		if ((c = pg_config_cluster(cfg, req->cluster)) == NULL)
+			return 404;
+		if (!status_of(fp, cfg, st, c, r))
+			return 500;
+		fputc('\n', fp);
+		return 200;
+	}
+	for (i = 0; i < cfg->nclusters; i++)
+		if (status_of(fp, cfg, st, &cfg->clusters[i], r))
+			fputc('\n', fp);
+	return 200;
+}
+
 /* The listing of /v1/elapsed: damaged records are left out. */
 static void
 body_all(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
@@ -251,6 +306,7 @@ body(const struct pg_config *cfg, struct pg_state *st,
 {
 	struct pg_stamp	 now;
 	FILE		*fp;
+	int		 status = 200;
 
 	if (pg_stamp_now(&now) == -1)
 		return 500;
@@ -260,11 +316,13 @@ body(const struct pg_config *cfg, struct pg_state *st,
 		return 500;
 	if (req->target == PG_TARGET_ALL)
 		body_all(fp, cfg, st, &now, r);
-	else
+	else if (req->target == PG_TARGET_METRICS)
 		body_metrics(fp, cfg, st, &now, r);
+	else
+		status = body_status(fp, cfg, st, req, r);
 	if (fclose(fp) != 0)
 		return 500;
-	return 200;
+	return status;
 }
 
 void
@@ -347,6 +405,11 @@ pg_serve_answer(int status, const struct pg_request *req, const char *in,
 		pg_reply_error(r, status);
 		r->err[0] = '\0';
 		strlcpy(r->err, ok.err, sizeof(r->err));
+		/* The status paths name the node on a 404 too. */
+		if (status == 404 && ok.extra == ok.hdr) {
+			memcpy(r->hdr, ok.hdr, sizeof(r->hdr));
+			r->extra = r->hdr;
+		}
 	}
 	if (r->extra == ok.hdr)
 		r->extra = r->hdr;	/* it was copied with the struct */

@@ -728,3 +728,9 @@ pg_lock_held(struct pg_state *st, const char *cluster)
 	close(fd);
 	return fl.l_type != F_UNLCK;
 }
+
+int
+pg_stamp_in_horizon(const struct pg_stamp *rec, const struct pg_stamp *now)
+{
+	return in_horizon(rec, now);
+}
