@@ -146,6 +146,13 @@ static const struct {
 	    "GET /v1/elapsed/nope HTTP/1.1\r\nHost: x\r\n\r\n", 0,
 	    ERR("404", "Not Found", "10"), "404 Not Found (no such cluster "
 	    "here): \"GET /v1/elapsed/nope HTTP/1.1\"" },
+	{ "status: 404 unknown cluster names the node", 0, "192.0.2.1",
+	    "GET /v1/status/nope HTTP/1.1\r\nHost: x\r\n\r\n", 0,
+	    HEAD("404", "Not Found", "10", "Pollguard-Node: t1\r\n")
+	    "Not Found\n", "404 Not Found (no such cluster here): " },
+	{ "status: 404 for a bad ID names the node too", 0, "192.0.2.1",
+	    "GET /v1/status/..x HTTP/1.1\r\nHost: x\r\n\r\n", 0,
+	    ERR("404", "Not Found", "10"), "404 Not Found: " },
 	{ "404 unknown path", 0, "192.0.2.1", "GET /v2 HTTP/1.1\r\nHost: x\r\n\r\n", 0,
 	    ERR("404", "Not Found", "10"), "404 Not Found: " },
 	{ "405", 0, "192.0.2.1", "POST /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 0,
@@ -207,6 +214,68 @@ millis(const char *s, size_t n, long long min, long long max)
 	buf[n] = '\0';
 	v = strtoll(buf, NULL, 10);
 	return v >= min && v <= max;
+}
+
+/* /v1/status: read back with the reader that check uses. */
+static void
+test_status_routes(void)
+{
+	struct pg_status	 ps;
+	struct reply		 a;
+	char			 why[128];
+	static const char	 idle[] = "cluster idle\nnode t1\nversion "
+				    PG_VERSION "\nelapsed never\nrunning 0\n"
+				    "last_success never\nfailures 0\n\n";
+	char			 want[512];
+	size_t			 used, off;
+	int			 n = 0;
+
+	ask(&a, open_cfg, "192.0.2.1", "GET /v1/status/idle HTTP/1.1\r\n"
+	    "Host: x\r\n\r\n", 0);
+	snprintf(want, sizeof(want), "HTTP/1.1 200 OK\r\nContent-Type: "
+	    "text/plain; charset=utf-8\r\nContent-Length: %zu\r\n"
+	    "Connection: close\r\nCache-Control: no-store\r\n"
+	    "Pollguard-Node: t1\r\n\r\n%s", sizeof(idle) - 1, idle);
+	is_str(a.out, want, "status idle: the answer, byte for byte");
+	like(a.r.log, "client 192.0.2.1: 200 \"GET /v1/status/idle HTTP/1.1\"",
+	    "status idle: the log line");
+	done(&a);
+
+	ask(&a, open_cfg, "192.0.2.1", "GET /v1/status/c1 HTTP/1.1\r\n"
+	    "Host: x\r\n\r\n", 0);
+	is_int(a.r.status, 200, "status c1: 200");
+	is_int(a.r.body != NULL ? pg_status_parse(a.r.body, a.r.bodylen,
+	    &ps, &used, why, sizeof(why)) : -1, 0, "status c1: it reads");
+	is_int(used, a.r.bodylen, "status c1: one block, blank line last");
+	is_str(ps.cluster, "c1", "status c1: cluster");
+	is_str(ps.node, "t1", "status c1: node");
+	ok(ps.elapsed_ms >= 0 && ps.elapsed_ms < 60000,
+	    "status c1: elapsed since the touch");
+	ok(!ps.running && ps.hold_ms == 0, "status c1: not running, no hold");
+	done(&a);
+
+	ask(&a, open_cfg, "192.0.2.1", "GET /v1/status/bad HTTP/1.1\r\n"
+	    "Host: x\r\n\r\n", 0);
+	is_int(a.r.status, 500, "status of a damaged record: 500");
+	like(a.r.err, "/state/bad: not a valid state record",
+	    "status of a damaged record: reported");
+	done(&a);
+
+	ask(&a, open_cfg, "192.0.2.1", "GET /v1/status HTTP/1.1\r\n"
+	    "Host: x\r\n\r\n", 0);
+	is_int(a.r.status, 200, "/v1/status: 200");
+	like(a.r.extra, "Pollguard-Node: t1", "/v1/status: names the node");
+	for (off = 0; a.r.body != NULL && off < a.r.bodylen; off += used) {
+		if (pg_status_parse(a.r.body + off, a.r.bodylen - off, &ps,
+		    &used, why, sizeof(why)) == -1 || used == 0)
+			break;
+		n++;
+		ok(strcmp(ps.cluster, "bad") != 0,
+		    "/v1/status: %s is not the damaged one", ps.cluster);
+	}
+	is_int(off, a.r.bodylen, "/v1/status: every block reads");
+	is_int(n, 2, "/v1/status: c1 and idle, not bad");
+	done(&a);
 }
 
 static void
@@ -276,6 +345,8 @@ test_routes(void)
 	    0);
 	ok(a.r.err[0] == '\0', "a good record: nothing for the error log");
 	done(&a);
+
+	test_status_routes();
 }
 
 static void
