@@ -1,10 +1,11 @@
 /*
  * pollguard-serve: answer peers' questions "how long since your last
  * activity in cluster X?" over HTTP. This file is the transport: options,
- * sockets, privileges, the pidfile, signals and one event loop. Standalone,
- * the loop accepts connections; under inetd, xinetd, systemd sockets or
- * socat it runs with the one connection on stdin and stdout. What to
- * answer is decided in lib/serve.c (pg_serve_answer).
+ * sockets, the pidfile, signals and one event loop. Standalone, the loop
+ * accepts connections; under inetd, xinetd, systemd sockets or socat it
+ * runs with the one connection on stdin and stdout. A connection is read,
+ * answered and closed by lib/conn.c (pg_conn_*), what to answer decided
+ * in lib/serve.c (pg_serve_answer).
  *
  * serve never writes state: it opens the state directory read-only.
  */
@@ -14,10 +15,8 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <grp.h>
 #include <libutil.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,36 +86,6 @@ log_reply(struct server *s, const struct pg_reply *r)
 		tool_log(&s->t, LOG_ERR, "%s", r->err);
 	if (r->level == LOG_NOTICE || (r->level != -1 && s->t.verbose))
 		tool_log(&s->t, r->level, "%s", r->log);
-}
-
-/*
- * Bind first, then become run_as, before any request is read. On failure
- * return the exit status (EX_NOUSER, EX_OSERR), the reason in err.
- */
-static int
-drop_privileges(struct server *s, char *err, size_t elen)
-{
-	struct passwd	*pw;
-	const char	*user = s->t.cfg->serve.run_as;
-
-	if (geteuid() != 0 || user[0] == '\0')
-		return 0;
-	if ((pw = getpwnam(user)) == NULL) {
-		snprintf(err, elen, "run_as: no user '%s'", user);
-		return EX_NOUSER;
-	}
-	if (initgroups(pw->pw_name, pw->pw_gid) == -1 ||
-	    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1) {
-		snprintf(err, elen, "run_as %s: %s", user, strerror(errno));
-		return EX_OSERR;
-	}
-	if (getuid() != pw->pw_uid || geteuid() != pw->pw_uid ||
-	    getgid() != pw->pw_gid || getegid() != pw->pw_gid ||
-	    (pw->pw_uid != 0 && setuid(0) != -1)) {
-		snprintf(err, elen, "run_as %s: privileges not dropped", user);
-		return EX_OSERR;
-	}
-	return 0;
 }
 
 static void
@@ -305,7 +274,8 @@ serve_inetd(struct server *s, const char *err)
 	char		 msg[PG_ERR_MAX];
 	int		 code = EX_CONFIG;
 
-	if (err == NULL && (code = drop_privileges(s, msg, sizeof(msg))) != 0)
+	if (err == NULL && (code = pg_drop_privileges(s->t.cfg->serve.run_as,
+	    msg, sizeof(msg))) != 0)
 		err = msg;
 	if (err != NULL) {
 		tool_error("%s", err);
@@ -366,7 +336,8 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	if ((lfd = pg_listen_open(spec, name, sizeof(name), msg,
 	    sizeof(msg))) == -1)
 		tool_die(EX_OSERR, "%s", msg);
-	if ((r = drop_privileges(s, msg, sizeof(msg))) != 0)
+	if ((r = pg_drop_privileges(s->t.cfg->serve.run_as, msg,
+	    sizeof(msg))) != 0)
 		tool_die(r, "%s", msg);
 	if (exit_pidfile != NULL && pidfile_write(exit_pidfile) == -1)
 		tool_die_errno(EX_CANTCREAT, "%s", pidpath);

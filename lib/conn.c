@@ -5,14 +5,18 @@
  * that keeps the kernel from resetting the connection under the answer.
  * No syslog, no exits: an answer's log lines stay in the connection for
  * the program to log. The program polls; this only reads and writes.
+ * And who reads: the user run_as, before the first connection.
  */
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -232,4 +236,30 @@ pg_conn_refuse(int fd, const void *from, int nconn, struct pg_reply *r)
 	r->level = LOG_NOTICE;
 	snprintf(r->log, sizeof(r->log), "client %s: 503 Service Unavailable "
 	    "(%d connections open)", client.name, nconn);
+}
+
+int
+pg_drop_privileges(const char *user, char *err, size_t elen)
+{
+	struct passwd	*pw;
+
+	if (geteuid() != 0 || user[0] == '\0')
+		return 0;
+	if ((pw = getpwnam(user)) == NULL) {
+		snprintf(err, elen, "run_as: no user '%s'", user);
+		return EX_NOUSER;
+	}
+	if (initgroups(pw->pw_name, pw->pw_gid) == -1 ||
+	    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1) {
+		snprintf(err, elen, "run_as %s: %s", user, strerror(errno));
+		return EX_OSERR;
+	}
+	/* Check: a setuid that leaves a way back to root dropped nothing. */
+	if (getuid() != pw->pw_uid || geteuid() != pw->pw_uid ||
+	    getgid() != pw->pw_gid || getegid() != pw->pw_gid ||
+	    (pw->pw_uid != 0 && setuid(0) != -1)) {
+		snprintf(err, elen, "run_as %s: privileges not dropped", user);
+		return EX_OSERR;
+	}
+	return 0;
 }

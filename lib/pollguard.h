@@ -749,4 +749,11 @@ void	 pg_conn_free(struct pg_conn *);
  */
 void	 pg_conn_refuse(int, const void *, int, struct pg_reply *);
 
+/*
+ * Become user (the config's run_as; "" or not root: stay as is), after
+ * binding and before any connection is read. 0, or the exit status
+ * (EX_NOUSER: no such user, EX_OSERR: not dropped) and why in err.
+ */
+int	 pg_drop_privileges(const char *, char *, size_t);
+
 #endif /* POLLGUARD_H */
