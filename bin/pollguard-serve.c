@@ -78,7 +78,7 @@ server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
 	return 0;
 }
 
-/* An answer's log lines: errors always, the answer at LOG_INFO with -v. */
+/* An answer's log lines: damage and refusals always, the rest with -v. */
 static void
 log_reply(struct server *s, const struct pg_reply *r)
 {
