@@ -25,7 +25,7 @@ CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
-		listen.o local.o peers.o proto.o serve.o state.o status.o)
+		listen.o local.o peers.o proto.o serve.o state.o status.o conn.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve
 MAN1 =		man/pollguard-check.1 man/pollguard-touch.1
 MAN5 =		man/pollguard.conf.5

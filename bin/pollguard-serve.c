@@ -1,10 +1,11 @@
 /*
  * pollguard-serve: answer peers' questions "how long since your last
  * activity in cluster X?" over HTTP. This file is the transport: options,
- * sockets, privileges, the pidfile, signals and one event loop. Standalone,
- * the loop accepts connections; under inetd, xinetd, systemd sockets or
- * socat it runs with the one connection on stdin and stdout. What to
- * answer is decided in lib/serve.c (pg_serve_answer).
+ * sockets, the pidfile, signals and one event loop. Standalone, the loop
+ * accepts connections; under inetd, xinetd, systemd sockets or socat it
+ * runs with the one connection on stdin and stdout. A connection is read,
+ * answered and closed by lib/conn.c (pg_conn_*), what to answer decided
+ * in lib/serve.c (pg_serve_answer).
  *
  * serve never writes state: it opens the state directory read-only.
  */
@@ -14,10 +15,8 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <grp.h>
 #include <libutil.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,28 +28,7 @@
 #include "tool.h"
 
 #define CONN_MAX	256		/* open connections, standalone */
-#define DRAIN_MS	1000		/* lingering close: at most this long */
-#define DRAIN_MAX	(64 * 1024)	/* and this many bytes */
 #define ACCEPT_BURST	64		/* accepts per wake-up */
-
-enum conn_state {
-	C_READ,		/* reading the request head */
-	C_WRITE,	/* writing the answer */
-	C_DRAIN,	/* answer sent: read what the client still sends */
-	C_DONE
-};
-
-struct conn {
-	int		 rfd, wfd;
-	enum conn_state	 state;
-	int64_t		 deadline;	/* ms, CLOCK_MONOTONIC */
-	char		*in;
-	size_t		 inlen, incap;
-	char		*out;
-	size_t		 outlen, outoff;
-	size_t		 drained;
-	struct pg_client client;
-};
 
 /* t.cfg is the config in force, t.state the state directory (or -1). */
 struct server {
@@ -72,10 +50,11 @@ usage(void)
 static int64_t
 now_ms(void)
 {
-	struct timespec	 ts;
+	int64_t	 ms;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (pg_conn_clock(&ms) == -1)
+		tool_die_errno(EX_OSERR, "clock");
+	return ms;
 }
 
 /*
@@ -99,191 +78,14 @@ server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
 	return 0;
 }
 
-/* Put the answer in c->out, log it, and write it from now on. */
+/* An answer's log lines: damage and refusals always, the rest with -v. */
 static void
-conn_reply(struct server *s, struct conn *c, struct pg_reply *r)
+log_reply(struct server *s, const struct pg_reply *r)
 {
 	if (r->err[0] != '\0')
 		tool_log(&s->t, LOG_ERR, "%s", r->err);
 	if (r->level == LOG_NOTICE || (r->level != -1 && s->t.verbose))
 		tool_log(&s->t, r->level, "%s", r->log);
-	if (pg_reply_format(r, &c->out, &c->outlen) == -1)
-		c->outlen = 0;
-	pg_reply_free(r);
-	c->outoff = 0;
-	c->state = C_WRITE;
-	c->deadline = now_ms() + (s->t.cfg ? s->t.cfg->timeout_ms : DRAIN_MS);
-}
-
-/*
- * status: what the parser said of the input (req), or 400 or 408 (req
- * NULL: what the parser makes of the input so far).
- */
-static void
-conn_answer(struct server *s, struct conn *c, int status,
-    const struct pg_request *req)
-{
-	struct pg_request	 part;
-	struct pg_reply		 r;
-	const char		*in = c->in != NULL ? c->in : "";
-
-	if (req == NULL) {
-		pg_request_parse(in, c->inlen, &part);
-		req = &part;
-	}
-	pg_serve_answer(status, req, in, c->inlen, &c->client, s->t.cfg,
-	    pg_serve_state(&s->t.state, s->t.cfg->state), &r);
-	conn_reply(s, c, &r);
-}
-
-/*
- * A new connection: who is on the other end (the socket's peer, from
- * accept or getpeername, or what socat says). A client the allow list
- * refuses gets its 403 at once, before it can hold a slot until the
- * deadline.
- */
-static struct conn *
-conn_new(struct server *s, int rfd, int wfd, const struct sockaddr_storage *from)
-{
-	struct sockaddr_storage	 ss;
-	socklen_t		 len = sizeof(ss);
-	struct pg_reply		 r;
-	struct conn		*c;
-
-	if ((c = calloc(1, sizeof(*c))) == NULL)
-		return NULL;
-	c->rfd = rfd;
-	c->wfd = wfd;
-	c->deadline = now_ms() + s->t.cfg->timeout_ms;
-	if (from == NULL && getpeername(rfd, (struct sockaddr *)&ss,
-	    &len) == 0)
-		from = &ss;
-	pg_client_sockaddr(&c->client, from);
-	/* socat's EXEC hands over a socket pair, not the socket. */
-	if (c->client.family == 0)
-		pg_client_parse(&c->client, getenv("SOCAT_PEERADDR"));
-	if (!pg_serve_allowed(s->t.cfg, &c->client)) {
-		pg_serve_answer(403, NULL, NULL, 0, &c->client, s->t.cfg,
-		    NULL, &r);
-		conn_reply(s, c, &r);
-	}
-	return c;
-}
-
-/*
- * Read what is there, and answer once the head is complete or cannot
- * be; the client's end of input before that is a bad request (no
- * request at all needs no answer).
- */
-static void
-conn_read(struct server *s, struct conn *c)
-{
-	struct pg_request	 req;
-	char			*nb;
-	ssize_t			 n;
-	int			 status;
-
-	if (c->inlen == c->incap) {
-		/* The parser decides long before the buffer is full. */
-		c->incap = c->incap == 0 ? 1024 : c->incap * 2;
-		if (c->incap > PG_REQ_HEAD_MAX + 1)
-			c->incap = PG_REQ_HEAD_MAX + 1;
-		if (c->inlen == c->incap ||
-		    (nb = realloc(c->in, c->incap)) == NULL) {
-			conn_answer(s, c, 400, NULL);
-			return;
-		}
-		c->in = nb;
-	}
-	n = read(c->rfd, c->in + c->inlen, c->incap - c->inlen);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0 && c->inlen == 0)
-		c->state = C_DONE;
-	else if (n <= 0)
-		conn_answer(s, c, 400, NULL);
-	else if ((status = pg_request_parse(c->in, c->inlen += n, &req)) != 0)
-		conn_answer(s, c, status, &req);
-}
-
-/*
- * Write what is left; once all is out, closing now, with bytes of the
- * client still unread, would make the kernel reset the connection and
- * could destroy the answer in flight: shut down our side and read
- * (conn_drain) until the client closes.
- */
-static void
-conn_write(struct conn *c)
-{
-	ssize_t	 n;
-
-	while (c->outoff < c->outlen) {
-		n = write(c->wfd, c->out + c->outoff, c->outlen - c->outoff);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
-			return;
-		if (n <= 0) {
-			c->state = C_DONE;
-			return;
-		}
-		c->outoff += n;
-	}
-	c->state = shutdown(c->wfd, SHUT_WR) == -1 ? C_DONE : C_DRAIN;
-	c->deadline = now_ms() + DRAIN_MS;
-}
-
-/* One read per wake-up: under inetd the descriptor may block. */
-static void
-conn_drain(struct conn *c)
-{
-	char	 buf[4096];
-	ssize_t	 n;
-
-	n = read(c->rfd, buf, sizeof(buf));
-	if (n > 0 && (c->drained += n) < DRAIN_MAX)
-		return;
-	if (n >= 0 || (errno != EAGAIN && errno != EINTR))
-		c->state = C_DONE;
-}
-
-static void
-conn_free(struct conn *c)
-{
-	close(c->rfd);
-	free(c->in);
-	free(c->out);
-	free(c);
-}
-
-/*
- * Bind first, then become run_as, before any request is read. On failure
- * return the exit status (EX_NOUSER, EX_OSERR), the reason in err.
- */
-static int
-drop_privileges(struct server *s, char *err, size_t elen)
-{
-	struct passwd	*pw;
-	const char	*user = s->t.cfg->serve.run_as;
-
-	if (geteuid() != 0 || user[0] == '\0')
-		return 0;
-	if ((pw = getpwnam(user)) == NULL) {
-		snprintf(err, elen, "run_as: no user '%s'", user);
-		return EX_NOUSER;
-	}
-	if (initgroups(pw->pw_name, pw->pw_gid) == -1 ||
-	    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1) {
-		snprintf(err, elen, "run_as %s: %s", user, strerror(errno));
-		return EX_OSERR;
-	}
-	if (getuid() != pw->pw_uid || geteuid() != pw->pw_uid ||
-	    getgid() != pw->pw_gid || getegid() != pw->pw_gid ||
-	    (pw->pw_uid != 0 && setuid(0) != -1)) {
-		snprintf(err, elen, "run_as %s: privileges not dropped", user);
-		return EX_OSERR;
-	}
-	return 0;
 }
 
 static void
@@ -341,41 +143,13 @@ raise_nofile(struct server *s)
 		    (unsigned long long)rl.rlim_cur, CONN_MAX);
 }
 
-/* A connection beyond the limit: a short 503 if it fits, then close. */
-static void
-refuse_busy(struct server *s, int fd, const struct sockaddr_storage *from)
-{
-	struct pg_client	 client;
-	struct pg_reply		 r;
-	char			 buf[256], *out;
-	size_t			 len;
-	int			 drained = 0;
-
-	pg_client_sockaddr(&client, from);
-	/*
-	 * Read what the client already sent: closing with it unread would
-	 * reset the connection and could take the 503 with it.
-	 */
-	while (read(fd, buf, sizeof(buf)) > 0 && ++drained < 32)
-		;
-	pg_reply_error(&r, 503);
-	/* Best effort: a client that does not read it misses nothing. */
-	if (pg_reply_format(&r, &out, &len) == 0) {
-		if (write(fd, out, len) == -1 && errno != EAGAIN)
-			len = 0;
-		free(out);
-	}
-	pg_reply_free(&r);
-	close(fd);
-	tool_log(&s->t, LOG_NOTICE, "client %s: 503 Service Unavailable "
-	    "(%d connections open)", client.name, CONN_MAX);
-}
-
 /* Accept what is waiting; false when out of descriptors for a while. */
 static int
-accept_some(struct server *s, int lfd, struct conn **conns, size_t *nconn)
+accept_some(struct server *s, int lfd, struct pg_conn **conns, size_t *nconn)
 {
 	struct sockaddr_storage	 from;
+	struct pg_reply		 r;
+	struct pg_conn		*c;
 	socklen_t		 len;
 	int			 i, fd;
 
@@ -391,12 +165,16 @@ accept_some(struct server *s, int lfd, struct conn **conns, size_t *nconn)
 		}
 		if (fd == -1)
 			break;
-		if (*nconn == CONN_MAX)
-			refuse_busy(s, fd, &from);
-		else if ((conns[*nconn] = conn_new(s, fd, fd, &from)) != NULL)
-			(*nconn)++;
-		else
+		if (*nconn == CONN_MAX) {
+			pg_conn_refuse(fd, &from, CONN_MAX, &r);
+			log_reply(s, &r);
+		} else if ((c = pg_conn_new(fd, fd, &from, s->t.cfg)) == NULL)
 			close(fd);
+		else {
+			if (c->state == PG_CONN_WRITE)	/* refused: 403 */
+				log_reply(s, &c->reply);
+			conns[(*nconn)++] = c;
+		}
 	}
 	return 1;
 }
@@ -407,11 +185,11 @@ accept_some(struct server *s, int lfd, struct conn **conns, size_t *nconn)
  * (lfd, -1 under inetd; closed at SIGTERM) to accept more on.
  */
 static void
-serve_loop(struct server *s, int lfd, struct conn **conns, size_t nconn)
+serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 {
 	struct pollfd	 pfd[CONN_MAX + 1];
 	struct timespec	 ts;
-	struct conn	*c;
+	struct pg_conn	*c;
 	sigset_t	 empty;
 	int64_t		 now, next, paused = 0;
 	size_t		 i, j, k;
@@ -431,14 +209,12 @@ serve_loop(struct server *s, int lfd, struct conn **conns, size_t nconn)
 		next = now + 60000;
 		for (i = j = 0; i < nconn; i++) {
 			c = conns[i];
-			if (c->state == C_READ && now >= c->deadline)
-				conn_answer(s, c, 408, NULL);
-			else if (now >= c->deadline)
-				c->state = C_DONE;
-			if (c->state == C_WRITE)
-				conn_write(c);
-			if (c->state == C_DONE) {
-				conn_free(c);
+			if (pg_conn_expire(c, now, s->t.cfg, &s->t.state))
+				log_reply(s, &c->reply);
+			if (c->state == PG_CONN_WRITE)
+				pg_conn_write(c);
+			if (c->state == PG_CONN_DONE) {
+				pg_conn_free(c);
 				continue;
 			}
 			if (c->deadline < next)
@@ -455,9 +231,10 @@ serve_loop(struct server *s, int lfd, struct conn **conns, size_t nconn)
 			next = paused;
 		for (i = 0; i < nconn; i++) {
 			c = conns[i];
-			pfd[k + i].fd = c->state == C_WRITE ? c->wfd : c->rfd;
-			pfd[k + i].events = c->state == C_WRITE ? POLLOUT :
-			    POLLIN;
+			pfd[k + i].fd = c->state == PG_CONN_WRITE ? c->wfd :
+			    c->rfd;
+			pfd[k + i].events = c->state == PG_CONN_WRITE ?
+			    POLLOUT : POLLIN;
 		}
 		now = now_ms();
 		ts.tv_sec = next > now ? (next - now) / 1000 : 0;
@@ -468,12 +245,14 @@ serve_loop(struct server *s, int lfd, struct conn **conns, size_t nconn)
 			tool_die_errno(EX_OSERR, "poll");
 		}
 		for (i = 0; i < nconn; i++) {
+			c = conns[i];
 			if (pfd[k + i].revents == 0)
 				continue;
-			if (conns[i]->state == C_READ)
-				conn_read(s, conns[i]);
-			else if (conns[i]->state == C_DRAIN)
-				conn_drain(conns[i]);
+			if (c->state == PG_CONN_READ &&
+			    pg_conn_read(c, s->t.cfg, &s->t.state))
+				log_reply(s, &c->reply);
+			else if (c->state == PG_CONN_DRAIN)
+				pg_conn_drain(c);
 		}
 		if (k > 0 && pfd[0].revents != 0 &&
 		    !accept_some(s, lfd, conns, &nconn))
@@ -490,27 +269,31 @@ serve_loop(struct server *s, int lfd, struct conn **conns, size_t nconn)
 static int
 serve_inetd(struct server *s, const char *err)
 {
-	struct conn	*c;
+	struct pg_conn	*c;
 	struct pg_reply	 r;
 	char		 msg[PG_ERR_MAX];
 	int		 code = EX_CONFIG;
 
-	if (err == NULL && (code = drop_privileges(s, msg, sizeof(msg))) != 0)
+	if (err == NULL && (code = pg_drop_privileges(s->t.cfg->serve.run_as,
+	    msg, sizeof(msg))) != 0)
 		err = msg;
 	if (err != NULL) {
 		tool_error("%s", err);
-		if ((c = calloc(1, sizeof(*c))) == NULL)
+		if ((c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL,
+		    NULL)) == NULL)
 			return code;
-		c->rfd = STDIN_FILENO;
-		c->wfd = STDOUT_FILENO;
 		pg_reply_error(&r, 500);
-		conn_reply(s, c, &r);
-	} else if ((c = conn_new(s, STDIN_FILENO, STDOUT_FILENO, NULL)) == NULL)
+		pg_conn_reply(c, &r, NULL);
+	} else if ((c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL,
+	    s->t.cfg)) == NULL)
 		return EX_OSERR;
-	else
+	else {
 		code = 0;
+		if (c->state == PG_CONN_WRITE)	/* refused: 403 */
+			log_reply(s, &c->reply);
+	}
 	/* A backstop: whatever happens, this process does not linger. */
-	alarm((c->deadline - now_ms() + DRAIN_MS) / 1000 + 5);
+	alarm((c->deadline - now_ms() + PG_CONN_DRAIN_MS) / 1000 + 5);
 	serve_loop(s, -1, &c, 1);
 	return code;
 }
@@ -528,7 +311,7 @@ remove_pidfile(void)
 static int
 serve_standalone(struct server *s, const char *spec, const char *pidpath)
 {
-	static struct conn	*conns[CONN_MAX];
+	static struct pg_conn	*conns[CONN_MAX];
 	struct sockaddr_storage	 ss;
 	struct sigaction	 sa;
 	sigset_t		 block;
@@ -553,7 +336,8 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	if ((lfd = pg_listen_open(spec, name, sizeof(name), msg,
 	    sizeof(msg))) == -1)
 		tool_die(EX_OSERR, "%s", msg);
-	if ((r = drop_privileges(s, msg, sizeof(msg))) != 0)
+	if ((r = pg_drop_privileges(s->t.cfg->serve.run_as, msg,
+	    sizeof(msg))) != 0)
 		tool_die(r, "%s", msg);
 	if (exit_pidfile != NULL && pidfile_write(exit_pidfile) == -1)
 		tool_die_errno(EX_CANTCREAT, "%s", pidpath);

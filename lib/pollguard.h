@@ -727,4 +727,106 @@ int	 pg_status_parse(const char *, size_t, struct pg_status *, size_t *,
 int	 pg_status_local(struct pg_state *, const struct pg_cluster *,
 	    const char *, struct pg_status *);
 
+/*
+ * conn.c: one client connection. pollguard-serve polls; these read the
+ * request head (at most PG_REQ_HEAD_MAX bytes, within the config's
+ * timeout), answer it (pg_serve_answer), write the answer and close
+ * lingering. No syslog, no exits: a call that answers returns 1, and the
+ * answer's log lines are then in c->reply (level, log, err) for the
+ * caller to log.
+ */
+
+/* The lingering close: at most this long, and this many bytes. */
+#define PG_CONN_DRAIN_MS	1000
+#define PG_CONN_DRAIN_MAX	(64 * 1024)
+
+enum pg_conn_state {
+	PG_CONN_READ,		/* reading the request head: poll for input */
+	PG_CONN_WRITE,		/* writing the answer: poll for output */
+	PG_CONN_DRAIN,		/* sent: read what the client still sends */
+	PG_CONN_DONE		/* to be freed */
+};
+
+struct pg_conn {
+	int		 rfd, wfd;	/* the same socket, or stdin, stdout */
+	enum pg_conn_state state;
+	int64_t		 deadline;	/* ms of pg_conn_clock */
+	char		*in;
+	size_t		 inlen, incap;
+	char		*out;
+	size_t		 outlen, outoff;
+	size_t		 drained;
+	struct pg_client client;
+	struct pg_reply	 reply;		/* once answered: the log lines */
+};
+
+/* The clock of deadlines: CLOCK_MONOTONIC in ms. -1 with errno. */
+int	 pg_conn_clock(int64_t *);
+
+/*
+ * A connection read from rfd and answered on wfd, from the client at
+ * from (a struct sockaddr_storage; NULL: the socket's peer, else socat's
+ * $SOCAT_PEERADDR). A client the allow list of cfg refuses is answered
+ * 403 at once, before it can hold a slot until the deadline: its state
+ * is then PG_CONN_WRITE and c->reply is to be logged. cfg NULL: no config
+ * to answer from, the caller answers (pg_conn_reply). NULL with errno
+ * when out of memory; the descriptors stay open.
+ */
+struct pg_conn	*pg_conn_new(int, int, const void *, const struct pg_config *);
+
+/*
+ * Answer with r, freed here: write it from now on, within the timeout of
+ * cfg (NULL: PG_CONN_DRAIN_MS). Its log lines go to c->reply.
+ */
+void	 pg_conn_reply(struct pg_conn *, struct pg_reply *,
+	    const struct pg_config *);
+
+/*
+ * PG_CONN_READ and input ready: read it, and answer once the head is
+ * complete or cannot be. The client's end of input before that is a bad
+ * request (400); with nothing read, no request needs no answer and the
+ * connection is PG_CONN_DONE. Records come from the state directory of
+ * cfg, held in *st (pg_serve_state). 1 when answered, else 0.
+ */
+int	 pg_conn_read(struct pg_conn *, const struct pg_config *,
+	    struct pg_state *);
+
+/*
+ * At now (pg_conn_clock) past the deadline: a request still being read
+ * is answered 408 (return 1); any other connection is PG_CONN_DONE.
+ * Else, and before the deadline, 0.
+ */
+int	 pg_conn_expire(struct pg_conn *, int64_t, const struct pg_config *,
+	    struct pg_state *);
+
+/*
+ * PG_CONN_WRITE: write what the client takes; once all is out, shut down
+ * the writing side and drain (PG_CONN_DRAIN), at most PG_CONN_DRAIN_MS.
+ */
+void	 pg_conn_write(struct pg_conn *);
+
+/*
+ * PG_CONN_DRAIN and input ready: one read, so that a blocking descriptor
+ * blocks once. Done at the client's end of input, an error, or once
+ * PG_CONN_DRAIN_MAX bytes were read.
+ */
+void	 pg_conn_drain(struct pg_conn *);
+
+/* Close rfd (wfd is the same socket, or stdout) and free c. */
+void	 pg_conn_free(struct pg_conn *);
+
+/*
+ * Refuse a connection (fd, from accept; client address from) beyond the
+ * limit of nconn open ones: read what it already sent, a 503 if it fits
+ * in the socket, close fd. r holds the log line (LOG_NOTICE).
+ */
+void	 pg_conn_refuse(int, const void *, int, struct pg_reply *);
+
+/*
+ * Become user (the config's run_as; "" or not root: stay as is), after
+ * binding and before any connection is read. 0, or the exit status
+ * (EX_NOUSER: no such user, EX_OSERR: not dropped) and why in err.
+ */
+int	 pg_drop_privileges(const char *, char *, size_t);
+
 #endif /* POLLGUARD_H */
