@@ -159,6 +159,14 @@ elapsed(struct pg_state *st, const char *id, const struct pg_stamp *now,
 	return n;
 }
 
+/* "Pollguard-Node: NAME": a node that asks itself can tell (peers.c). */
+static void
+node_header(const struct pg_config *cfg, struct pg_reply *r)
+{
+	snprintf(r->hdr, sizeof(r->hdr), "Pollguard-Node: %s\r\n", cfg->node);
+	r->extra = r->hdr;
+}
+
 /*
  * The body of a 200 answer to the question peers ask, about one cluster,
  * or the status of a failure. It is short: a memory stream would clear a
@@ -187,8 +195,7 @@ body_one(const struct pg_config *cfg, struct pg_state *st,
 		return 500;
 	memcpy(r->body, buf, n);
 	r->bodylen = n;
-	snprintf(r->hdr, sizeof(r->hdr), "Pollguard-Node: %s\r\n", cfg->node);
-	r->extra = r->hdr;
+	node_header(cfg, r);
 	return 200;
 }
 
@@ -231,8 +238,7 @@ body_status(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	const struct pg_cluster	*c;
 	size_t			 i;
 
-	snprintf(r->hdr, sizeof(r->hdr), "Pollguard-Node: %s\r\n", cfg->node);
-	r->extra = r->hdr;
+	node_header(cfg, r);
 	if (req->target == PG_TARGET_STATUS_ONE) {
 		if ((c = pg_config_cluster(cfg, req->cluster)) == NULL)
 			return 404;
