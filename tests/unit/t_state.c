@@ -1467,8 +1467,9 @@ test_outcome_parse(void)
 		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nexit 0\n"
 		    "failures 0\n",
 	};
+	/* The NUL byte in an unknown key's value, which is otherwise skipped. */
 	static const char	 nul[] = "pollguard-outcome 1\nrunning 1\n"
-	    "failures 0\nstart - 1 2\n\0\n";
+	    "failures 0\nstart - 1 2\nx a\0b\n";
 	struct pg_outcome	 o;
 	char			 big[PG_OUTCOME_MAX + 64];
 	const char		*s;
@@ -1503,7 +1504,7 @@ test_outcome_parse(void)
 	    "outcome_parse: longer than PG_OUTCOME_MAX is rejected");
 	is_int(pg_outcome_parse(nul, sizeof(nul) - 1, &o), -1,
 	    "outcome_parse: a NUL byte is rejected");
-	is_int(pg_outcome_parse(nul, sizeof(nul) - 1 - 2, &o), 0,
+	is_int(pg_outcome_parse(nul, sizeof(nul) - 1 - 6, &o), 0,
 	    "outcome_parse: the same without the NUL byte is read");
 }
 
