@@ -164,7 +164,8 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 				next = now_ms() + interval;
 			continue;
 		}
-		if (deadline > 0 && now >= deadline) {
+		/* A job that has ended, even just now, did not time out. */
+		if (deadline > 0 && now >= deadline && !reaped) {
 			deadline = 0;
 			timed_out = 1;
 			killat = now + t->cluster->kill_after_ms;

@@ -103,9 +103,13 @@ is "$(fields ok exit failures)" "exit=127 failures=1" "not found: outcome exit 1
 
 # --- running, then died: pollguard-touch killed by SIGKILL ---
 
+running_is()
+{
+	[ "$(outcome "$1" running)" = "$2" ]
+}
 bg died "$TOUCH" -c "$CONF" died -- sleep 30
 DIED=$BGPID
-if wait_for 5 test "$(outcome died running)" = 1; then
+if wait_for 5 running_is died 1; then
 	ok "a run going: outcome running 1"
 else
 	not_ok "a run going: outcome running 1"
@@ -116,7 +120,7 @@ is "$(cat "/proc/$JOB/comm" 2>/dev/null)" sleep "the outcome's pid is the comman
 is "$(outcome died run)" running "run lock held: the run reads as running"
 is "$(ps -o pgid= -p "$JOB" | tr -d ' ')" "$JOB" "the command leads a process group of its own"
 kill -KILL "$DIED"
-wait_exit "$DIED" 5 >/dev/null
+wait_exit "$DIED" 5 >/dev/null 2>&1
 is "$(fields died running run)" "running=1 run=died" \
     "touch killed: still says running, and reads as died"
 stop_pids "$JOB"
@@ -222,6 +226,32 @@ num_between "$(record dmg)" 0 5000 "the activity record is fresh"
 echo "later_key some value" >>"$STATE/.dmg.outcome"
 is "$(outcome dmg exit)" 0 "a key of a later version is ignored"
 is "$(state_ls | grep '^\.tmp' | tr '\n' ' ')" "" "no temporary files left behind"
+
+# --- the keys are validated like the other durations ---
+
+# badconf LINES DESC [N]: a config whose cluster has LINES (from line 5)
+# is refused, naming line N (5).
+badconf()
+{
+	printf '[pollguard]\nstate = %s\n[cluster x]\nwait = 10s\n%s\n' \
+	    "$STATE" "$1" >"$T/bad.conf"
+	exit_is 78 "$2: exit 78" "$TOUCH" -c "$T/bad.conf" x -- true
+	err_has "$T/bad.conf:${3:-5}: " "$2: the error names file and line"
+}
+badconf "max_runtime = 99ms" "max_runtime below 100ms"
+err_has "max_runtime: 99ms is too small (minimum 100ms)" "max_runtime 99ms: says the minimum"
+badconf "max_runtime = 31d" "max_runtime above 30d"
+badconf "max_runtime = soon" "max_runtime not a duration"
+err_has "max_runtime: invalid duration 'soon'" "max_runtime soon: says why"
+badconf "kill_after = 0" "kill_after 0"
+badconf "kill_after = 2h" "kill_after above 1h"
+err_has "kill_after: 2h is too large (maximum 1h)" "kill_after 2h: says the maximum"
+badconf "max_runtime = 1s
+max_runtime = 2s" "max_runtime set twice" 6
+printf '[pollguard]\nstate = %s\n[cluster x]\nwait = 10s\nmax_runtime = 500ms\nkill_after = 100ms\n' \
+    "$STATE" >"$T/small.conf"
+exit_is 124 "max_runtime 500ms, kill_after 100ms: small values work" \
+    "$TOUCH" -c "$T/small.conf" x -- sleep 30
 
 # --- the long job: never older than a refresh interval while it ran ---
 
