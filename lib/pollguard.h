@@ -349,6 +349,8 @@ struct pg_outcome {
 	int		 timed_out;	/* killed at max_runtime */
 	int64_t		 failures;	/* failed runs in a row, 0 after a
 					   success */
+	int		 succeeded;	/* a run has succeeded: success is set */
+	struct pg_stamp	 success;	/* when the last successful run ended */
 };
 
 #define PG_OUTCOME_MAX	512	/* the longest outcome file, in bytes */

@@ -761,18 +761,28 @@ pg_stamp_in_horizon(const struct pg_stamp *rec, const struct pg_stamp *now)
  *	duration_ms MS
  *	exit STATUS | signal NUMBER
  *	timed_out 0|1
+ *	success BOOT MONO WALL		(when a run succeeded)
  *	failures N
  */
 #define OUTCOME_MAGIC	"pollguard-outcome 1\n"
 
 enum {
 	K_RUNNING, K_PID, K_START, K_END, K_DURATION, K_EXIT, K_SIGNAL,
-	K_TIMED_OUT, K_FAILURES
+	K_TIMED_OUT, K_FAILURES, K_SUCCESS
 };
 static const char *const outcome_keys[] = {
 	"running", "pid", "start", "end", "duration_ms", "exit", "signal",
-	"timed_out", "failures", NULL
+	"timed_out", "failures", "success", NULL
 };
+
+/* A line "KEY BOOT MONO WALL": a stamp as the activity record has it. */
+static int
+stamp_fields(char *buf, size_t len, const char *key,
+    const struct pg_stamp *s)
+{
+	return snprintf(buf, len, "%s %s %" PRId64 " %" PRId64 "\n", key,
+	    s->boot_id[0] != '\0' ? s->boot_id : "-", s->mono_ns, s->wall_ns);
+}
 
 static int
 outcome_name(char *buf, size_t len, const char *cluster)
@@ -788,22 +798,33 @@ outcome_name(char *buf, size_t len, const char *cluster)
 int
 pg_outcome_format(const struct pg_outcome *o, char *buf, size_t len)
 {
-	const struct pg_stamp	*s = &o->start, *e = &o->end;
-	int			 r, n;
+	size_t	 r;
+	int	 n;
 
-	r = snprintf(buf, len, OUTCOME_MAGIC "running %d\npid %ld\n"
-	    "start %s %" PRId64 " %" PRId64 "\n", o->running ? 1 : 0,
-	    (long)o->pid, s->boot_id[0] != '\0' ? s->boot_id : "-",
-	    s->mono_ns, s->wall_ns);
-	if (r < 0 || (size_t)r >= len)
+	n = snprintf(buf, len, OUTCOME_MAGIC "running %d\npid %ld\n",
+	    o->running ? 1 : 0, (long)o->pid);
+	if (n < 0 || (size_t)n >= len)
 		goto toolong;
+	r = n;
+	n = stamp_fields(buf + r, len - r, "start", &o->start);
+	if (n < 0 || (size_t)n >= len - r)
+		goto toolong;
+	r += n;
 	if (o->ended) {
-		n = snprintf(buf + r, len - r, "end %s %" PRId64 " %" PRId64
-		    "\nduration_ms %" PRId64 "\n%s %d\ntimed_out %d\n",
-		    e->boot_id[0] != '\0' ? e->boot_id : "-", e->mono_ns,
-		    e->wall_ns, o->duration_ms, o->signal > 0 ? "signal" :
-		    "exit", o->signal > 0 ? o->signal : o->exit_status,
-		    o->timed_out ? 1 : 0);
+		n = stamp_fields(buf + r, len - r, "end", &o->end);
+		if (n < 0 || (size_t)n >= len - r)
+			goto toolong;
+		r += n;
+		n = snprintf(buf + r, len - r, "duration_ms %" PRId64 "\n"
+		    "%s %d\ntimed_out %d\n", o->duration_ms, o->signal > 0 ?
+		    "signal" : "exit", o->signal > 0 ? o->signal :
+		    o->exit_status, o->timed_out ? 1 : 0);
+		if (n < 0 || (size_t)n >= len - r)
+			goto toolong;
+		r += n;
+	}
+	if (o->succeeded) {
+		n = stamp_fields(buf + r, len - r, "success", &o->success);
 		if (n < 0 || (size_t)n >= len - r)
 			goto toolong;
 		r += n;
@@ -887,8 +908,9 @@ pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
 		switch (k) {
 		case K_START:
 		case K_END:
+		case K_SUCCESS:
 			if (outcome_stamp(sp + 1, n, k == K_START ? &o->start :
-			    &o->end) == -1)
+			    k == K_END ? &o->end : &o->success) == -1)
 				return outcome_bad(o);
 			continue;
 		case K_PID:
@@ -921,6 +943,7 @@ pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
 	}
 	/* A run's start, its end with one result, or neither of those. */
 	o->ended = (seen & (1U << K_END)) != 0;
+	o->succeeded = (seen & (1U << K_SUCCESS)) != 0;
 	if ((seen & (1U << K_RUNNING | 1U << K_START | 1U << K_FAILURES)) !=
 	    (1U << K_RUNNING | 1U << K_START | 1U << K_FAILURES) ||
 	    (!o->running && !o->ended))
@@ -1010,9 +1033,11 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
 	}
 	o->timed_out = timed_out != 0;
 	failed = o->timed_out || o->signal != 0 || o->exit_status != 0;
-	if (!failed)
+	if (!failed) {
 		o->failures = 0;
-	else if (o->failures < INT64_MAX)
+		o->succeeded = 1;
+		o->success = o->end;
+	} else if (o->failures < INT64_MAX)
 		o->failures++;
 	return outcome_put(st, cluster, o);
 }

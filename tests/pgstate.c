@@ -13,7 +13,8 @@
  *	pgstate [-c file] outcome CLUSTER
  *
  * outcome prints "none", or the fields of the outcome one "key value"
- * a line, with times as elapsed milliseconds ("start_ago", "end_ago")
+ * a line, with times as elapsed milliseconds ("start_ago", "end_ago",
+ * "success_ago")
  * and "run" the verdict of pg_outcome_run: done, running or died.
  */
 #include <err.h>
@@ -104,6 +105,9 @@ outcome(struct pg_state *st, const char *cluster, const struct pg_stamp *now)
 		    "exit %d\nsignal %d\ntimed_out %d\n",
 		    pg_stamp_elapsed(&o.end, now), o.duration_ms,
 		    o.exit_status, o.signal, o.timed_out);
+	if (o.succeeded)
+		printf("success_ago %" PRId64 "\n",
+		    pg_stamp_elapsed(&o.success, now));
 	printf("failures %" PRId64 "\n", o.failures);
 	return 0;
 }

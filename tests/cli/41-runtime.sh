@@ -81,6 +81,7 @@ is "$(fields ok run running exit signal timed_out failures)" \
     "-- true: outcome success"
 num_between "$(outcome ok duration_ms)" 0 2000 "-- true: a short duration"
 num_between "$(outcome ok end_ago)" 0 5000 "-- true: ended just now"
+num_between "$(outcome ok success_ago)" 0 5000 "-- true: the last success is now"
 is "$(head -n 1 "$STATE/.ok.outcome")" "pollguard-outcome 1" "the file starts with its version"
 is "$(stat -c %a "$STATE/.ok.outcome")" 644 "the outcome file is mode 0644"
 assert "the outcome file is not the record of a cluster named ok.outcome" \
@@ -91,6 +92,9 @@ is "$(fields ok exit signal failures)" "exit=3 signal=0 failures=1" \
     "-- exit 3: outcome exit 3, one failure"
 exit_is 1 "-- false: exit 1" "$TOUCH" -c "$CONF" ok -- false
 is "$(outcome ok failures)" 2 "-- false: two failures in a row"
+sa=$(outcome ok success_ago) ea=$(outcome ok end_ago)
+assert "the last success ($sa ms ago) stays, older than the failed end ($ea ms ago)" \
+    test -n "$sa" -a -n "$ea" -a "${sa:-0}" -gt "${ea:-0}"
 exit_is 137 "-- killed by SIGKILL: exit 137" \
     "$TOUCH" -c "$CONF" ok -- sh -c 'kill -KILL $$'
 is "$(fields ok exit signal timed_out failures)" \

@@ -52,6 +52,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(terminated(o.start.boot_id, sizeof(o.start.boot_id)) &&
 	    terminated(o.end.boot_id, sizeof(o.end.boot_id)), "boot id");
 	check(o.start.mono_ns >= 0 && o.start.wall_ns >= 0, "start");
+	check(terminated(o.success.boot_id, sizeof(o.success.boot_id)) &&
+	    (o.succeeded || (o.success.mono_ns == 0 &&
+	    o.success.boot_id[0] == '\0')), "success");
 	if (o.ended) {
 		check(o.end.mono_ns >= 0 && o.end.wall_ns >= 0 &&
 		    o.duration_ms >= 0, "end");
@@ -72,7 +75,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    stamp_eq(&back.start, &o.start) && back.ended == o.ended &&
 	    stamp_eq(&back.end, &o.end) && back.duration_ms == o.duration_ms &&
 	    back.exit_status == o.exit_status && back.signal == o.signal &&
-	    back.timed_out == o.timed_out && back.failures == o.failures,
+	    back.timed_out == o.timed_out && back.failures == o.failures &&
+	    back.succeeded == o.succeeded &&
+	    stamp_eq(&back.success, &o.success),
 	    "parses back different: %s", out);
 	free(buf);
 	return 0;

@@ -1361,7 +1361,9 @@ outcome_eq(const struct pg_outcome *a, const struct pg_outcome *b)
 	    (!a->ended || (stamp_eq(&a->end, &b->end) &&
 	    a->duration_ms == b->duration_ms &&
 	    a->exit_status == b->exit_status && a->signal == b->signal &&
-	    a->timed_out == b->timed_out)) && a->failures == b->failures;
+	    a->timed_out == b->timed_out)) && a->failures == b->failures &&
+	    a->succeeded == b->succeeded &&
+	    (!a->succeeded || stamp_eq(&a->success, &b->success));
 }
 
 static void
@@ -1396,6 +1398,12 @@ test_outcome_format(void)
 	outcome_round_trip(&o, "success");
 	o = finished(0, 3, 0, 0, 2);
 	outcome_round_trip(&o, "exit 3");
+	o.succeeded = 1;
+	o.success = stamp(BOOT_A, 7, 8);
+	outcome_round_trip(&o, "exit 3 after an earlier success");
+	n = pg_outcome_format(&o, buf, sizeof(buf));
+	ok(n > 0 && strstr(buf, "\nsuccess " BOOT_A " 7 8\n") != NULL,
+	    "outcome_format: the last success");
 	o = finished(0, -1, 15, 1, INT64_MAX);
 	outcome_round_trip(&o, "timed out, signal 15, failures at the top");
 	n = pg_outcome_format(&o, buf, sizeof(buf));
@@ -1465,6 +1473,8 @@ test_outcome_parse(void)
 		    "duration_ms 5\nsignal 0\nfailures 0\n",
 		/* a result without an end */
 		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nexit 0\n"
+		    "failures 0\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nsuccess - 1\n"
 		    "failures 0\n",
 	};
 	/* The NUL byte in an unknown key's value, which is otherwise skipped. */
@@ -1547,8 +1557,8 @@ test_outcome_files(void)
 	    "outcome_finish: exit 3");
 	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read after finish");
 	ok(!r.running && r.ended && r.exit_status == 3 && r.signal == 0 &&
-	    !r.timed_out && r.failures == 1 && r.pid == 4242,
-	    "outcome_finish: exit 3, one failure");
+	    !r.timed_out && r.failures == 1 && r.pid == 4242 && !r.succeeded,
+	    "outcome_finish: exit 3, one failure, no success yet");
 	ok(r.duration_ms >= 0 && r.duration_ms < 5000 &&
 	    r.end.mono_ns >= r.start.mono_ns, "outcome_finish: end and "
 	    "duration");
@@ -1569,6 +1579,14 @@ test_outcome_files(void)
 	is_int(pg_outcome_start(&st, "c", 4245, &o), 0, "outcome_start a fourth");
 	is_int(pg_outcome_finish(&st, "c", 0, 0, &o), 0, "outcome_finish: 0");
 	is_int(o.failures, 0, "a success resets the failures");
+	ok(o.succeeded && stamp_eq(&o.success, &o.end),
+	    "a success is remembered: its end");
+	is_int(pg_outcome_start(&st, "c", 4249, &o), 0, "outcome_start: after");
+	is_int(pg_outcome_finish(&st, "c", 1 << 8, 0, &o), 0,
+	    "outcome_finish: a failure after the success");
+	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read: it");
+	ok(r.succeeded && r.success.mono_ns < r.end.mono_ns,
+	    "the last success stays through a failure");
 
 	/* A run whose touch died: running, lock free. */
 	is_int(pg_outcome_start(&st, "c", 4246, &o), 0, "outcome_start a fifth");
@@ -1581,7 +1599,7 @@ test_outcome_files(void)
 	    "outcome_run: a stale copy of a finished run reads as DONE");
 	is_int(pg_outcome_start(&st, "c", 4247, &o), 0, "outcome_start after "
 	    "the death");
-	is_int(o.failures, 1, "a run that died counts as a failure");
+	is_int(o.failures, 2, "a run that died counts as one more failure");
 
 	/* A damaged file: reported, the record unharmed, replaced. */
 	snprintf(path, sizeof(path), "%s/.c.outcome", dir);
