@@ -252,7 +252,7 @@ FUZZ_DIR =	build/fuzz
 FUZZ_CFLAGS =	$(CFLAGS) -O1 -g -fno-omit-frame-pointer \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
 		-fsanitize=fuzzer-no-link $(CURL_CFLAGS)
-FUZZ_TARGETS =	request answer config numbers
+FUZZ_TARGETS =	request answer config numbers outcome
 FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
 
 $(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h
@@ -266,6 +266,8 @@ $(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h
 # lib/peers.c and hands libcurl the fuzz input.
 $(FUZZ_DIR)/fuzz_answer: FUZZ_LINK = $(CURL_LIBS) \
     -Wl,--wrap=curl_multi_add_handle
+# outcome: FUZZ_LIB holds peers.o, which needs libcurl to link.
+$(FUZZ_DIR)/fuzz_outcome: FUZZ_LINK = $(CURL_LIBS)
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ibin -o $@ $< \
 	    $(filter $(FUZZ_DIR)/bin/%.o,$^) $(FUZZ_LIB) $(BASE_LIBS) \

@@ -16,13 +16,15 @@
 
 #define FILTER_REFRESH_MS	1000
 #define HEARTBEAT_MIN_MS	1000
+#define EXIT_TIMEDOUT		124	/* as timeout(1) */
 
 static __dead void
 usage(void)
 {
 	fprintf(stderr,
 	    "usage: pollguard-touch [-c file] cluster\n"
-	    "       pollguard-touch [-c file] cluster -- command [argument ...]\n"
+	    "       pollguard-touch [-c file] [-t duration] cluster -- command "
+	    "[argument ...]\n"
 	    "       pollguard-touch -f [-c file] cluster\n"
 	    "       pollguard-touch -r [-c file] cluster\n");
 	exit(EX_USAGE);
@@ -68,22 +70,43 @@ on_sigchld(int sig)
 	(void)sig;
 }
 
-static __dead void
-run(struct tool *t, char **cmd)
+/* Time to sleep until the earliest of the deadlines that are set (> 0). */
+static int64_t
+until(int64_t now, int64_t a, int64_t b, int64_t c)
 {
+	int64_t	 d = a;
+
+	if (b > 0 && b < d)
+		d = b;
+	if (c > 0 && c < d)
+		d = c;
+	return d - now;
+}
+
+/*
+ * Run the job in a process group of its own, so that signals and the
+ * runtime limit reach all of it, grandchildren too; keep the activity
+ * fresh; record the outcome of the run.
+ */
+static __dead void
+run(struct tool *t, char **cmd, int64_t limit_ms)
+{
+	struct pg_outcome	 o;
 	struct sigaction	 sa;
 	struct timespec		 ts;
 	sigset_t		 set, old;
-	int64_t			 interval, next, left;
+	int64_t			 interval, next, left, now, deadline = 0;
+	int64_t			 killat = 0, poll = 0;
 	pid_t			 pid;
-	int			 lockfd, r, sig, status, saved;
+	int			 lockfd, r, sig, status = 0, saved;
+	int			 reaped = 0, timed_out = 0;
+	const char		*id = t->cluster->id;
 
-	if ((r = pg_lock_take(&t->state, t->cluster->id, &lockfd)) == -1)
-		tool_die_errno(EX_IOERR, "%s/.%s.lock", t->state.path,
-		    t->cluster->id);
+	if ((r = pg_lock_take(&t->state, id, &lockfd)) == -1)
+		tool_die_errno(EX_IOERR, "%s/.%s.lock", t->state.path, id);
 	if (r == 0)
 		tool_die(EXIT_RUNNING, "%s: a run on this node is still going",
-		    t->cluster->id);
+		    id);
 	refresh(t, 1);
 
 	/* Signals are taken synchronously with sigtimedwait, not handled. */
@@ -104,6 +127,7 @@ run(struct tool *t, char **cmd)
 	if ((pid = fork()) == -1)
 		tool_die_errno(EX_OSERR, "fork");
 	if (pid == 0) {
+		setpgid(0, 0);
 		sa.sa_handler = SIG_DFL;
 		sigaction(SIGCHLD, &sa, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -113,20 +137,58 @@ run(struct tool *t, char **cmd)
 		    strerror(saved));
 		_exit(saved == ENOENT ? 127 : 126);
 	}
+	/*
+	 * Both sides set the group, so that it exists before anything is
+	 * sent to it, whichever runs first. EACCES: the child has already
+	 * set it and run exec.
+	 */
+	if (setpgid(pid, pid) == -1 && errno != EACCES)
+		tool_error("setpgid %ld: %s", (long)pid, strerror(errno));
+	if (pg_outcome_start(&t->state, id, pid, &o) == -1)
+		tool_error("cannot record the start of the run in %s/.%s."
+		    "outcome: %s", t->state.path, id, strerror(errno));
 
 	interval = t->cluster->wait_ms / 3;
 	if (interval < HEARTBEAT_MIN_MS)
 		interval = HEARTBEAT_MIN_MS;
-	next = now_ms() + interval;
+	now = now_ms();
+	next = now + interval;
+	if (limit_ms > 0)
+		deadline = now + limit_ms;
 	for (;;) {
-		left = next - now_ms();
-		if (left <= 0) {
+		now = now_ms();
+		if (next - now <= 0) {
 			refresh(t, 0);
 			next += interval;
 			if (next <= now_ms())	/* after a suspend */
 				next = now_ms() + interval;
 			continue;
 		}
+		/* A job that has ended, even just now, did not time out. */
+		if (deadline > 0 && now >= deadline && !reaped) {
+			deadline = 0;
+			timed_out = 1;
+			killat = now + t->cluster->kill_after_ms;
+			tool_warn(t, "%s: the job ran for %lld ms, its limit: "
+			    "SIGTERM to its process group", id,
+			    (long long)limit_ms);
+			kill(-pid, SIGTERM);
+		}
+		if (killat > 0 && now >= killat) {
+			killat = 0;
+			tool_warn(t, "%s: the job's process group outlived "
+			    "SIGTERM: SIGKILL", id);
+			kill(-pid, SIGKILL);
+		}
+		/*
+		 * After a timeout, the job ends when its whole group has: a
+		 * grandchild that ignores SIGTERM outlives the child.
+		 */
+		if (reaped && (killat == 0 || kill(-pid, 0) == -1))
+			break;
+		poll = reaped ? now + 100 : 0;
+		left = until(now, next, deadline > 0 ? deadline : killat,
+		    poll);
 		ts.tv_sec = left / 1000;
 		ts.tv_nsec = left % 1000 * 1000000;
 		if ((sig = sigtimedwait(&set, NULL, &ts)) == -1) {
@@ -135,16 +197,23 @@ run(struct tool *t, char **cmd)
 			continue;
 		}
 		if (sig != SIGCHLD) {
-			kill(pid, sig);
+			kill(-pid, sig);
 			continue;
 		}
+		if (reaped)
+			continue;
 		if ((r = waitpid(pid, &status, WNOHANG)) == -1)
 			tool_die_errno(EX_OSERR, "waitpid");
 		if (r == pid)
-			break;
+			reaped = 1;
 	}
 	refresh(t, 0);
+	if (pg_outcome_finish(&t->state, id, status, timed_out, &o) == -1)
+		tool_error("cannot record the outcome of the run in %s/.%s."
+		    "outcome: %s", t->state.path, id, strerror(errno));
 	close(lockfd);
+	if (timed_out)
+		exit(EXIT_TIMEDOUT);
 	if (WIFSIGNALED(status))
 		exit(128 + WTERMSIG(status));
 	exit(WEXITSTATUS(status));
@@ -200,11 +269,12 @@ int
 main(int argc, char *argv[])
 {
 	static struct tool	 t;	/* static: reachable until exit */
-	const char	*conf = NULL;
+	const char	*conf = NULL, *errstr, *topt = NULL;
+	int64_t		 limit_ms = -1;
 	int		 ch, fflag = 0, rflag = 0;
 
 	/* '+': options end at the cluster, so the command keeps its own. */
-	while ((ch = getopt(argc, argv, "+c:fr")) != -1) {
+	while ((ch = getopt(argc, argv, "+c:frt:")) != -1) {
 		switch (ch) {
 		case 'c':
 			conf = optarg;
@@ -214,6 +284,17 @@ main(int argc, char *argv[])
 			break;
 		case 'r':
 			rflag = 1;
+			break;
+		case 't':
+			topt = optarg;
+			if (pg_duration_parse(optarg, 0, PG_WAIT_MAX_MS,
+			    &limit_ms, &errstr) == 0 && limit_ms > 0 &&
+			    limit_ms < PG_RUNTIME_MIN_MS)
+				errstr = "too small";
+			if (errstr != NULL)
+				tool_die(EX_USAGE, "-t %s: %s (a duration from "
+				    "100ms to 30d, or 0 for no limit)", optarg,
+				    errstr);
 			break;
 		default:
 			usage();
@@ -226,11 +307,14 @@ main(int argc, char *argv[])
 	if (argc > 1 && (fflag || rflag || argc < 3 ||
 	    strcmp(argv[1], "--") != 0))
 		usage();
+	if (topt != NULL && argc == 1)
+		usage();
 
 	tool_init();
 	tool_setup(&t, conf, argv[0]);
 	if (argc > 1)
-		run(&t, argv + 2);
+		run(&t, argv + 2, limit_ms >= 0 ? limit_ms :
+		    t.cluster->max_runtime_ms);
 	if (fflag)
 		filter(&t);
 	if (rflag) {

@@ -406,7 +406,8 @@ peer_key(struct parse *p, const char *key, const char *val)
 #define SEPARATORS	", \t"
 
 static const char *const cluster_keys[] = {
-	"name", "wait", "peers", "unreachable", NULL
+	"name", "wait", "peers", "unreachable", "max_runtime", "kill_after",
+	NULL
 };
 
 static int
@@ -434,6 +435,12 @@ cluster_key(struct parse *p, const char *key, const char *val)
 			return fail(p, p->line, "%s", strerror(errno));
 		p->peerlines[i] = p->line;
 		return 1;
+	case 4:
+		return duration(p, key, val, PG_RUNTIME_MIN_MS, PG_WAIT_MAX_MS,
+		    &c->max_runtime_ms);
+	case 5:
+		return duration(p, key, val, PG_RUNTIME_MIN_MS,
+		    PG_KILL_AFTER_MAX_MS, &c->kill_after_ms);
 	default:
 		if (strcmp(val, "run") == 0)
 			c->unreachable = PG_UNREACHABLE_RUN;
@@ -592,6 +599,7 @@ new_cluster(struct parse *p, const char *id)
 		return 0;
 	strlcpy(cfg->clusters[n].id, id, sizeof(cfg->clusters[0].id));
 	cfg->clusters[n].line = p->line;
+	cfg->clusters[n].kill_after_ms = PG_KILL_AFTER_MS;
 	cfg->nclusters++;
 	return 1;
 }

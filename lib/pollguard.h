@@ -35,6 +35,9 @@
 #define PG_WAIT_MIN_MS		(10LL * 1000)
 #define PG_WAIT_MAX_MS		(30LL * 24 * 3600 * 1000)
 #define PG_NEVER		INT64_MAX	/* elapsed: never active */
+#define PG_RUNTIME_MIN_MS	100LL		/* max_runtime, kill_after */
+#define PG_KILL_AFTER_MS	(10LL * 1000)	/* kill_after's default */
+#define PG_KILL_AFTER_MAX_MS	(3600LL * 1000)
 
 /*
  * clock.c: reading the clocks.
@@ -105,6 +108,8 @@ struct pg_cluster {
 	char		 name[PG_VALUE_MAX];
 	int64_t		 wait_ms;
 	enum pg_unreachable unreachable;
+	int64_t		 max_runtime_ms; /* 0: no runtime limit */
+	int64_t		 kill_after_ms;	/* SIGTERM to SIGKILL at the limit */
 	size_t		*peers;		/* indices into pg_config.peers */
 	size_t		 npeers;	/* 0: standalone */
 	int		 line;
@@ -323,6 +328,84 @@ int	 pg_claim_lock(struct pg_state *, const char *, int *);
 
 /* 1 when a process holds the run lock, 0 when not, -1 on failure. */
 int	 pg_lock_held(struct pg_state *, const char *);
+
+/*
+ * The outcome of the cluster's job on this node, as pollguard-touch --
+ * records it in ".CLUSTER.outcome" beside the activity record, under the
+ * same record lock. "start" is the latest run's; "end" and the result
+ * (exit or signal, timed_out, duration_ms) are the last finished run's,
+ * so that they still read while the next run is going. The file is
+ * versioned, one "key value" line each; readers ignore unknown keys.
+ */
+struct pg_outcome {
+	int		 running;	/* a run started and has not ended */
+	pid_t		 pid;		/* the latest run's job, 0: unknown */
+	struct pg_stamp	 start;		/* the latest run began (no claim) */
+	int		 ended;		/* a run has finished: what follows */
+	struct pg_stamp	 end;
+	int64_t		 duration_ms;
+	int		 exit_status;	/* 0..255, or -1 when signalled */
+	int		 signal;	/* the signal that ended it, or 0 */
+	int		 timed_out;	/* killed at max_runtime */
+	int64_t		 failures;	/* failed runs in a row, 0 after a
+					   success */
+	int		 succeeded;	/* a run has succeeded: success is set */
+	struct pg_stamp	 success;	/* when the last successful run ended */
+};
+
+#define PG_OUTCOME_MAX	512	/* the longest outcome file, in bytes */
+
+/*
+ * The outcome file's text and back. format: the length, or -1 (errno
+ * ENAMETOOLONG) when it does not fit. parse: 0, or -1 with EBADMSG when
+ * it is not a version 1 outcome; unknown keys are skipped.
+ */
+int	 pg_outcome_format(const struct pg_outcome *, char *, size_t);
+int	 pg_outcome_parse(const char *, size_t, struct pg_outcome *);
+
+/*
+ * Read the outcome of a cluster: 1 and *o, 0 when no run was recorded (a
+ * 0.3 state directory has none), -1 with errno (EBADMSG: damaged). The
+ * activity record is read apart: a damaged outcome never affects it.
+ */
+int	 pg_outcome_read(struct pg_state *, const char *, struct pg_outcome *);
+
+/*
+ * A run of the job began now, as process pid: record running, keeping
+ * the last finished run's result and the failure count from the file
+ * (a damaged or missing one counts from nothing). A run recorded as
+ * running whose end was never written (pollguard-touch was killed)
+ * counts as one more failure. *o gets what was written, for
+ * pg_outcome_finish, also when writing fails (-1 with errno).
+ */
+int	 pg_outcome_start(struct pg_state *, const char *, pid_t,
+	    struct pg_outcome *);
+
+/*
+ * The run begun by pg_outcome_start ended now with this wait(2) status,
+ * timed out or not: record the result in *o and write it. A non-zero
+ * exit, a signal or a timeout adds one to the failures, a success resets
+ * them. -1 with errno when the write fails (*o is updated regardless).
+ */
+int	 pg_outcome_finish(struct pg_state *, const char *, int, int,
+	    struct pg_outcome *);
+
+enum pg_run {
+	PG_RUN_NONE,		/* no run recorded */
+	PG_RUN_DONE,		/* the last run finished */
+	PG_RUN_RUNNING,		/* a run is going */
+	PG_RUN_DIED		/* recorded running, but its pollguard-touch is
+				   gone: the end was never recorded */
+};
+
+/*
+ * What a record read by pg_outcome_read (or NULL: none) says, checked
+ * against the run lock (pg_lock_held): running with the lock free is
+ * DIED. When the lock cannot be tested (serve, as another user, may not
+ * open the 0600 lock file), a job PID that no longer exists is DIED.
+ */
+enum pg_run	 pg_outcome_run(struct pg_state *, const char *,
+	    const struct pg_outcome *);
 
 /*
  * decide.c: the rule that turns peers' answers into a verdict. Pure: no

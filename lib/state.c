@@ -1,15 +1,18 @@
 /*
  * state.c: the state directory. Stamps of this host's clocks, the record
  * format, and the records themselves: read by anyone, replaced atomically
- * by writers that exclude each other; the run lock and the claim lock.
+ * by writers that exclude each other; the outcome of the job's runs; the
+ * run lock and the claim lock.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,23 +307,23 @@ pg_state_close(struct pg_state *st)
 	st->dirfd = st->recfd = -1;
 }
 
-ssize_t
-pg_state_read_raw(struct pg_state *st, const char *cluster, char *buf,
-    size_t len)
+/* Read a whole small file of the directory: its length, 0 when absent. */
+static ssize_t
+read_small(struct pg_state *st, const char *name, char *buf, size_t len)
 {
 	struct stat	 sb;
 	ssize_t		 n;
 	int		 fd, saved;
 
 	/* O_NONBLOCK: a FIFO planted here must not hang the reader. */
-	fd = openat(st->dirfd, cluster,
+	fd = openat(st->dirfd, name,
 	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd == -1)
 		return errno == ENOENT ? 0 : -1;
 	if (fstat(fd, &sb) == -1)
 		goto fail;
 	if (!S_ISREG(sb.st_mode) || sb.st_size == 0 ||
-	    (size_t)sb.st_size > len || sb.st_size > RECORD_MAX) {
+	    (size_t)sb.st_size > len) {
 		errno = EBADMSG;
 		goto fail;
 	}
@@ -340,6 +343,14 @@ fail:
 	close(fd);
 	errno = saved;
 	return -1;
+}
+
+ssize_t
+pg_state_read_raw(struct pg_state *st, const char *cluster, char *buf,
+    size_t len)
+{
+	return read_small(st, cluster, buf, len < RECORD_MAX ? len :
+	    RECORD_MAX);
 }
 
 int
@@ -733,4 +744,326 @@ int
 pg_stamp_in_horizon(const struct pg_stamp *rec, const struct pg_stamp *now)
 {
 	return in_horizon(rec, now);
+}
+
+/*
+ * The outcome file, ".CLUSTER.outcome": a leading dot, as the lock files
+ * have, since "CLUSTER.outcome" could be the record of another cluster.
+ * It is written by put() under the cluster's record lock, so it is
+ * replaced atomically and its writers exclude each other; readers take
+ * no lock. Its text:
+ *
+ *	pollguard-outcome 1
+ *	running 0|1
+ *	pid PID
+ *	start BOOT MONO WALL
+ *	end BOOT MONO WALL		(from here on: when a run ended)
+ *	duration_ms MS
+ *	exit STATUS | signal NUMBER
+ *	timed_out 0|1
+ *	success BOOT MONO WALL		(when a run succeeded)
+ *	failures N
+ */
+#define OUTCOME_MAGIC	"pollguard-outcome 1\n"
+
+enum {
+	K_RUNNING, K_PID, K_START, K_END, K_DURATION, K_EXIT, K_SIGNAL,
+	K_TIMED_OUT, K_FAILURES, K_SUCCESS
+};
+static const char *const outcome_keys[] = {
+	"running", "pid", "start", "end", "duration_ms", "exit", "signal",
+	"timed_out", "failures", "success", NULL
+};
+
+/* A line "KEY BOOT MONO WALL": a stamp as the activity record has it. */
+static int
+stamp_fields(char *buf, size_t len, const char *key,
+    const struct pg_stamp *s)
+{
+	return snprintf(buf, len, "%s %s %" PRId64 " %" PRId64 "\n", key,
+	    s->boot_id[0] != '\0' ? s->boot_id : "-", s->mono_ns, s->wall_ns);
+}
+
+static int
+outcome_name(char *buf, size_t len, const char *cluster)
+{
+	if (strlen(cluster) > PG_NAME_MAX ||
+	    (size_t)snprintf(buf, len, ".%s.outcome", cluster) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int
+pg_outcome_format(const struct pg_outcome *o, char *buf, size_t len)
+{
+	size_t	 r;
+	int	 n;
+
+	n = snprintf(buf, len, OUTCOME_MAGIC "running %d\npid %ld\n",
+	    o->running ? 1 : 0, (long)o->pid);
+	if (n < 0 || (size_t)n >= len)
+		goto toolong;
+	r = n;
+	n = stamp_fields(buf + r, len - r, "start", &o->start);
+	if (n < 0 || (size_t)n >= len - r)
+		goto toolong;
+	r += n;
+	if (o->ended) {
+		n = stamp_fields(buf + r, len - r, "end", &o->end);
+		if (n < 0 || (size_t)n >= len - r)
+			goto toolong;
+		r += n;
+		n = snprintf(buf + r, len - r, "duration_ms %" PRId64 "\n"
+		    "%s %d\ntimed_out %d\n", o->duration_ms, o->signal > 0 ?
+		    "signal" : "exit", o->signal > 0 ? o->signal :
+		    o->exit_status, o->timed_out ? 1 : 0);
+		if (n < 0 || (size_t)n >= len - r)
+			goto toolong;
+		r += n;
+	}
+	if (o->succeeded) {
+		n = stamp_fields(buf + r, len - r, "success", &o->success);
+		if (n < 0 || (size_t)n >= len - r)
+			goto toolong;
+		r += n;
+	}
+	n = snprintf(buf + r, len - r, "failures %" PRId64 "\n", o->failures);
+	if (n < 0 || (size_t)n >= len - r)
+		goto toolong;
+	return r + n;
+toolong:
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
+/* A number in lo..hi, the whole of s[0..n). */
+static int
+outcome_num(const char *s, size_t n, int64_t lo, int64_t hi, int64_t *v)
+{
+	if (parse_ns(s, n, v) == -1 || *v < lo || *v > hi)
+		return -1;
+	return 0;
+}
+
+/* "BOOT MONO WALL", the whole of s[0..n), as a record has them. */
+static int
+outcome_stamp(const char *s, size_t n, struct pg_stamp *st)
+{
+	const char	*end = s + n, *sp, *sp2;
+
+	memset(st, 0, sizeof(*st));
+	if ((sp = memchr(s, ' ', n)) == NULL ||
+	    (sp2 = memchr(sp + 1, ' ', end - sp - 1)) == NULL)
+		return -1;
+	if (sp - s == 1 && *s == '-')
+		st->boot_id[0] = '\0';
+	else if (sp - s == PG_BOOT_ID_LEN &&
+	    strspn(s, "0123456789abcdef-") >= PG_BOOT_ID_LEN)
+		memcpy(st->boot_id, s, PG_BOOT_ID_LEN);
+	else
+		return -1;
+	return parse_ns(sp + 1, sp2 - sp - 1, &st->mono_ns) == -1 ||
+	    parse_ns(sp2 + 1, end - sp2 - 1, &st->wall_ns) == -1 ? -1 : 0;
+}
+
+static int
+outcome_bad(struct pg_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	errno = EBADMSG;
+	return -1;
+}
+
+int
+pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
+{
+	const char	*p, *end, *nl, *sp;
+	unsigned int	 seen = 0, k;
+	int64_t		 v;
+	size_t		 n;
+
+	memset(o, 0, sizeof(*o));
+	o->exit_status = -1;
+	if (len < sizeof(OUTCOME_MAGIC) - 1 || len > PG_OUTCOME_MAX ||
+	    buf[len - 1] != '\n' || memchr(buf, '\0', len) != NULL ||
+	    memcmp(buf, OUTCOME_MAGIC, sizeof(OUTCOME_MAGIC) - 1) != 0)
+		return outcome_bad(o);
+	end = buf + len;
+	for (p = buf + sizeof(OUTCOME_MAGIC) - 1; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if ((sp = memchr(p, ' ', nl - p)) == NULL || sp == p)
+			return outcome_bad(o);
+		for (k = 0; outcome_keys[k] != NULL; k++)
+			if (strlen(outcome_keys[k]) == (size_t)(sp - p) &&
+			    memcmp(outcome_keys[k], p, sp - p) == 0)
+				break;
+		if (outcome_keys[k] == NULL)
+			continue;	/* a later version's: ignored */
+		if (seen & (1U << k))
+			return outcome_bad(o);
+		seen |= 1U << k;
+		n = nl - sp - 1;
+		switch (k) {
+		case K_START:
+		case K_END:
+		case K_SUCCESS:
+			if (outcome_stamp(sp + 1, n, k == K_START ? &o->start :
+			    k == K_END ? &o->end : &o->success) == -1)
+				return outcome_bad(o);
+			continue;
+		case K_PID:
+			if (outcome_num(sp + 1, n, 0, INT_MAX, &v) == -1)
+				return outcome_bad(o);
+			o->pid = v;
+			continue;
+		case K_EXIT:
+			if (outcome_num(sp + 1, n, 0, 255, &v) == -1)
+				return outcome_bad(o);
+			o->exit_status = v;
+			continue;
+		case K_SIGNAL:
+			if (outcome_num(sp + 1, n, 1, 127, &v) == -1)
+				return outcome_bad(o);
+			o->signal = v;
+			continue;
+		case K_DURATION:
+		case K_FAILURES:
+			if (outcome_num(sp + 1, n, 0, INT64_MAX, &v) == -1)
+				return outcome_bad(o);
+			*(k == K_DURATION ? &o->duration_ms : &o->failures) = v;
+			continue;
+		default:	/* running, timed_out: flags */
+			if (outcome_num(sp + 1, n, 0, 1, &v) == -1)
+				return outcome_bad(o);
+			*(k == K_RUNNING ? &o->running : &o->timed_out) = v;
+			continue;
+		}
+	}
+	/* A run's start, its end with one result, or neither of those. */
+	o->ended = (seen & (1U << K_END)) != 0;
+	o->succeeded = (seen & (1U << K_SUCCESS)) != 0;
+	if ((seen & (1U << K_RUNNING | 1U << K_START | 1U << K_FAILURES)) !=
+	    (1U << K_RUNNING | 1U << K_START | 1U << K_FAILURES) ||
+	    (!o->running && !o->ended))
+		return outcome_bad(o);
+	if (o->ended ? !(seen & (1U << K_DURATION)) ||
+	    !(seen & (1U << K_EXIT)) == !(seen & (1U << K_SIGNAL)) :
+	    (seen & (1U << K_DURATION | 1U << K_EXIT | 1U << K_SIGNAL |
+	    1U << K_TIMED_OUT)) != 0)
+		return outcome_bad(o);
+	return 0;
+}
+
+int
+pg_outcome_read(struct pg_state *st, const char *cluster,
+    struct pg_outcome *o)
+{
+	char		 name[PG_NAME_MAX + 16], buf[PG_OUTCOME_MAX];
+	ssize_t		 n;
+
+	if (outcome_name(name, sizeof(name), cluster) == -1)
+		return -1;
+	if ((n = read_small(st, name, buf, sizeof(buf))) <= 0)
+		return n;
+	return pg_outcome_parse(buf, n, o) == -1 ? -1 : 1;
+}
+
+/* Write *o under the record lock. */
+static int
+outcome_put(struct pg_state *st, const char *cluster,
+    const struct pg_outcome *o)
+{
+	char	 name[PG_NAME_MAX + 16], buf[PG_OUTCOME_MAX];
+	int	 len, r;
+
+	if (outcome_name(name, sizeof(name), cluster) == -1 ||
+	    (len = pg_outcome_format(o, buf, sizeof(buf))) == -1 ||
+	    rec_lock(st, cluster) == -1)
+		return -1;
+	r = put(st, name, buf, len);
+	rec_unlock(st);
+	return r;
+}
+
+int
+pg_outcome_start(struct pg_state *st, const char *cluster, pid_t pid,
+    struct pg_outcome *o)
+{
+	struct pg_outcome	 old;
+
+	/*
+	 * Only the holder of the run lock starts and finishes runs, so the
+	 * file cannot change between this read and the write.
+	 */
+	if (pg_outcome_read(st, cluster, &old) != 1) {
+		memset(&old, 0, sizeof(old));
+		old.exit_status = -1;
+	}
+	*o = old;
+	if (old.running && o->failures < INT64_MAX)
+		o->failures++;
+	o->running = 1;
+	o->pid = pid;
+	if (pg_stamp_now(&o->start) == -1)
+		return -1;
+	return outcome_put(st, cluster, o);
+}
+
+int
+pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
+    int timed_out, struct pg_outcome *o)
+{
+	int	 failed;
+
+	o->running = 0;
+	o->ended = 1;
+	if (pg_stamp_now(&o->end) == -1)
+		return -1;
+	o->duration_ms = strcmp(o->end.boot_id, o->start.boot_id) == 0 &&
+	    o->end.mono_ns > o->start.mono_ns ?
+	    (o->end.mono_ns - o->start.mono_ns) / 1000000 : 0;
+	if (WIFSIGNALED(status)) {
+		o->exit_status = -1;
+		o->signal = WTERMSIG(status);
+	} else {
+		o->exit_status = WEXITSTATUS(status);
+		o->signal = 0;
+	}
+	o->timed_out = timed_out != 0;
+	failed = o->timed_out || o->signal != 0 || o->exit_status != 0;
+	if (!failed) {
+		o->failures = 0;
+		o->succeeded = 1;
+		o->success = o->end;
+	} else if (o->failures < INT64_MAX)
+		o->failures++;
+	return outcome_put(st, cluster, o);
+}
+
+enum pg_run
+pg_outcome_run(struct pg_state *st, const char *cluster,
+    const struct pg_outcome *o)
+{
+	struct pg_outcome	 again;
+	int			 held;
+
+	if (o == NULL)
+		return PG_RUN_NONE;
+	if (!o->running)
+		return PG_RUN_DONE;
+	if ((held = pg_lock_held(st, cluster)) == 1)
+		return PG_RUN_RUNNING;
+	if (held == 0) {
+		/* The run may have ended since o was read: read again. */
+		if (pg_outcome_read(st, cluster, &again) == 1 &&
+		    (!again.running || again.start.mono_ns !=
+		    o->start.mono_ns))
+			return PG_RUN_DONE;
+		return PG_RUN_DIED;
+	}
+	if (o->pid > 0 && kill(o->pid, 0) == -1 && errno == ESRCH)
+		return PG_RUN_DIED;
+	return PG_RUN_RUNNING;
 }

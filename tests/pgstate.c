@@ -1,14 +1,21 @@
 /*
  * pgstate: a test helper, never installed. It makes state the tests need
  * without sleeping: records of a given age, records from another boot, a
- * run lock held for a while; it reads a record's elapsed time; and it
- * touches a record as fast as it can, checking that no touch is undone.
+ * run lock held for a while; it reads a record's elapsed time and the
+ * outcome of the job's last run; and it touches a record as fast as it
+ * can, checking that no touch is undone.
  *
  *	pgstate [-c file] write CLUSTER AGE_MS
  *	pgstate [-c file] oldboot CLUSTER WALL_AGE_MS
  *	pgstate [-c file] read CLUSTER
  *	pgstate [-c file] lock CLUSTER SECONDS
  *	pgstate [-c file] touch CLUSTER SECONDS
+ *	pgstate [-c file] outcome CLUSTER
+ *
+ * outcome prints "none", or the fields of the outcome one "key value"
+ * a line, with times as elapsed milliseconds ("start_ago", "end_ago",
+ * "success_ago")
+ * and "run" the verdict of pg_outcome_run: done, running or died.
  */
 #include <err.h>
 #include <inttypes.h>
@@ -76,10 +83,40 @@ hammer(struct pg_state *st, const char *cluster, long long secs)
 	return lost > 0 || failed > 0;
 }
 
+static int
+outcome(struct pg_state *st, const char *cluster, const struct pg_stamp *now)
+{
+	static const char *const runs[] = { "none", "done", "running",
+	    "died" };
+	struct pg_outcome	 o;
+	int			 r;
+
+	if ((r = pg_outcome_read(st, cluster, &o)) == -1)
+		err(1, "%s/.%s.outcome", st->path, cluster);
+	if (r == 0) {
+		puts("none");
+		return 0;
+	}
+	printf("run %s\nrunning %d\npid %ld\nstart_ago %" PRId64 "\n",
+	    runs[pg_outcome_run(st, cluster, &o)], o.running, (long)o.pid,
+	    pg_stamp_elapsed(&o.start, now));
+	if (o.ended)
+		printf("end_ago %" PRId64 "\nduration_ms %" PRId64 "\n"
+		    "exit %d\nsignal %d\ntimed_out %d\n",
+		    pg_stamp_elapsed(&o.end, now), o.duration_ms,
+		    o.exit_status, o.signal, o.timed_out);
+	if (o.succeeded)
+		printf("success_ago %" PRId64 "\n",
+		    pg_stamp_elapsed(&o.success, now));
+	printf("failures %" PRId64 "\n", o.failures);
+	return 0;
+}
+
 static __attribute__((__noreturn__)) void
 usage(void)
 {
-	fprintf(stderr, "usage: pgstate [-c file] write|oldboot|read|lock|touch "
+	fprintf(stderr, "usage: pgstate [-c file] "
+	    "write|oldboot|read|lock|touch|outcome "
 	    "cluster [number]\n");
 	exit(2);
 }
@@ -125,6 +162,8 @@ main(int argc, char *argv[])
 			printf("%" PRId64 "\n", pg_stamp_elapsed(&rec, &now));
 		return 0;
 	}
+	if (strcmp(argv[0], "outcome") == 0 && argc == 2)
+		return outcome(&st, argv[1], &now);
 	if (strcmp(argv[0], "write") == 0 && argc == 3) {
 		rec = now;
 		rec.mono_ns -= num * 1000000;

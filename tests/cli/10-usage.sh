@@ -6,7 +6,7 @@
 
 USAGE_CHECK='usage: pollguard-check [-Enqv] [-c file] cluster'
 USAGE_TOUCH='usage: pollguard-touch [-c file] cluster
-       pollguard-touch [-c file] cluster -- command [argument ...]
+       pollguard-touch [-c file] [-t duration] cluster -- command [argument ...]
        pollguard-touch -f [-c file] cluster
        pollguard-touch -r [-c file] cluster'
 
@@ -97,6 +97,13 @@ usage_error "$TOUCH" "$USAGE_TOUCH" "touch -f with -- command" -f -c "$CONF" c1 
 usage_error "$TOUCH" "$USAGE_TOUCH" "touch -r with -- command" -r -c "$CONF" c1 -- touch "$M"
 usage_error "$TOUCH" "$USAGE_TOUCH" "touch -f with -r" -f -r -c "$CONF" c1
 usage_error "$TOUCH" "$USAGE_TOUCH" "touch -r with -f" -r -f -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -t without a command" -t 1s -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -t with -f" -t 1s -f -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -t without argument" -c "$CONF" c1 -t
+for d in x 5x 10ms 99ms 31d -1s ''; do
+	exit_is 64 "touch -t '$d': exit 64" "$TOUCH" -t "$d" -c "$CONF" c1 -- touch "$M"
+	err_has "-t $d:" "touch -t '$d': the message names the option"
+done
 assert "touch usage errors: the command was not run" test ! -e "$M"
 
 bad_id "$TOUCH" "touch ../x" -c "$CONF" ../x
@@ -116,6 +123,10 @@ exit_is 78 "touch -r unknown cluster: exit 78" "$TOUCH" -r -c "$CONF" nosuch
 exit_is 78 "touch -f unknown cluster: exit 78" "$TOUCH" -f -c "$CONF" nosuch
 exit_is 78 "touch unknown cluster -- command: exit 78" "$TOUCH" -c "$CONF" nosuch -- touch "$M"
 assert "touch unknown cluster -- command: the command was not run" test ! -e "$M"
+
+exit_is 64 "touch -t after the cluster is the command's: usage" \
+    "$TOUCH" -c "$CONF" c1 -t 1s -- touch "$M"
+assert "touch usage errors with -t: the command was not run" test ! -e "$M"
 
 state_untouched "touch: nothing written in the state directory by any of these"
 

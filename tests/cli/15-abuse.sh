@@ -299,7 +299,7 @@ assert "touch -r, 64-character ID: its record is gone" test ! -e "$STATE/$ID64"
 now=$(snap | grep -v ' \./state')
 is "$now" "$BEFORE" "64-character ID: nothing written outside the state directory"
 extra=$(state_ls | grep -v -x -F -e ".$ID64.claim" -e ".$ID64.lock" \
-    -e ".$ID64.rec")
+    -e ".$ID64.rec" -e ".$ID64.outcome")
 is "$extra" "" "64-character ID: the state directory holds only its lock files"
 
 # --- check: a peer that mangles its status line ---

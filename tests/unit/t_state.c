@@ -1,6 +1,7 @@
 /*
  * Unit tests for state.c: stamps, the elapsed rule, the record format,
- * the state directory, the run lock and the record lock.
+ * the state directory, the run lock and the record lock; the outcome
+ * record: its format, its files, its starts and ends.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -1332,6 +1333,290 @@ test_rec_lock(void)
 	}
 }
 
+static struct pg_outcome
+finished(int running, int exit_status, int sig, int timed_out,
+    int64_t failures)
+{
+	struct pg_outcome	 o;
+
+	memset(&o, 0, sizeof(o));
+	o.running = running;
+	o.pid = 4711;
+	o.start = stamp(BOOT_A, 10 * SEC, 1700000000 * SEC);
+	o.ended = 1;
+	o.end = stamp(BOOT_B, 3 * SEC, 1700000100 * SEC);
+	o.duration_ms = 1504;
+	o.exit_status = exit_status;
+	o.signal = sig;
+	o.timed_out = timed_out;
+	o.failures = failures;
+	return o;
+}
+
+static int
+outcome_eq(const struct pg_outcome *a, const struct pg_outcome *b)
+{
+	return a->running == b->running && a->pid == b->pid &&
+	    stamp_eq(&a->start, &b->start) && a->ended == b->ended &&
+	    (!a->ended || (stamp_eq(&a->end, &b->end) &&
+	    a->duration_ms == b->duration_ms &&
+	    a->exit_status == b->exit_status && a->signal == b->signal &&
+	    a->timed_out == b->timed_out)) && a->failures == b->failures &&
+	    a->succeeded == b->succeeded &&
+	    (!a->succeeded || stamp_eq(&a->success, &b->success));
+}
+
+static void
+outcome_round_trip(const struct pg_outcome *o, const char *name)
+{
+	struct pg_outcome	 back;
+	char			 buf[PG_OUTCOME_MAX];
+	int			 n;
+
+	n = pg_outcome_format(o, buf, sizeof(buf));
+	ok(n > 0 && (size_t)n < sizeof(buf), "outcome_format %s", name);
+	if (n <= 0)
+		return;
+	is_int(pg_outcome_parse(buf, n, &back), 0, "outcome_parse %s", name);
+	ok(outcome_eq(o, &back), "outcome %s: parsed back the same", name);
+}
+
+static void
+test_outcome_format(void)
+{
+	struct pg_outcome	 o;
+	char			 buf[PG_OUTCOME_MAX];
+	int			 n;
+
+	o = finished(0, 0, 0, 0, 0);
+	n = pg_outcome_format(&o, buf, sizeof(buf));
+	is_str(n > 0 ? buf : "", "pollguard-outcome 1\nrunning 0\npid 4711\n"
+	    "start " BOOT_A " 10000000000 1700000000000000000\n"
+	    "end " BOOT_B " 3000000000 1700000100000000000\n"
+	    "duration_ms 1504\nexit 0\ntimed_out 0\nfailures 0\n",
+	    "outcome_format: a finished run, exactly");
+	outcome_round_trip(&o, "success");
+	o = finished(0, 3, 0, 0, 2);
+	outcome_round_trip(&o, "exit 3");
+	o.succeeded = 1;
+	o.success = stamp(BOOT_A, 7, 8);
+	outcome_round_trip(&o, "exit 3 after an earlier success");
+	n = pg_outcome_format(&o, buf, sizeof(buf));
+	ok(n > 0 && strstr(buf, "\nsuccess " BOOT_A " 7 8\n") != NULL,
+	    "outcome_format: the last success");
+	o = finished(0, -1, 15, 1, INT64_MAX);
+	outcome_round_trip(&o, "timed out, signal 15, failures at the top");
+	n = pg_outcome_format(&o, buf, sizeof(buf));
+	ok(n > 0 && strstr(buf, "\nsignal 15\n") != NULL &&
+	    strstr(buf, "\nexit") == NULL, "outcome_format: a signal, "
+	    "no exit line");
+	o = finished(1, 1, 0, 0, 1);
+	outcome_round_trip(&o, "running, the last run's result kept");
+	memset(&o, 0, sizeof(o));
+	o.running = 1;
+	o.pid = 1;
+	o.start = stamp("", 5, 6);
+	o.exit_status = -1;
+	outcome_round_trip(&o, "first run going, no boot ID");
+	n = pg_outcome_format(&o, buf, sizeof(buf));
+	is_str(n > 0 ? buf : "", "pollguard-outcome 1\nrunning 1\npid 1\n"
+	    "start - 5 6\nfailures 0\n", "outcome_format: the first run "
+	    "going, exactly");
+	o = finished(0, 0, 0, 0, 0);
+	errno = 0;
+	is_int(pg_outcome_format(&o, buf, 40), -1, "outcome_format: too "
+	    "small a buffer fails");
+	is_int(errno, ENAMETOOLONG, "outcome_format: ENAMETOOLONG");
+}
+
+static void
+test_outcome_parse(void)
+{
+	static const char *const bad[] = {
+		"",
+		"\n",
+		"pollguard-outcome 1\n",
+		"pollguard-outcome 2\nrunning 0\nstart - 1 2\nfailures 0\n",
+		"pollguard-state 1 - 1 2\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\n",
+		"pollguard-outcome 1\nrunning 1\nfailures 0\n",
+		"pollguard-outcome 1\nstart - 1 2\nfailures 0\n",
+		/* not running and never ended */
+		"pollguard-outcome 1\nrunning 0\nstart - 1 2\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 2\nstart - 1 2\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 1\nrunning 1\nstart - 1 2\n"
+		    "failures 0\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 1\nstart x 1 2\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2 3\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 1\nstart - -1 2\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nfailures -1\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nfailures "
+		    "9223372036854775808\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nfailures 0",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nfailures  0\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nfailures\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nfailures 0\n"
+		    "nospace\n",
+		"pollguard-outcome 1\nrunning 1\npid -5\nstart - 1 2\n"
+		    "failures 0\n",
+		/* ended: duration and exactly one of exit and signal */
+		"pollguard-outcome 1\nrunning 0\nstart - 1 2\nend - 3 4\n"
+		    "exit 0\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 0\nstart - 1 2\nend - 3 4\n"
+		    "duration_ms 5\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 0\nstart - 1 2\nend - 3 4\n"
+		    "duration_ms 5\nexit 0\nsignal 9\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 0\nstart - 1 2\nend - 3 4\n"
+		    "duration_ms 5\nexit 256\nfailures 0\n",
+		"pollguard-outcome 1\nrunning 0\nstart - 1 2\nend - 3 4\n"
+		    "duration_ms 5\nsignal 0\nfailures 0\n",
+		/* a result without an end */
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nexit 0\n"
+		    "failures 0\n",
+		"pollguard-outcome 1\nrunning 1\nstart - 1 2\nsuccess - 1\n"
+		    "failures 0\n",
+	};
+	/* The NUL byte in an unknown key's value, which is otherwise skipped. */
+	static const char	 nul[] = "pollguard-outcome 1\nrunning 1\n"
+	    "failures 0\nstart - 1 2\nx a\0b\n";
+	struct pg_outcome	 o;
+	char			 big[PG_OUTCOME_MAX + 64];
+	const char		*s;
+	size_t			 i;
+	int			 n;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&o, 0xa5, sizeof(o));
+		errno = 0;
+		is_int(pg_outcome_parse(bad[i], strlen(bad[i]), &o), -1,
+		    "outcome_parse rejects bad input %zu", i);
+		ok(errno == EBADMSG && o.running == 0 && o.failures == 0,
+		    "outcome_parse bad input %zu: EBADMSG, *o cleared", i);
+	}
+	s = "pollguard-outcome 1\nrunning 0\nstart - 1 2\nfuture_key a b c\n"
+	    "end - 3 4\nduration_ms 5\nsignal 9\ntimed_out 1\nfailures 7\n"
+	    "later 1\n";
+	is_int(pg_outcome_parse(s, strlen(s), &o), 0,
+	    "outcome_parse: unknown keys are ignored");
+	ok(o.ended && o.signal == 9 && o.exit_status == -1 && o.timed_out &&
+	    o.failures == 7 && o.end.mono_ns == 3 && o.duration_ms == 5,
+	    "outcome_parse: the known keys around them are read");
+	s = "pollguard-outcome 1\nfailures 2\nstart - 1 2\nrunning 1\n";
+	is_int(pg_outcome_parse(s, strlen(s), &o), 0,
+	    "outcome_parse: keys in any order");
+	ok(o.running && !o.ended && o.failures == 2 && o.exit_status == -1,
+	    "outcome_parse: a first run going");
+	/* Longer than PG_OUTCOME_MAX, even if only by unknown keys. */
+	n = snprintf(big, sizeof(big), "pollguard-outcome 1\nrunning 1\n"
+	    "start - 1 2\nfailures 0\nx %0*d\n", PG_OUTCOME_MAX, 0);
+	is_int(pg_outcome_parse(big, n, &o), -1,
+	    "outcome_parse: longer than PG_OUTCOME_MAX is rejected");
+	is_int(pg_outcome_parse(nul, sizeof(nul) - 1, &o), -1,
+	    "outcome_parse: a NUL byte is rejected");
+	is_int(pg_outcome_parse(nul, sizeof(nul) - 1 - 6, &o), 0,
+	    "outcome_parse: the same without the NUL byte is read");
+}
+
+static void
+test_outcome_files(void)
+{
+	struct pg_state		 st;
+	struct pg_outcome	 o, r;
+	struct pg_stamp		 rec;
+	char			 dir[PATH_MAX], path[PATH_MAX + 32];
+	char			 errbuf[PG_ERR_MAX];
+	int			 fd;
+
+	snprintf(dir, sizeof(dir), "%s/outcome", base);
+	if (pg_state_open(&st, dir, 1, errbuf, sizeof(errbuf)) == -1) {
+		diag("%s", errbuf);
+		ok(0, "outcome: state directory opened");
+		return;
+	}
+	/* A 0.3 directory: records, no outcome files. */
+	is_int(pg_state_touch(&st, "c"), 0, "outcome: a 0.3 record");
+	is_int(pg_outcome_read(&st, "c", &o), 0,
+	    "outcome_read: a 0.3 directory has no run recorded");
+	is_int(pg_outcome_run(&st, "c", NULL), PG_RUN_NONE,
+	    "outcome_run: no record is NONE");
+
+	is_int(pg_lock_take(&st, "c", &fd), 1, "outcome: run lock taken");
+	is_int(pg_outcome_start(&st, "c", 4242, &o), 0, "outcome_start");
+	ok(o.running && o.pid == 4242 && !o.ended && o.failures == 0,
+	    "outcome_start: running, its pid, nothing ended yet");
+	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read after start");
+	ok(outcome_eq(&o, &r), "outcome_read: what start wrote");
+	is_int(pg_outcome_run(&st, "c", &r), PG_RUN_RUNNING,
+	    "outcome_run: lock held, running");
+	snprintf(path, sizeof(path), "%s/.c.outcome", dir);
+	ok(access(path, F_OK) == 0, "the file is .CLUSTER.outcome");
+	snprintf(path, sizeof(path), "%s/c.outcome", dir);
+	ok(access(path, F_OK) == -1, "not CLUSTER.outcome (a cluster's name)");
+	is_int(pg_outcome_finish(&st, "c", 3 << 8, 0, &o), 0,
+	    "outcome_finish: exit 3");
+	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read after finish");
+	ok(!r.running && r.ended && r.exit_status == 3 && r.signal == 0 &&
+	    !r.timed_out && r.failures == 1 && r.pid == 4242 && !r.succeeded,
+	    "outcome_finish: exit 3, one failure, no success yet");
+	ok(r.duration_ms >= 0 && r.duration_ms < 5000 &&
+	    r.end.mono_ns >= r.start.mono_ns, "outcome_finish: end and "
+	    "duration");
+	is_int(pg_outcome_run(&st, "c", &r), PG_RUN_DONE,
+	    "outcome_run: finished is DONE");
+
+	is_int(pg_outcome_start(&st, "c", 4243, &o), 0, "outcome_start again");
+	ok(o.running && o.ended && o.exit_status == 3 && o.failures == 1,
+	    "outcome_start keeps the last run's result and the failures");
+	is_int(pg_outcome_finish(&st, "c", SIGKILL, 1, &o), 0,
+	    "outcome_finish: killed, timed out");
+	ok(o.signal == SIGKILL && o.exit_status == -1 && o.timed_out &&
+	    o.failures == 2, "outcome_finish: signal, timed out, two failures");
+	is_int(pg_outcome_start(&st, "c", 4244, &o), 0, "outcome_start a third");
+	is_int(pg_outcome_finish(&st, "c", 0, 1, &o), 0,
+	    "outcome_finish: exit 0 but timed out");
+	is_int(o.failures, 3, "a timeout is a failure even with exit 0");
+	is_int(pg_outcome_start(&st, "c", 4245, &o), 0, "outcome_start a fourth");
+	is_int(pg_outcome_finish(&st, "c", 0, 0, &o), 0, "outcome_finish: 0");
+	is_int(o.failures, 0, "a success resets the failures");
+	ok(o.succeeded && stamp_eq(&o.success, &o.end),
+	    "a success is remembered: its end");
+	is_int(pg_outcome_start(&st, "c", 4249, &o), 0, "outcome_start: after");
+	is_int(pg_outcome_finish(&st, "c", 1 << 8, 0, &o), 0,
+	    "outcome_finish: a failure after the success");
+	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read: it");
+	ok(r.succeeded && r.success.mono_ns < r.end.mono_ns,
+	    "the last success stays through a failure");
+
+	/* A run whose touch died: running, lock free. */
+	is_int(pg_outcome_start(&st, "c", 4246, &o), 0, "outcome_start a fifth");
+	close(fd);
+	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read, lock free");
+	is_int(pg_outcome_run(&st, "c", &r), PG_RUN_DIED,
+	    "outcome_run: running with the lock free is DIED");
+	o.running = 0;
+	is_int(pg_outcome_run(&st, "c", &o), PG_RUN_DONE,
+	    "outcome_run: a stale copy of a finished run reads as DONE");
+	is_int(pg_outcome_start(&st, "c", 4247, &o), 0, "outcome_start after "
+	    "the death");
+	is_int(o.failures, 2, "a run that died counts as one more failure");
+
+	/* A damaged file: reported, the record unharmed, replaced. */
+	snprintf(path, sizeof(path), "%s/.c.outcome", dir);
+	write_file(path, "pollguard-outcome 1\nrunning", 27);
+	errno = 0;
+	is_int(pg_outcome_read(&st, "c", &r), -1, "outcome_read: damaged");
+	is_int(errno, EBADMSG, "outcome_read: damaged is EBADMSG");
+	is_int(pg_state_read(&st, "c", &rec), 1,
+	    "a damaged outcome does not affect the record");
+	is_int(pg_outcome_start(&st, "c", 4248, &o), 0,
+	    "outcome_start over a damaged file");
+	ok(o.failures == 0 && !o.ended, "a damaged file counts from nothing");
+	is_int(pg_outcome_read(&st, "c", &r), 1, "and is replaced");
+	is_int(count_tmp(dir), 0, "outcome: no temporary files left");
+	pg_state_close(&st);
+}
+
 static void
 rm_rf(const char *path)
 {
@@ -1365,6 +1650,9 @@ main(void)
 	test_claim_records();
 	test_lock();
 	test_rec_lock();
+	test_outcome_format();
+	test_outcome_parse();
+	test_outcome_files();
 	rm_rf(base);
 	return done_testing();
 }
