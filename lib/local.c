@@ -9,6 +9,39 @@
 
 #include "pollguard.h"
 
+/*
+ * The runs that pollguard-touch recorded. A damaged outcome file reads as
+ * no run: it never hides the activity record. A run whose pollguard-touch
+ * died (killed while the job ran) is not running, and counts as failed.
+ */
+static void
+outcome(struct pg_state *st, const char *id, const struct pg_stamp *now,
+    struct pg_status *s)
+{
+	struct pg_outcome	 o;
+	enum pg_run		 run;
+	int64_t			 failures;
+
+	if (pg_outcome_read(st, id, &o) != 1)
+		return;
+	run = pg_outcome_run(st, id, &o);
+	s->running = run == PG_RUN_RUNNING;
+	if (s->running)
+		s->pid = o.pid;
+	if (o.ended) {
+		s->last = 1;
+		s->last_exit = o.exit_status;
+		s->last_signal = o.signal;
+		s->last_timeout = o.timed_out;
+		s->last_duration_ms = o.duration_ms;
+		s->last_end_ms = pg_stamp_elapsed(&o.end, now);
+	}
+	if (o.succeeded)
+		s->last_success_ms = pg_stamp_elapsed(&o.success, now);
+	failures = o.failures + (run == PG_RUN_DIED);
+	s->failures = failures > INT32_MAX ? INT32_MAX : (int)failures;
+}
+
 int
 pg_status_local(struct pg_state *st, const struct pg_cluster *c,
     const char *node, struct pg_status *s)
@@ -31,5 +64,6 @@ pg_status_local(struct pg_state *st, const struct pg_cluster *c,
 		if (pg_stamp_in_horizon(&rec, &now))
 			s->claim_ms = s->elapsed_ms;
 	}
+	outcome(st, c->id, &now, s);
 	return 0;
 }

@@ -272,6 +272,92 @@ body_all(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	}
 }
 
+/*
+ * The job's metrics, from each cluster's status. Values are in ms (s:
+ * printed as seconds) or plain numbers; a metric without a value for a
+ * cluster (no run ended, never succeeded) is left out for it.
+ */
+static const struct metric {
+	const char	*name, *help;
+	int		 seconds;
+} run_metrics[] = {
+	{ "pollguard_last_exit_code", "Exit status of the last run of the "
+	    "job on this node; 128 + N when signal N ended it.", 0 },
+	{ "pollguard_last_run_duration_seconds", "How long the last run of "
+	    "the job on this node took.", 1 },
+	{ "pollguard_last_success_age_seconds", "Seconds since the last run "
+	    "of the job on this node that succeeded; absent: never.", 1 },
+	{ "pollguard_running", "1 while a run of the job is going on on this "
+	    "node.", 0 },
+	{ "pollguard_failures_in_a_row", "Runs of the job on this node that "
+	    "failed since the last one that succeeded.", 0 },
+	{ "pollguard_held_seconds_remaining", "Time left of a hold on the "
+	    "cluster set on this node; 0: not held.", 1 },
+};
+
+/* Metric k of status s in *v; 0 when it has none. */
+static int
+metric_value(size_t k, const struct pg_status *s, int64_t *v)
+{
+	switch (k) {
+	case 0:
+		*v = s->last_signal > 0 ? 128 + s->last_signal : s->last_exit;
+		return s->last;
+	case 1:
+		*v = s->last_duration_ms;
+		return s->last;
+	case 2:
+		*v = s->last_success_ms;
+		return s->last_success_ms != PG_NEVER;
+	case 3:
+		*v = s->running;
+		return 1;
+	case 4:
+		*v = s->failures;
+		return 1;
+	default:
+		*v = s->hold_ms;
+		return 1;
+	}
+}
+
+static void
+metrics_runs(FILE *fp, const struct pg_config *cfg, struct pg_state *st)
+{
+	struct pg_status	*s;
+	int64_t			 v;
+	size_t			 i, k;
+	int			*ok;
+
+	s = calloc(cfg->nclusters + 1, sizeof(*s));
+	ok = calloc(cfg->nclusters + 1, sizeof(*ok));
+	if (s == NULL || ok == NULL)
+		goto out;
+	for (i = 0; i < cfg->nclusters; i++)
+		ok[i] = pg_status_local(st != NULL && st->dirfd != -1 ? st :
+		    NULL, &cfg->clusters[i], cfg->node, &s[i]) == 0;
+	for (k = 0; k < sizeof(run_metrics) / sizeof(run_metrics[0]); k++) {
+		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n",
+		    run_metrics[k].name, run_metrics[k].help,
+		    run_metrics[k].name);
+		for (i = 0; i < cfg->nclusters; i++) {
+			if (!ok[i] || !metric_value(k, &s[i], &v))
+				continue;
+			if (run_metrics[k].seconds)
+				fprintf(fp, "%s{cluster=\"%s\"} %" PRId64
+				    ".%03" PRId64 "\n", run_metrics[k].name,
+				    cfg->clusters[i].id, v / 1000, v % 1000);
+			else
+				fprintf(fp, "%s{cluster=\"%s\"} %" PRId64 "\n",
+				    run_metrics[k].name, cfg->clusters[i].id,
+				    v);
+		}
+	}
+out:
+	free(s);
+	free(ok);
+}
+
 /* /metrics, in Prometheus' text format. */
 static void
 body_metrics(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
@@ -303,6 +389,7 @@ body_metrics(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 			    "\"%s\"} %" PRId64 ".%03" PRId64 "\n", c->id,
 			    ms / 1000, ms % 1000);
 	}
+	metrics_runs(fp, cfg, st);
 }
 
 /* The body of a 200 answer to a good request, or a failure's status. */
