@@ -6,7 +6,8 @@
 # with man -l; make uninstall removes all of it but the configuration.
 . "$PG_TOP/tests/lib.sh"
 
-EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf stunnel/pollguard.conf
+EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf prometheus/pollguard.rules.yml
+stunnel/pollguard.conf
 systemd/pollguard-job@.service systemd/pollguard-job@.timer
 systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
 tmpfiles.d/pollguard.conf xinetd.d/pollguard"

@@ -9,13 +9,16 @@
 #	a peer active within wait: the service's Result is exec-condition,
 #				it is not failed, and the job did not run
 #	the peer idle:		the job ran, and this node's record was touched
+#	a job past max_runtime:	pollguard-touch ends it and exits 124: the
+#				unit is failed (not a skip), and the record
+#				says timed out
 #	a broken config:	pollguard-check -E exits 255: the unit is failed
 #
 # Skipped, with the reason, when not root or when namespaces, cgroup2 or
 # systemd are not there.
 . "${PG_TOP:-.}/tests/lib.sh"
 
-NTESTS=12
+NTESTS=15
 SYSTEMD=/lib/systemd/systemd
 CG2=
 for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
@@ -56,12 +59,19 @@ peers = p
 [cluster idle]
 wait = 10m
 peers = p
+[cluster slow]
+wait = 10m
+peers =
+max_runtime = 1s
+kill_after = 1s
 EOF
 mkdir -p "$T/jobs"
 for c in act idle; do
 	printf '#!/bin/sh\necho ran >>%s/ran.%s\n' "$T" "$c" >"$T/jobs/$c"
 	chmod 755 "$T/jobs/$c"
 done
+printf '#!/bin/sh\nexec sleep 30\n' >"$T/jobs/slow"
+chmod 755 "$T/jobs/slow"
 
 # --- the units: as shipped, paths replaced; stand-ins for the targets --------
 
@@ -197,6 +207,20 @@ is "$(cat "$T/ran.idle" 2>/dev/null)" ran "peer idle: the job ran, once"
 num_between "$(record idle)" 0 20000 "peer idle: this node's record touched"
 is "$(prop pollguard-job@idle.service ExecMainStatus)" 0 \
     "peer idle: the job's status is the service's (pollguard-touch passes it)"
+
+# --- a job past max_runtime: the unit fails, the record says timed out -------
+
+if fire slow; then
+	is "$(prop pollguard-job@slow.service Result)/$(prop pollguard-job@slow.service ActiveState)" \
+	    "exit-code/failed" "max_runtime: the unit is failed, Result=exit-code (not a skip)"
+else
+	not_ok "max_runtime: the timer started the service, which settled"
+	show slow
+fi
+is "$(prop pollguard-job@slow.service ExecMainStatus)" 124 \
+    "max_runtime: the service's status is pollguard-touch's 124"
+is "$("$PGSTATE" -c "$CONF" outcome slow 2>&1 | grep -E '^(timed_out|failures) ' | tr '\n' ' ')" \
+    "timed_out 1 failures 1 " "max_runtime: the record says timed out, one failure"
 
 # --- a broken config: the unit fails -----------------------------------------
 
