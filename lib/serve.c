@@ -282,7 +282,8 @@ static const struct metric {
 	int		 seconds;
 } run_metrics[] = {
 	{ "pollguard_last_exit_code", "Exit status of the last run of the "
-	    "job on this node; 128 + N when signal N ended it.", 0 },
+	    "job on this node; 124 when max_runtime ended it, else 128 + N "
+	    "when signal N did.", 0 },
 	{ "pollguard_last_run_duration_seconds", "How long the last run of "
 	    "the job on this node took.", 1 },
 	{ "pollguard_last_success_age_seconds", "Seconds since the last run "
@@ -301,7 +302,9 @@ metric_value(size_t k, const struct pg_status *s, int64_t *v)
 {
 	switch (k) {
 	case 0:
-		*v = s->last_signal > 0 ? 128 + s->last_signal : s->last_exit;
+		/* As pollguard-touch and timeout(1) exit. */
+		*v = s->last_timeout ? 124 : s->last_signal > 0 ?
+		    128 + s->last_signal : s->last_exit;
 		return s->last;
 	case 1:
 		*v = s->last_duration_ms;

@@ -85,7 +85,7 @@ value()
 	echo "${v:-absent}"
 }
 is "$(value pollguard_last_exit_code good)/$(value pollguard_last_exit_code bad)/$(value pollguard_last_exit_code slow)" \
-    0/1/143 "last_exit_code: 0, 1, and 143 for the timeout (SIGTERM; touch exits 124)"
+    0/1/124 "last_exit_code: 0, 1, and 124 for the timeout (as touch exits)"
 is "$(value pollguard_failures_in_a_row good)/$(value pollguard_failures_in_a_row bad)/$(value pollguard_failures_in_a_row slow)" \
     0/2/1 "failures_in_a_row: 0, 2 (two failures), 1 (a timeout is a failure)"
 is "$(value pollguard_last_success_age_seconds bad)/$(value pollguard_last_success_age_seconds never)" \
