@@ -4,6 +4,7 @@
  * (pg_settle). Pure functions of plain data, so that the tests can try
  * every case; pollguard(7), CLAIM AND SETTLE, holds the argument.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -287,4 +288,120 @@ pg_claim_keep_horizon(const struct pg_claim *c, int64_t wait_ms)
 	if (late > 0)
 		h += (late + MS - 1) / MS;
 	return h < wait_ms ? h : 0;
+}
+
+/* How a failed run ended, for people: "exit 1", "signal 9", "timed out". */
+static void
+failure_text(const struct pg_status *st, char *buf, size_t len)
+{
+	if (st->last_timeout)
+		snprintf(buf, len, "timed out");
+	else if (st->last_signal > 0)
+		snprintf(buf, len, "signal %d", st->last_signal);
+	else
+		snprintf(buf, len, "exit %d", st->last_exit);
+}
+
+void
+pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
+    const struct pg_status *own, const struct pg_seen *seen, size_t n,
+    char *buf, size_t len)
+{
+	const struct pg_seen	*s = d->peer < n ? &seen[d->peer] : NULL;
+	const struct pg_status	*st;
+	char			 t1[32], t2[32], how[32];
+
+	switch (d->reason) {
+	case PG_REASON_LOCAL:
+		snprintf(buf, len, "skip: a run on this node is still going");
+		return;
+	case PG_REASON_HELD:
+		st = d->own || s == NULL ? own : &s->status;
+		pg_duration_format(st->hold_ms, t1, sizeof(t1));
+		snprintf(buf, len, "skip: held by %s for %s more (shown by %s)"
+		    "%s%s", st->hold_by[0] != '\0' ? st->hold_by : "someone",
+		    t1, d->own || s == NULL ? "this node" : s->name,
+		    st->hold_why[0] != '\0' ? ": " : "", st->hold_why);
+		return;
+	case PG_REASON_ACTIVE:
+		pg_duration_format(s->answer.elapsed_ms, t1, sizeof(t1));
+		snprintf(buf, len, "skip: %s was active %s ago", s->name, t1);
+		return;
+	case PG_REASON_COOLDOWN:
+		failure_text(own, how, sizeof(how));
+		pg_duration_format(own->last_end_ms, t1, sizeof(t1));
+		pg_duration_format(c->cooldown_ms, t2, sizeof(t2));
+		snprintf(buf, len, "skip: handing over after a failed run (%s, "
+		    "%s ago; cooldown %s)", how, t1, t2);
+		return;
+	case PG_REASON_INVALID:
+		snprintf(buf, len, "no decision: %s answered %s", s->name,
+		    s->why);
+		return;
+	case PG_REASON_UNREACHABLE:
+		snprintf(buf, len, "skip: %s is unreachable (unreachable = "
+		    "skip)", s->name);
+		return;
+	default:
+		break;
+	}
+	if (d->failed < n) {
+		failure_text(&seen[d->failed].status, how, sizeof(how));
+		snprintf(buf, len, "go: handover (%s's last run failed: %s)",
+		    seen[d->failed].name, how);
+	} else
+		snprintf(buf, len, "go");
+}
+
+void
+pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
+    size_t len)
+{
+	switch (why) {
+	case PG_KEEP:
+		snprintf(buf, len, "keep the claim: go");
+		break;
+	case PG_LOST_EARLIER:
+		snprintf(buf, len, "withdraw: %s claimed earlier", s->name);
+		break;
+	case PG_LOST_NAME:
+		snprintf(buf, len, "withdraw: %s claimed at the same moment "
+		    "and its name sorts first", s->name);
+		break;
+	case PG_LOST_SLOW_WRITE:
+		snprintf(buf, len, "claim withdrawn: writing it took too long "
+		    "to order it safely against peers");
+		break;
+	case PG_LOST_SLOW_ROUND:
+		snprintf(buf, len, "claim withdrawn: asking the peers took too "
+		    "long to order claims safely");
+		break;
+	case PG_LOST_VANISHED:
+		snprintf(buf, len, "claim withdrawn: peer %s answered before "
+		    "the claim but not after it (%s); it may have claimed too",
+		    s->name, s->why);
+		break;
+	case PG_LOST_HELD:
+		snprintf(buf, len, "withdraw: %s shows a hold (by %s)", s->name,
+		    s->status.hold_by[0] != '\0' ? s->status.hold_by :
+		    "someone");
+		break;
+	default:
+		snprintf(buf, len, "withdraw: %s", s->why);
+		break;
+	}
+}
+
+const char *
+pg_answer_hint(enum pg_answer_kind k)
+{
+	switch (k) {
+	case PG_ANSWER_REFUSED:
+		return " (user and password must match its [serve], and its "
+		    "allow list this host)";
+	case PG_ANSWER_UNKNOWN:
+		return " (a wrong url, or no [cluster] of that ID there)";
+	default:
+		return "";
+	}
 }

@@ -405,6 +405,9 @@ enum pg_answer_kind {
 /* True for the kinds that are misconfiguration: REFUSED to INVALID. */
 #define PG_ANSWER_BAD(k)	((k) >= PG_ANSWER_REFUSED)
 
+/* What a bad kind asks the operator to check, " (...)", or "". */
+const char	*pg_answer_hint(enum pg_answer_kind);
+
 struct pg_answer {
 	enum pg_answer_kind kind;
 	int64_t		 elapsed_ms;
@@ -507,6 +510,18 @@ int	 pg_handover_ignores(enum pg_on_failure, const struct pg_seen *);
 void	 pg_decide(const struct pg_cluster *, const char *,
 	    const struct pg_status *, int, const struct pg_seen *, size_t,
 	    struct pg_decision *);
+
+#define PG_TEXT_MAX	512	/* a decision for people */
+
+/*
+ * The decision d of pg_decide for people, and for the log, without the
+ * cluster: "go", "skip: b was active 3s ago", "skip: held by ops for 10m
+ * more (shown by b): disk swap", "skip: handing over after a failed run
+ * (exit 1, 20s ago; cooldown 5m)", ... The arguments are pg_decide's.
+ */
+void	 pg_decision_text(const struct pg_decision *,
+	    const struct pg_cluster *, const struct pg_status *,
+	    const struct pg_seen *, size_t, char *, size_t);
 
 /*
  * proto.c: the peer protocol, both ends. Pure: no I/O.
@@ -681,6 +696,13 @@ enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
  * the wait time: the claim must then be withdrawn.
  */
 int64_t	 pg_claim_keep_horizon(const struct pg_claim *, int64_t);
+
+/*
+ * What pg_settle decided, for people: "keep the claim: go", "withdraw: b
+ * claimed earlier", ... s is the deciding peer's answer.
+ */
+void	 pg_settle_text(enum pg_settle_why, const struct pg_seen *, char *,
+	    size_t);
 
 /*
  * peers.c: asking a cluster's peers, all at once, with libcurl's multi
