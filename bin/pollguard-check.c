@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,19 +61,26 @@ on_signal(int sig)
 	got_signal = sig;
 }
 
-/* What a misconfiguration answer asks the operator to look at. */
-static const char *
-bad_hint(enum pg_answer_kind k)
+/*
+ * A decision: to syslog at LOG_INFO, and to stderr only with -v, so that
+ * cron stays silent. The text is built from validated names and printable
+ * status values.
+ */
+static void
+decided(const struct tool *t, const char *fmt, ...)
+    __attribute__((__format__(__printf__, 2, 3)));
+
+static void
+decided(const struct tool *t, const char *fmt, ...)
 {
-	switch (k) {
-	case PG_ANSWER_REFUSED:
-		return " (user and password must match its [serve], and its "
-		    "allow list this host)";
-	case PG_ANSWER_UNKNOWN:
-		return " (a wrong url, or no [cluster] of that ID there)";
-	default:
-		return "";
-	}
+	char	 msg[PG_TEXT_MAX + PG_NAME_MAX + 8];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	syslog(LOG_INFO, "%s", msg);
+	tool_explain(t, "%s", msg);
 }
 
 /*
@@ -97,14 +105,16 @@ report(struct tool *t, const struct pg_round *r, int second)
 		case PG_ANSWER_ELAPSED:
 			pg_duration_format(s->answer.elapsed_ms, ago,
 			    sizeof(ago));
-			tool_explain(t, "%s: %s%s: %s: %s %s ago (wait %s)",
+			tool_explain(t, "%s: %s%s: %s: %s %s ago (wait %s)%s%s",
 			    c->id, again, p->name, s->why,
 			    s->answer.elapsed_ms < c->wait_ms ? "active" :
-			    "idle", ago, wait);
+			    "idle", ago, wait, pg_handover_ignores(
+			    c->on_failure, s) ? "; its last run failed: not "
+			    "counted" : "", s->old ? " (before 0.4)" : "");
 			break;
 		case PG_ANSWER_NEVER:
-			tool_explain(t, "%s: %s%s: never: idle", c->id, again,
-			    p->name);
+			tool_explain(t, "%s: %s%s: never: idle%s", c->id,
+			    again, p->name, s->old ? " (before 0.4)" : "");
 			break;
 		case PG_ANSWER_UNREACHABLE:
 			tool_warn(t, "cluster %s: peer %s (%s) unreachable: "
@@ -123,19 +133,19 @@ report(struct tool *t, const struct pg_round *r, int second)
 			tool_error("cluster %s: peer %s (%s) answered %s: "
 			    "check its [peer %s] section and its serve's "
 			    "config%s", c->id, p->name, p->url, s->why,
-			    p->name, bad_hint(s->answer.kind));
+			    p->name, pg_answer_hint(s->answer.kind));
 			break;
 		}
 	}
 }
 
 static void
-ask(struct tool *t, struct pg_round *r, int second)
+ask(struct tool *t, struct pg_round *r, const struct pg_round *first)
 {
-	if (pg_peers_ask(t->cfg, t->cluster, r) == -1)
+	if (pg_peers_ask_again(t->cfg, t->cluster, first, r) == -1)
 		tool_die_errno(EX_OSERR, "asking the peers of %s",
 		    t->cluster->id);
-	report(t, r, second);
+	report(t, r, first != NULL);
 }
 
 /* Sleep as long as the proof needs between the claim and round 2. */
@@ -170,7 +180,7 @@ interrupted(struct tool *t, const struct pg_stamp *rec, const char *old,
     size_t oldlen)
 {
 	withdraw(t, rec, old, oldlen);
-	tool_explain(t, "%s: interrupted: claim withdrawn", t->cluster->id);
+	decided(t, "%s: interrupted: claim withdrawn", t->cluster->id);
 	signal(got_signal, SIG_DFL);
 	raise(got_signal);
 	exit(128 + got_signal);
@@ -215,7 +225,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	struct pg_round		 r;
 	enum pg_settle_why	 why;
 	enum pg_verdict		 v;
-	char			 old[PG_RECORD_MAX];
+	char			 old[PG_RECORD_MAX], text[PG_TEXT_MAX];
 	ssize_t			 oldlen;
 	size_t			 peer, i;
 
@@ -236,6 +246,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	cl.settle_ms = t->cfg->settle_ms;
 	cl.horizon_ms = pg_claim_horizon(t->cfg->timeout_ms,
 	    t->cfg->settle_ms);
+	cl.on_failure = c->on_failure;
 	if (pg_state_claim(&t->state, c->id, cl.horizon_ms, &rec,
 	    &cl.visible_ns) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
@@ -245,7 +256,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	settle_sleep(t, t->cfg->settle_ms);
 	if (got_signal)
 		interrupted(t, &rec, old, oldlen);
-	ask(t, &r, 1);
+	ask(t, &r, first);
 	if (got_signal)
 		interrupted(t, &rec, old, oldlen);
 	cl.end_ns = r.end_ns;
@@ -257,38 +268,19 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	    &peer);
 	if (v == PG_GO && (v = keep(t, &cl, &rec)) == PG_GO) {
 		pg_round_free(&r);
-		tool_explain(t, "%s: keep the claim: go", c->id);
+		decided(t, "%s: keep the claim: go", c->id);
 		return PG_GO;
 	}
 	if (v != PG_GO && why == PG_KEEP)
 		why = PG_LOST_SLOW_WRITE;
 	withdraw(t, &rec, old, oldlen);
-	switch (why) {
-	case PG_LOST_EARLIER:
-		tool_explain(t, "%s: withdraw: %s claimed earlier", c->id,
-		    r.seen[peer].name);
-		break;
-	case PG_LOST_NAME:
-		tool_explain(t, "%s: withdraw: %s claimed at the same moment "
-		    "and its name sorts first", c->id, r.seen[peer].name);
-		break;
-	case PG_LOST_SLOW_WRITE:
-		tool_warn(t, "cluster %s: claim withdrawn: writing it took "
-		    "too long to order it safely against peers", c->id);
-		break;
-	case PG_LOST_SLOW_ROUND:
-		tool_warn(t, "cluster %s: claim withdrawn: asking the peers "
-		    "took too long to order claims safely", c->id);
-		break;
-	case PG_LOST_VANISHED:
-		tool_warn(t, "cluster %s: claim withdrawn: peer %s answered "
-		    "before the claim but not after it (%s); it may have "
-		    "claimed too", c->id, r.seen[peer].name, r.seen[peer].why);
-		break;
-	default:
-		tool_explain(t, "%s: withdraw: %s", c->id, r.seen[peer].why);
-		break;
-	}
+	pg_settle_text(why, &r.seen[peer], text, sizeof(text));
+	/* Withdrawn for want of time or of an answer: worth a warning. */
+	if (why == PG_LOST_SLOW_WRITE || why == PG_LOST_SLOW_ROUND ||
+	    why == PG_LOST_VANISHED)
+		tool_warn(t, "cluster %s: %s", c->id, text);
+	else
+		decided(t, "%s: %s", c->id, text);
 	pg_round_free(&r);
 	return v;
 }
@@ -299,8 +291,9 @@ check(int argc, char *argv[])
 	static struct tool	 t;	/* static: reachable until exit */
 	struct pg_decision	 d;
 	static struct pg_round	 r;	/* static: reachable until exit */
+	struct pg_status	 own, *ownp = &own;
 	const char		*conf = NULL, *id;
-	char			 ago[32];
+	char			 text[PG_TEXT_MAX];
 	int			 ch, held, claim = 1, lockfd = -1, bad = 0;
 
 	while ((ch = getopt(argc, argv, "c:Enqv")) != -1) {
@@ -337,8 +330,7 @@ check(int argc, char *argv[])
 	if ((held = pg_lock_held(&t.state, id)) == -1)
 		tool_die_errno(EX_IOERR, "%s/.%s.lock", t.state.path, id);
 	if (held) {
-		tool_explain(&t, "%s: skip: a run on this node is still going",
-		    id);
+		decided(&t, "%s: skip: a run on this node is still going", id);
 		return PG_SKIP_LOCAL;
 	}
 	/* Another check of this cluster on this node is deciding: let it. */
@@ -346,44 +338,39 @@ check(int argc, char *argv[])
 		if (held == -1)
 			tool_die_errno(EX_CANTCREAT, "%s/.%s.claim",
 			    t.state.path, id);
-		tool_explain(&t, "%s: skip: another check on this node is "
-		    "deciding", id);
+		decided(&t, "%s: skip: another check on this node is deciding",
+		    id);
 		return PG_SKIP_LOCAL;
+	}
+	/* This node's status, as its serve tells peers: a hold, a failure. */
+	if (pg_status_local(&t.state, t.cluster, t.cfg->node, &own) == -1) {
+		tool_warn(&t, "cluster %s: this node's status cannot be read "
+		    "(%s): its holds and failures are not known", id,
+		    strerror(errno));
+		ownp = NULL;
 	}
 
 	memset(&r, 0, sizeof(r));
 	if (t.cluster->npeers > 0) {
 		if (pg_peers_init() == -1)
 			tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
-		ask(&t, &r, 0);
+		ask(&t, &r, NULL);
 	}
-	pg_decide(t.cluster->wait_ms, t.cluster->unreachable, 0, r.seen, r.n,
-	    &d);
+	pg_decide(t.cluster, t.cfg->node, ownp, 0, r.seen, r.n, &d);
 	if (d.standalone)
 		tool_warn(&t, "cluster %s has no peers: standalone, always "
 		    "polling", id);
-	switch (d.verdict) {
-	case PG_SKIP_ACTIVE:
-		pg_duration_format(r.seen[d.peer].answer.elapsed_ms, ago,
-		    sizeof(ago));
-		tool_explain(&t, "%s: skip: %s was active %s ago", id,
-		    r.seen[d.peer].name, ago);
+	pg_decision_text(&d, t.cluster, ownp, r.seen, r.n, text, sizeof(text));
+	if (d.verdict != PG_GO) {
+		decided(&t, "%s: %s", id, text);
 		return d.verdict;
-	case PG_SKIP_UNREACHABLE:
-		tool_explain(&t, "%s: skip: %s is unreachable (unreachable = "
-		    "skip)", id, r.seen[d.peer].name);
-		return d.verdict;
-	case PG_REFUSE_INVALID:
-		tool_explain(&t, "%s: no decision: %s answered %s", id,
-		    r.seen[d.peer].name, r.seen[d.peer].why);
-		return d.verdict;
-	default:
-		break;
 	}
 	if (!claim) {
-		tool_explain(&t, "%s: go (not claimed: -n)", id);
+		decided(&t, "%s: %s (not claimed: -n)", id, text);
 		return PG_GO;
 	}
+	if (d.failed < r.n)
+		decided(&t, "%s: %s; claiming", id, text);
 	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0) {
 		ch = claim_and_settle(&t, &r);
 		pg_round_free(&r);
@@ -393,7 +380,7 @@ check(int argc, char *argv[])
 	if (pg_state_touch(&t.state, id) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
 		    t.state.path, id);
-	tool_explain(&t, "%s: go, claimed", id);
+	decided(&t, "%s: go, claimed", id);
 	return PG_GO;
 }
 

@@ -407,7 +407,7 @@ peer_key(struct parse *p, const char *key, const char *val)
 
 static const char *const cluster_keys[] = {
 	"name", "wait", "peers", "unreachable", "max_runtime", "kill_after",
-	NULL
+	"on_failure", "cooldown", NULL
 };
 
 static int
@@ -435,13 +435,7 @@ cluster_key(struct parse *p, const char *key, const char *val)
 			return fail(p, p->line, "%s", strerror(errno));
 		p->peerlines[i] = p->line;
 		return 1;
-	case 4:
-		return duration(p, key, val, PG_RUNTIME_MIN_MS, PG_WAIT_MAX_MS,
-		    &c->max_runtime_ms);
-	case 5:
-		return duration(p, key, val, PG_RUNTIME_MIN_MS,
-		    PG_KILL_AFTER_MAX_MS, &c->kill_after_ms);
-	default:
+	case 3:
 		if (strcmp(val, "run") == 0)
 			c->unreachable = PG_UNREACHABLE_RUN;
 		else if (strcmp(val, "skip") == 0)
@@ -450,6 +444,24 @@ cluster_key(struct parse *p, const char *key, const char *val)
 			return fail(p, p->line, "unreachable: '%s' is "
 			    "neither 'run' nor 'skip'", val);
 		return 1;
+	case 4:
+		return duration(p, key, val, PG_RUNTIME_MIN_MS, PG_WAIT_MAX_MS,
+		    &c->max_runtime_ms);
+	case 5:
+		return duration(p, key, val, PG_RUNTIME_MIN_MS,
+		    PG_KILL_AFTER_MAX_MS, &c->kill_after_ms);
+	case 6:
+		if (strcmp(val, "handover") == 0)
+			c->on_failure = PG_ON_FAILURE_HANDOVER;
+		else if (strcmp(val, "stay") == 0)
+			c->on_failure = PG_ON_FAILURE_STAY;
+		else
+			return fail(p, p->line, "on_failure: '%s' is "
+			    "neither 'handover' nor 'stay'", val);
+		return 1;
+	default:
+		return duration(p, key, val, 0, PG_WAIT_MAX_MS,
+		    &c->cooldown_ms);
 	}
 }
 
@@ -600,6 +612,7 @@ new_cluster(struct parse *p, const char *id)
 	strlcpy(cfg->clusters[n].id, id, sizeof(cfg->clusters[0].id));
 	cfg->clusters[n].line = p->line;
 	cfg->clusters[n].kill_after_ms = PG_KILL_AFTER_MS;
+	cfg->clusters[n].cooldown_ms = -1;	/* not set: the wait */
 	cfg->nclusters++;
 	return 1;
 }
@@ -772,6 +785,8 @@ finish(struct parse *p)
 		if (c->wait_ms == 0)
 			return fail(p, c->line, "[cluster %s] has no wait",
 			    c->id);
+		if (c->cooldown_ms == -1)
+			c->cooldown_ms = c->wait_ms;
 		if ((c->peers = calloc(cfg->npeers + 1, sizeof(*c->peers))) ==
 		    NULL)
 			return fail(p, 0, "%s", strerror(errno));

@@ -4,6 +4,7 @@
  * (pg_settle). Pure functions of plain data, so that the tests can try
  * every case; pollguard(7), CLAIM AND SETTLE, holds the argument.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,31 +13,122 @@
 
 #define MS	1000000LL	/* ns */
 
+int
+pg_status_failed(const struct pg_status *st)
+{
+	return st->failures > 0 && st->last && !st->running;
+}
+
+int
+pg_status_cooldown(const struct pg_status *st, int64_t cooldown_ms)
+{
+	return pg_status_failed(st) && st->last_end_ms < cooldown_ms;
+}
+
+/*
+ * Not counting a failed peer is safe for the race closure only because
+ * such a peer is idle: no run going, no claim reported (a claim within
+ * its horizon, older or newer than the end), nothing written since the
+ * end but the run's own last refresh. A claim it makes from now on is
+ * reported, and makes it count again (pollguard(7), HANDOVER).
+ */
+int
+pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
+{
+	const struct pg_status	*st = &s->status;
+
+	return on_failure == PG_ON_FAILURE_HANDOVER && s->has_status &&
+	    s->answer.kind == PG_ANSWER_ELAPSED && pg_status_failed(st) &&
+	    st->claim_ms < 0 &&
+	    st->elapsed_ms + PG_HANDOVER_SLACK_MS >= st->last_end_ms;
+}
+
+/* It answered the question: reachable, and its status (if any) read. */
+static int
+answered(const struct pg_seen *s)
+{
+	return s->answer.kind == PG_ANSWER_ELAPSED ||
+	    s->answer.kind == PG_ANSWER_NEVER;
+}
+
+/*
+ * With this node in cooldown: hand over? Yes when some peer that answered
+ * is not in cooldown itself; when all are, the node whose run ended last
+ * skips and the others take turns. No peer answered: no (the unreachable
+ * policy decides).
+ */
+static int
+hand_over(const struct pg_cluster *c, const char *node,
+    const struct pg_status *own, const struct pg_seen *seen, size_t n)
+{
+	const struct pg_status	*st;
+	size_t			 i, heard = 0;
+	int			 last = 1;
+
+	for (i = 0; i < n; i++) {
+		if (!answered(&seen[i]))
+			continue;
+		heard++;
+		st = &seen[i].status;
+		if (!seen[i].has_status ||
+		    !pg_status_cooldown(st, c->cooldown_ms))
+			return 1;
+		/* Times since the end: smaller ended later. */
+		if (st->last_end_ms < own->last_end_ms ||
+		    (st->last_end_ms == own->last_end_ms &&
+		    strcasecmp(node, seen[i].name) > 0))
+			last = 0;	/* its run ended after ours */
+	}
+	return heard > 0 && last;
+}
+
 void
-pg_decide(int64_t wait_ms, enum pg_unreachable policy, int local_run,
-    const struct pg_seen *seen, size_t n, struct pg_decision *d)
+pg_decide(const struct pg_cluster *c, const char *node,
+    const struct pg_status *own, int local_run, const struct pg_seen *seen,
+    size_t n, struct pg_decision *d)
 {
 	const struct pg_answer	*a;
 	size_t			 i, invalid = n, unreachable = n;
 
+	memset(d, 0, sizeof(*d));
 	d->verdict = PG_GO;
-	d->standalone = 0;
-	d->peer = 0;
+	d->reason = PG_REASON_GO;
+	d->failed = n;
 	if (local_run) {
 		d->verdict = PG_SKIP_LOCAL;
+		d->reason = PG_REASON_LOCAL;
 		return;
 	}
+	d->verdict = PG_SKIP_ACTIVE;
+	d->reason = PG_REASON_HELD;
+	if (own != NULL && own->hold_ms > 0) {
+		d->own = 1;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (seen[i].has_status && answered(&seen[i]) &&
+		    seen[i].status.hold_ms > 0) {
+			d->peer = i;
+			return;
+		}
+	d->verdict = PG_GO;
+	d->reason = PG_REASON_GO;
 	for (i = 0; i < n; i++) {
 		a = &seen[i].answer;
 		switch (a->kind) {
 		case PG_ANSWER_ELAPSED:
 			/* Strict, as in the reference: equal allows. */
-			if (a->elapsed_ms < wait_ms) {
-				d->verdict = PG_SKIP_ACTIVE;
-				d->peer = i;
-				return;
+			if (a->elapsed_ms >= c->wait_ms)
+				break;
+			if (pg_handover_ignores(c->on_failure, &seen[i])) {
+				if (d->failed == n)
+					d->failed = i;
+				break;
 			}
-			break;
+			d->verdict = PG_SKIP_ACTIVE;
+			d->reason = PG_REASON_ACTIVE;
+			d->peer = i;
+			return;
 		case PG_ANSWER_NEVER:
 			break;
 		case PG_ANSWER_UNREACHABLE:
@@ -49,11 +141,18 @@ pg_decide(int64_t wait_ms, enum pg_unreachable policy, int local_run,
 			break;
 		}
 	}
-	if (invalid < n) {
+	if (c->on_failure == PG_ON_FAILURE_HANDOVER && own != NULL &&
+	    pg_status_cooldown(own, c->cooldown_ms) &&
+	    hand_over(c, node, own, seen, n)) {
+		d->verdict = PG_SKIP_ACTIVE;
+		d->reason = PG_REASON_COOLDOWN;
+	} else if (invalid < n) {
 		d->verdict = PG_REFUSE_INVALID;
+		d->reason = PG_REASON_INVALID;
 		d->peer = invalid;
-	} else if (unreachable < n && policy == PG_UNREACHABLE_SKIP) {
+	} else if (unreachable < n && c->unreachable == PG_UNREACHABLE_SKIP) {
 		d->verdict = PG_SKIP_UNREACHABLE;
+		d->reason = PG_REASON_UNREACHABLE;
 		d->peer = unreachable;
 	} else
 		d->standalone = n == 0;
@@ -108,9 +207,17 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	for (i = 0; i < n; i++) {
 		switch (seen[i].answer.kind) {
 		case PG_ANSWER_ELAPSED:
-			break;
 		case PG_ANSWER_NEVER:
-			continue;
+			/* A hold put on while we settled: let it be. */
+			if (seen[i].has_status && seen[i].status.hold_ms > 0) {
+				*peer = i;
+				*why = PG_LOST_HELD;
+				return PG_SKIP_ACTIVE;
+			}
+			if (seen[i].answer.kind == PG_ANSWER_NEVER ||
+			    pg_handover_ignores(c->on_failure, &seen[i]))
+				continue;
+			break;
 		case PG_ANSWER_UNREACHABLE:
 			if (seen[i].answered) {
 				*peer = i;
@@ -181,4 +288,120 @@ pg_claim_keep_horizon(const struct pg_claim *c, int64_t wait_ms)
 	if (late > 0)
 		h += (late + MS - 1) / MS;
 	return h < wait_ms ? h : 0;
+}
+
+/* How a failed run ended, for people: "exit 1", "signal 9", "timed out". */
+static void
+failure_text(const struct pg_status *st, char *buf, size_t len)
+{
+	if (st->last_timeout)
+		snprintf(buf, len, "timed out");
+	else if (st->last_signal > 0)
+		snprintf(buf, len, "signal %d", st->last_signal);
+	else
+		snprintf(buf, len, "exit %d", st->last_exit);
+}
+
+void
+pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
+    const struct pg_status *own, const struct pg_seen *seen, size_t n,
+    char *buf, size_t len)
+{
+	const struct pg_seen	*s = d->peer < n ? &seen[d->peer] : NULL;
+	const struct pg_status	*st;
+	char			 t1[32], t2[32], how[32];
+
+	switch (d->reason) {
+	case PG_REASON_LOCAL:
+		snprintf(buf, len, "skip: a run on this node is still going");
+		return;
+	case PG_REASON_HELD:
+		st = d->own || s == NULL ? own : &s->status;
+		pg_duration_format(st->hold_ms, t1, sizeof(t1));
+		snprintf(buf, len, "skip: held by %s for %s more (shown by %s)"
+		    "%s%s", st->hold_by[0] != '\0' ? st->hold_by : "someone",
+		    t1, d->own || s == NULL ? "this node" : s->name,
+		    st->hold_why[0] != '\0' ? ": " : "", st->hold_why);
+		return;
+	case PG_REASON_ACTIVE:
+		pg_duration_format(s->answer.elapsed_ms, t1, sizeof(t1));
+		snprintf(buf, len, "skip: %s was active %s ago", s->name, t1);
+		return;
+	case PG_REASON_COOLDOWN:
+		failure_text(own, how, sizeof(how));
+		pg_duration_format(own->last_end_ms, t1, sizeof(t1));
+		pg_duration_format(c->cooldown_ms, t2, sizeof(t2));
+		snprintf(buf, len, "skip: handing over after a failed run (%s, "
+		    "%s ago; cooldown %s)", how, t1, t2);
+		return;
+	case PG_REASON_INVALID:
+		snprintf(buf, len, "no decision: %s answered %s", s->name,
+		    s->why);
+		return;
+	case PG_REASON_UNREACHABLE:
+		snprintf(buf, len, "skip: %s is unreachable (unreachable = "
+		    "skip)", s->name);
+		return;
+	default:
+		break;
+	}
+	if (d->failed < n) {
+		failure_text(&seen[d->failed].status, how, sizeof(how));
+		snprintf(buf, len, "go: handover (%s's last run failed: %s)",
+		    seen[d->failed].name, how);
+	} else
+		snprintf(buf, len, "go");
+}
+
+void
+pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
+    size_t len)
+{
+	switch (why) {
+	case PG_KEEP:
+		snprintf(buf, len, "keep the claim: go");
+		break;
+	case PG_LOST_EARLIER:
+		snprintf(buf, len, "withdraw: %s claimed earlier", s->name);
+		break;
+	case PG_LOST_NAME:
+		snprintf(buf, len, "withdraw: %s claimed at the same moment "
+		    "and its name sorts first", s->name);
+		break;
+	case PG_LOST_SLOW_WRITE:
+		snprintf(buf, len, "claim withdrawn: writing it took too long "
+		    "to order it safely against peers");
+		break;
+	case PG_LOST_SLOW_ROUND:
+		snprintf(buf, len, "claim withdrawn: asking the peers took too "
+		    "long to order claims safely");
+		break;
+	case PG_LOST_VANISHED:
+		snprintf(buf, len, "claim withdrawn: peer %s answered before "
+		    "the claim but not after it (%s); it may have claimed too",
+		    s->name, s->why);
+		break;
+	case PG_LOST_HELD:
+		snprintf(buf, len, "withdraw: %s shows a hold (by %s)", s->name,
+		    s->status.hold_by[0] != '\0' ? s->status.hold_by :
+		    "someone");
+		break;
+	default:
+		snprintf(buf, len, "withdraw: %s", s->why);
+		break;
+	}
+}
+
+const char *
+pg_answer_hint(enum pg_answer_kind k)
+{
+	switch (k) {
+	case PG_ANSWER_REFUSED:
+		return " (user and password must match its [serve], and its "
+		    "allow list this host)";
+	case PG_ANSWER_UNKNOWN:
+		return " (a wrong url, or no [cluster] of that ID there)";
+	default:
+		return "";
+	}
 }

@@ -1462,6 +1462,82 @@ test_random_tail(void)
 	is_int(bad, 0, "bytes after a complete head never change it");
 }
 
+
+/* pg_answer_status: one case, on a guarded copy of the body. */
+static int
+status_case(long status, const char *ctype, int named, const char *body,
+    int truncated, struct pg_answer *a, struct pg_status *st, char *why,
+    size_t wlen)
+{
+	size_t	 len = strlen(body);
+
+	memset(a, 0xa5, sizeof(*a));
+	return pg_answer_status(status, ctype, named, "mail",
+	    guarded(body, len), len, truncated, a, st, why, wlen);
+}
+
+static void
+test_answer_status(void)
+{
+	struct pg_answer	 a;
+	struct pg_status	 st;
+	char			 why[PG_WHY_MAX], big[PG_STATUS_MAX + 2];
+	int			 r;
+
+	r = status_case(404, NULL, 0, "Not Found\n", 0, &a, &st, why,
+	    sizeof(why));
+	is_int(r, 1, "status: 404 without Pollguard-Node: ask /v1/elapsed");
+	r = status_case(404, NULL, 1, "Not Found\n", 0, &a, &st, why,
+	    sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_UNKNOWN, "status: 404 with "
+	    "Pollguard-Node: unknown cluster (%s)", why);
+	r = status_case(401, NULL, 1, "", 0, &a, &st, why, sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_REFUSED, "status: 401 refused");
+	r = status_case(503, NULL, 0, "", 0, &a, &st, why, sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_UNREACHABLE, "status: 503 "
+	    "unreachable");
+	r = status_case(200, "text/plain; charset=utf-8", 1,
+	    "cluster mail\nnode b\nelapsed 5000\nclaim 5000\nrunning 0\n"
+	    "last_exit 2\nlast_duration 10\nlast_end 4000\nfailures 3\n"
+	    "some_later_key x y\nhold 9000\nhold_by ops\n\n", 0, &a, &st,
+	    why, sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_ELAPSED && a.elapsed_ms == 5000 &&
+	    st.failures == 3 && st.last_exit == 2 && st.last_end_ms == 4000 &&
+	    st.claim_ms == 5000 && st.hold_ms == 9000 &&
+	    strcmp(st.hold_by, "ops") == 0, "status: a full block read, an "
+	    "unknown key skipped (%s)", why);
+	r = status_case(200, NULL, 0, "cluster mail\nelapsed never\n", 0, &a,
+	    &st, why, sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_NEVER && a.elapsed_ms == PG_NEVER,
+	    "status: never, no blank line at the end");
+	r = status_case(200, NULL, 1, "cluster fkb\nelapsed 1\n\n", 0, &a,
+	    &st, why, sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_INVALID && strstr(why, "fkb") !=
+	    NULL, "status of another cluster: invalid (%s)", why);
+	r = status_case(200, NULL, 1, "cluster mail\nelapsed 1\n\n"
+	    "cluster fkb\nelapsed 1\n\n", 0, &a, &st, why, sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_INVALID, "status: two blocks: "
+	    "invalid (%s)", why);
+	r = status_case(200, NULL, 1, "60000\n", 0, &a, &st, why,
+	    sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_INVALID && strstr(why,
+	    "not a status") != NULL, "status: an elapsed body: invalid, the "
+	    "parser's reason (%s)", why);
+	r = status_case(200, NULL, 1, "cluster mail\nelapsed 1\nfailures "
+	    "-1\n\n", 0, &a, &st, why, sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_INVALID && strstr(why, "failures")
+	    != NULL, "status: a value out of range: invalid (%s)", why);
+	r = status_case(200, "text/html", 1, "cluster mail\nelapsed 1\n\n",
+	    0, &a, &st, why, sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_INVALID, "status: text/html: "
+	    "invalid");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	r = status_case(200, NULL, 1, big, 1, &a, &st, why, sizeof(why));
+	ok(r == 0 && a.kind == PG_ANSWER_INVALID && strstr(why, "longer") !=
+	    NULL, "status: cut off at PG_STATUS_MAX: invalid (%s)", why);
+}
+
 int
 main(void)
 {
@@ -1478,6 +1554,7 @@ main(void)
 	test_response();
 	test_base64();
 	test_answer();
+	test_answer_status();
 	test_bounds();
 	test_random();
 	test_random_tail();

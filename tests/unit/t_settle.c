@@ -28,7 +28,7 @@
 static const char *const why_names[] = {
 	"KEEP", "LOST_EARLIER", "LOST_NAME", "LOST_SLOW_WRITE",
 	"LOST_SLOW_ROUND", "LOST_VANISHED", "LOST_UNREACHABLE",
-	"LOST_INVALID"
+	"LOST_INVALID", "LOST_HELD"
 };
 
 static const char *
@@ -1265,6 +1265,58 @@ test_slow_disk(void)
 	is_int(wd.broken, 0, "slow disk: the simulation is sound");
 }
 
+
+/*
+ * Handover in round 2: a peer whose last run failed and that has been
+ * idle since (pg_handover_ignores) does not beat us, whatever its
+ * elapsed says; one that claimed since, or still runs, does, as any
+ * peer. A hold seen in round 2 withdraws. on_failure stay: all count.
+ */
+static void
+test_settle_handover(void)
+{
+	struct pg_claim	 c = claim_of("m");
+	struct pg_seen	 s;
+
+	/* Active 5 s before our claim: beats us unless ignored. */
+	s = seen_at("a", -5 * SEC, 0, 5000);
+	s.has_status = 1;
+	pg_status_init(&s.status);
+	s.status.elapsed_ms = 5000;
+	s.status.failures = 1;
+	s.status.last = 1;
+	s.status.last_exit = 1;
+	s.status.last_end_ms = 5000;
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_KEEP,
+	    "handover: a failed, idle peer does not count");
+	c.on_failure = PG_ON_FAILURE_STAY;
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_EARLIER,
+	    "stay: the failed peer counts");
+	c.on_failure = PG_ON_FAILURE_HANDOVER;
+	s.status.claim_ms = 5000;
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_EARLIER,
+	    "handover: a failed peer with a claim counts");
+	s.status.claim_ms = -1;
+	s.status.running = 1;
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_EARLIER,
+	    "handover: a failed peer running again counts");
+	s.status.running = 0;
+	s.has_status = 0;
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_EARLIER,
+	    "handover: a peer before 0.4 counts");
+
+	/* A hold put on while we settled: withdraw, also from an idle peer. */
+	s = seen_at("z", 1 * SEC, 0, 0);
+	s.answer.kind = PG_ANSWER_NEVER;
+	s.answer.elapsed_ms = PG_NEVER;
+	s.has_status = 1;
+	pg_status_init(&s.status);
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_KEEP, "no hold: keep");
+	s.status.hold_ms = 60000;
+	why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_HELD,
+	    "a hold in round 2: withdraw");
+}
+
 int
 main(void)
 {
@@ -1279,6 +1331,7 @@ main(void)
 
 	test_horizon();
 	test_settle_basic();
+	test_settle_handover();
 	test_settle_window();
 	test_settle_slow();
 	test_name_order();

@@ -1,0 +1,135 @@
+#!/bin/bash
+# Handover and hold, as pollguard-check sees them through the protocol:
+# node b checks against peers a and c that answer /v1/status. Until
+# pollguard-touch records outcomes in this tree, the statuses come from
+# a tiny fake peer (the case a real one cannot produce yet): a's last run
+# failed and it has been idle since, a claim since, a hold, on_failure =
+# stay, a peer that still runs. A real 0.4 serve stands in for c.
+. "${PG_TOP:-.}/tests/lib.sh"
+
+command -v perl >/dev/null 2>&1 || {
+	skip "perl is not installed: no fake peer" 1
+	finish
+}
+
+# The fake peer a: every request gets the file $T/a.resp as the answer.
+cat >"$T/fake.pl" <<'PL'
+use strict;
+use warnings;
+use IO::Socket::INET;
+my $resp = shift @ARGV;
+$SIG{CHLD} = 'IGNORE';
+my $l = IO::Socket::INET->new(Proto => 'tcp', LocalAddr => '127.0.0.1',
+    LocalPort => 0, Listen => 16, ReuseAddr => 1) or die "listen: $!\n";
+print STDERR "listening on 127.0.0.1:", $l->sockport, "\n";
+for (;;) {
+	my $c = $l->accept or next;
+	if (fork) { close $c; next; }
+	while (defined(my $line = <$c>)) { last if $line =~ /^\r?\n$/; }
+	open(my $f, '<', $resp) or exit 0;
+	local $/;
+	my $d = <$f>;
+	print $c $d;
+	close $c;
+	exit 0;
+}
+PL
+bg fa perl "$T/fake.pl" "$T/a.resp"
+listen_port fa PA || bail "the fake peer did not start"
+
+# status BODY: a's answer, a 0.4 serve's 200 with that status block.
+status()
+{
+	printf 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nPollguard-Node: a\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n' \
+	    $((${#1} + 1)) "$1" >"$T/a.resp"
+}
+
+mkdir -m 755 "$T/b.state" "$T/c.state"
+conf()	# conf NODE [LINE]: node NODE, peers a (fake), b, c
+{
+	{
+		printf '[pollguard]\nnode = %s\nstate = %s\nsettle = 200ms\n' \
+		    "$1" "$T/$1.state"
+		printf '[cluster mail]\nwait = 60s\npeers = a, b, c\n%s\n' \
+		    "${2:-}"
+		printf '[peer a]\nurl = http://127.0.0.1:%s/\n' "$PA"
+		printf '[peer b]\nurl = http://127.0.0.1:%s/\n' "${PB:-9}"
+		printf '[peer c]\nurl = http://127.0.0.1:%s/\n' "${PC:-9}"
+	} >"$T/$1.conf"
+	chmod 600 "$T/$1.conf"
+}
+conf c
+serve_start sc "$T/c.conf" || bail "serve c did not start"
+PC=$PORT
+conf b
+conf c
+kill -HUP "$SERVE_PID"
+"$PGSTATE" -c "$T/c.conf" write mail 600000 || bail "pgstate write c"
+
+FAILED="cluster mail
+node a
+version 0.4.0
+elapsed 20000
+running 0
+last_exit 1
+last_duration 100
+last_end 20000
+last_success never
+failures 1"
+
+status "$FAILED"
+exit_is 0 "a's last run failed, idle since: not counted, b goes" \
+    "$CHECK" -v -c "$T/b.conf" mail
+err_like 'a: .*its last run failed: not counted' "-v: a's failure noted"
+err_like 'go: handover \(a.s last run failed: exit 1\)' "-v: says handover"
+err_like 'keep the claim: go' "round 2 does not count a either: kept"
+"$PGSTATE" -c "$T/b.conf" write mail 600000
+
+conf b "on_failure = stay"
+exit_is 1 "on_failure = stay: a's failed activity counts, skip" \
+    "$CHECK" -n -v -c "$T/b.conf" mail
+err_like 'skip: a was active 20s ago' "-v: skip because of a"
+conf b
+
+status "$(printf '%s\nclaim 1000' "$(sed 's/^elapsed .*/elapsed 1000/' <<<"$FAILED")")"
+exit_is 1 "a failed, then claimed: counts, skip" \
+    "$CHECK" -n -v -c "$T/b.conf" mail
+status "$(sed 's/^running 0/running 1/' <<<"$FAILED")"
+exit_is 1 "a failed before, runs again: counts, skip" \
+    "$CHECK" -n -v -c "$T/b.conf" mail
+
+status "cluster mail
+node a
+elapsed never
+running 0
+failures 0
+hold 600000
+hold_by ops
+hold_why disk swap"
+exit_is 1 "a shows a hold: skip, exit 1" "$CHECK" -n -v -c "$T/b.conf" mail
+err_like 'skip: held by ops for 10m more \(shown by a\): disk swap' \
+    "-v: who holds it, for how long, why"
+conf b "on_failure = stay"
+exit_is 1 "a hold skips under on_failure = stay too" \
+    "$CHECK" -n -c "$T/b.conf" mail
+conf b
+
+status "cluster mail
+elapsed 1
+failures x"
+exit_is 76 "a status that does not parse: invalid, exit 76" \
+    "$CHECK" -n -c "$T/b.conf" mail
+err_like 'failures: invalid value' "the parser's reason is named"
+
+printf 'HTTP/1.1 404 Not Found\r\nPollguard-Node: a\r\nContent-Length: 10\r\nConnection: close\r\n\r\nNot Found\n' >"$T/a.resp"
+exit_is 76 "404 with Pollguard-Node: no such cluster there, exit 76" \
+    "$CHECK" -n -c "$T/b.conf" mail
+err_like 'no \[cluster\] of that ID there' "the hint says so"
+
+# Decisions go to syslog, and to stderr only with -v: cron stays silent.
+status "$FAILED"
+exit_is 0 "without -v: go" "$CHECK" -n -c "$T/b.conf" mail
+err_empty "without -v: nothing on stderr"
+out_empty "without -v: nothing on stdout"
+
+finish
