@@ -309,14 +309,21 @@ if ! command -v socat >/dev/null 2>&1; then
 	skip "socat not installed: no fake peer" 13
 else
 	# The fake peer reads the request head (at most 50 lines, 5 s each),
-	# then sends $T/answer.
+	# then sends $T/answer. It plays a 0.3 serve: /v1/status is a 404
+	# without Pollguard-Node, so check asks /v1/elapsed.
 	cat >"$T/fake.sh" <<EOF
 #!/bin/bash
+first=
 for ((i = 0; i < 50; i++)); do
 	IFS= read -r -t 5 l || break
 	l=\${l%\$'\r'}
+	[ -n "\$first" ] || first=\$l
 	[ -n "\$l" ] || break
 done
+case \$first in *' '*/v1/status/*)
+	printf 'HTTP/1.1 404 Not Found\\r\\nContent-Length: 10\\r\\nConnection: close\\r\\n\\r\\nNot Found\\n'
+	exit 0 ;;
+esac
 exec cat "$T/answer"
 EOF
 	chmod 755 "$T/fake.sh"

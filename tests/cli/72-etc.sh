@@ -842,6 +842,8 @@ fi
 TF=$ETC/tmpfiles.d/pollguard.conf
 if ! command -v systemd-tmpfiles >/dev/null 2>&1; then
 	skip "systemd-tmpfiles not installed (no systemd here)" 4
+elif [ "$(id -u)" -ne 0 ]; then
+	skip "not root: systemd-tmpfiles cannot make root's directory" 4
 else
 	mkdir -p "$T/root"
 	exit_is 0 "systemd-tmpfiles --create --root=DIR tmpfiles.d/pollguard.conf" \
