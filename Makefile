@@ -25,9 +25,10 @@ CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
-		listen.o local.o peers.o proto.o serve.o state.o status.o)
-TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve
-MAN1 =		man/pollguard-check.1 man/pollguard-touch.1
+		fleet.o listen.o local.o peers.o proto.o serve.o state.o status.o)
+TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
+		bin/pollguard-status
+MAN1 =		man/pollguard-check.1 man/pollguard-touch.1 man/pollguard-status.1
 MAN5 =		man/pollguard.conf.5
 MAN7 =		man/pollguard.7
 MAN8 =		man/pollguard-serve.8
@@ -42,7 +43,7 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o \
-		pollguard-touch.o pollguard-serve.o)
+		pollguard-touch.o pollguard-serve.o pollguard-status.o)
 
 all: $(addprefix $(B),$(TOOLS))
 
@@ -66,8 +67,13 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-# Each tool links only what it uses: only pollguard-check links libcurl.
+# Each tool links only what it uses: only pollguard-check and
+# pollguard-status, which ask peers, link libcurl.
 $(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o tool.o) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
+	    $(CURL_LIBS) $(BASE_LIBS)
+
+$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o tool.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(CURL_LIBS) $(BASE_LIBS)
 
@@ -214,6 +220,7 @@ install: all
 	    $(DESTDIR)$(BASHCOMPDIR)/pollguard-check
 	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-touch
 	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-serve
+	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-status
 	@if [ -e $(CONF) ]; then \
 	    echo "make install: $(CONF) exists: not replaced"; \
 	else \
