@@ -113,7 +113,7 @@ state_open(const struct pg_config *cfg, struct pg_state *st)
 		return st;
 	if (errno == ENOENT)
 		return NULL;
-	tool_die(EX_NOINPUT, "%s", err);
+	tool_die(EX_IOERR, "%s", err);
 }
 
 /* Say on stderr why each node that did not answer did not. */
