@@ -259,7 +259,7 @@ FUZZ_DIR =	build/fuzz
 FUZZ_CFLAGS =	$(CFLAGS) -O1 -g -fno-omit-frame-pointer \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
 		-fsanitize=fuzzer-no-link $(CURL_CFLAGS)
-FUZZ_TARGETS =	request answer config numbers
+FUZZ_TARGETS =	request answer config numbers status
 FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
 
 $(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h
@@ -270,13 +270,14 @@ $(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
 # request needs only the library (lib/serve.c answers); answer runs
-# lib/peers.c and hands libcurl the fuzz input.
+# lib/peers.c and hands libcurl the fuzz input. Every target links all
+# of FUZZ_LIB, peers.o included, and so libcurl.
 $(FUZZ_DIR)/fuzz_answer: FUZZ_LINK = $(CURL_LIBS) \
     -Wl,--wrap=curl_multi_add_handle
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ibin -o $@ $< \
 	    $(filter $(FUZZ_DIR)/bin/%.o,$^) $(FUZZ_LIB) $(BASE_LIBS) \
-	    $(FUZZ_LINK)
+	    $(FUZZ_LINK) $(CURL_LIBS)
 .SECONDARY: $(FUZZ_LIB)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
