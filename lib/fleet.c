@@ -159,8 +159,14 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	} else if (bad < f->n) {
 		nx->why = PG_NEXT_ERROR;
 		nx->node = bad;
-		snprintf(nx->text, sizeof(nx->text), "%s answers an error: "
-		    "checks that ask it refuse to decide", f->nodes[bad].name);
+		if (f->nodes[bad].reach == PG_REACH_ERROR)
+			snprintf(nx->text, sizeof(nx->text), "%s cannot read "
+			    "its own record: its check fails",
+			    f->nodes[bad].name);
+		else
+			snprintf(nx->text, sizeof(nx->text), "%s answers an "
+			    "error: checks that ask it refuse to decide",
+			    f->nodes[bad].name);
 	} else if (active < f->n) {
 		n = &f->nodes[active];
 		nx->why = PG_NEXT_ACTIVE;

@@ -105,6 +105,11 @@ test_next(void)
 	is_int(nx.why, PG_NEXT_ERROR, "an error answer before activity");
 	is_str(nx.text, "b answers an error: checks that ask it refuse to "
 	    "decide", "error: text");
+	down(1, PG_REACH_ERROR, "its state record is not valid");
+	pg_fleet_next(&fleet, &nx);
+	is_str(nx.text, "b cannot read its own record: its check fails",
+	    "error of this node's own record: text");
+	down(1, PG_REACH_REFUSED, "401 Unauthorized");
 
 	nodes[2].reach = PG_REACH_STATUS;
 	nodes[2].st.hold_ms = 60000;
