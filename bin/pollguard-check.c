@@ -357,8 +357,7 @@ check(int argc, char *argv[])
 			tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 		ask(&t, &r, 0);
 	}
-	pg_decide(t.cluster->wait_ms, t.cluster->unreachable, 0, r.seen, r.n,
-	    &d);
+	pg_decide(t.cluster, t.cfg->node, NULL, 0, r.seen, r.n, &d);
 	if (d.standalone)
 		tool_warn(&t, "cluster %s has no peers: standalone, always "
 		    "polling", id);

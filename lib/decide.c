@@ -12,31 +12,122 @@
 
 #define MS	1000000LL	/* ns */
 
+int
+pg_status_failed(const struct pg_status *st)
+{
+	return st->failures > 0 && st->last && !st->running;
+}
+
+int
+pg_status_cooldown(const struct pg_status *st, int64_t cooldown_ms)
+{
+	return pg_status_failed(st) && st->last_end_ms < cooldown_ms;
+}
+
+/*
+ * Not counting a failed peer is safe for the race closure only because
+ * such a peer is idle: no run going, no claim reported (a claim within
+ * its horizon, older or newer than the end), nothing written since the
+ * end but the run's own last refresh. A claim it makes from now on is
+ * reported, and makes it count again (pollguard(7), HANDOVER).
+ */
+int
+pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
+{
+	const struct pg_status	*st = &s->status;
+
+	return on_failure == PG_ON_FAILURE_HANDOVER && s->has_status &&
+	    s->answer.kind == PG_ANSWER_ELAPSED && pg_status_failed(st) &&
+	    st->claim_ms < 0 &&
+	    st->elapsed_ms + PG_HANDOVER_SLACK_MS >= st->last_end_ms;
+}
+
+/* It answered the question: reachable, and its status (if any) read. */
+static int
+answered(const struct pg_seen *s)
+{
+	return s->answer.kind == PG_ANSWER_ELAPSED ||
+	    s->answer.kind == PG_ANSWER_NEVER;
+}
+
+/*
+ * With this node in cooldown: hand over? Yes when some peer that answered
+ * is not in cooldown itself; when all are, the node whose run ended last
+ * skips and the others take turns. No peer answered: no (the unreachable
+ * policy decides).
+ */
+static int
+hand_over(const struct pg_cluster *c, const char *node,
+    const struct pg_status *own, const struct pg_seen *seen, size_t n)
+{
+	const struct pg_status	*st;
+	size_t			 i, heard = 0;
+	int			 last = 1;
+
+	for (i = 0; i < n; i++) {
+		if (!answered(&seen[i]))
+			continue;
+		heard++;
+		st = &seen[i].status;
+		if (!seen[i].has_status ||
+		    !pg_status_cooldown(st, c->cooldown_ms))
+			return 1;
+		/* Times since the end: smaller ended later. */
+		if (st->last_end_ms < own->last_end_ms ||
+		    (st->last_end_ms == own->last_end_ms &&
+		    strcasecmp(node, seen[i].name) > 0))
+			last = 0;	/* its run ended after ours */
+	}
+	return heard > 0 && last;
+}
+
 void
-pg_decide(int64_t wait_ms, enum pg_unreachable policy, int local_run,
-    const struct pg_seen *seen, size_t n, struct pg_decision *d)
+pg_decide(const struct pg_cluster *c, const char *node,
+    const struct pg_status *own, int local_run, const struct pg_seen *seen,
+    size_t n, struct pg_decision *d)
 {
 	const struct pg_answer	*a;
 	size_t			 i, invalid = n, unreachable = n;
 
+	memset(d, 0, sizeof(*d));
 	d->verdict = PG_GO;
-	d->standalone = 0;
-	d->peer = 0;
+	d->reason = PG_REASON_GO;
+	d->failed = n;
 	if (local_run) {
 		d->verdict = PG_SKIP_LOCAL;
+		d->reason = PG_REASON_LOCAL;
 		return;
 	}
+	d->verdict = PG_SKIP_ACTIVE;
+	d->reason = PG_REASON_HELD;
+	if (own != NULL && own->hold_ms > 0) {
+		d->own = 1;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (seen[i].has_status && answered(&seen[i]) &&
+		    seen[i].status.hold_ms > 0) {
+			d->peer = i;
+			return;
+		}
+	d->verdict = PG_GO;
+	d->reason = PG_REASON_GO;
 	for (i = 0; i < n; i++) {
 		a = &seen[i].answer;
 		switch (a->kind) {
 		case PG_ANSWER_ELAPSED:
 			/* Strict, as in the reference: equal allows. */
-			if (a->elapsed_ms < wait_ms) {
-				d->verdict = PG_SKIP_ACTIVE;
-				d->peer = i;
-				return;
+			if (a->elapsed_ms >= c->wait_ms)
+				break;
+			if (pg_handover_ignores(c->on_failure, &seen[i])) {
+				if (d->failed == n)
+					d->failed = i;
+				break;
 			}
-			break;
+			d->verdict = PG_SKIP_ACTIVE;
+			d->reason = PG_REASON_ACTIVE;
+			d->peer = i;
+			return;
 		case PG_ANSWER_NEVER:
 			break;
 		case PG_ANSWER_UNREACHABLE:
@@ -49,11 +140,18 @@ pg_decide(int64_t wait_ms, enum pg_unreachable policy, int local_run,
 			break;
 		}
 	}
-	if (invalid < n) {
+	if (c->on_failure == PG_ON_FAILURE_HANDOVER && own != NULL &&
+	    pg_status_cooldown(own, c->cooldown_ms) &&
+	    hand_over(c, node, own, seen, n)) {
+		d->verdict = PG_SKIP_ACTIVE;
+		d->reason = PG_REASON_COOLDOWN;
+	} else if (invalid < n) {
 		d->verdict = PG_REFUSE_INVALID;
+		d->reason = PG_REASON_INVALID;
 		d->peer = invalid;
-	} else if (unreachable < n && policy == PG_UNREACHABLE_SKIP) {
+	} else if (unreachable < n && c->unreachable == PG_UNREACHABLE_SKIP) {
 		d->verdict = PG_SKIP_UNREACHABLE;
+		d->reason = PG_REASON_UNREACHABLE;
 		d->peer = unreachable;
 	} else
 		d->standalone = n == 0;
@@ -108,9 +206,17 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	for (i = 0; i < n; i++) {
 		switch (seen[i].answer.kind) {
 		case PG_ANSWER_ELAPSED:
-			break;
 		case PG_ANSWER_NEVER:
-			continue;
+			/* A hold put on while we settled: let it be. */
+			if (seen[i].has_status && seen[i].status.hold_ms > 0) {
+				*peer = i;
+				*why = PG_LOST_HELD;
+				return PG_SKIP_ACTIVE;
+			}
+			if (seen[i].answer.kind == PG_ANSWER_NEVER ||
+			    pg_handover_ignores(c->on_failure, &seen[i]))
+				continue;
+			break;
 		case PG_ANSWER_UNREACHABLE:
 			if (seen[i].answered) {
 				*peer = i;

@@ -1,8 +1,10 @@
 /*
- * peers.c: asking a cluster's peers for their elapsed time, all at once,
- * with libcurl's multi interface, and reading each answer into a
- * pg_seen: what it is (enum pg_answer_kind), what it says for people,
- * and when it was asked and answered. Those two moments bound where a
+ * peers.c: asking a cluster's peers for their status, all at once, with
+ * libcurl's multi interface, and reading each answer into a pg_seen: what
+ * it is (enum pg_answer_kind), what the peer's status says, what it says
+ * for people, and when it was asked and answered. A serve before 0.4
+ * does not know /v1/status: it is asked /v1/elapsed instead, in the same
+ * round. Those two moments bound where a
  * peer's claim lies on this node's clock, so each is taken on its safe
  * side: sent_ns before the request can have left, recv_ns after the whole
  * answer was read (pollguard(7), CLAIM AND SETTLE).
@@ -26,8 +28,14 @@
 struct xfer {
 	CURL		*easy;
 	char		 url[PG_VALUE_MAX + PG_NAME_MAX + 16];
-	char		 body[PG_ANSWER_MAX + 1];
+	char		 body[PG_STATUS_MAX + 1];
 	size_t		 len;
+	size_t		 cap;		/* PG_STATUS_MAX, or PG_ANSWER_MAX */
+	int		 status;	/* asking /v1/status, not /v1/elapsed */
+	int		 named;		/* a Pollguard-Node field came */
+	const struct pg_config *cfg;
+	const struct pg_peer *peer;
+	const char	*id;		/* the cluster */
 	size_t		 hlen;		/* header bytes so far */
 	int		 hbig;		/* more than PEER_HEADER_MAX */
 	int		 truncated;
@@ -49,12 +57,12 @@ pg_peers_init(void)
 	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
 }
 
-/* Keep at most PG_ANSWER_MAX bytes; more ends the transfer. */
+/* Keep at most x->cap bytes; more ends the transfer. */
 static size_t
 on_body(char *p, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer	*x = arg;
-	size_t		 n = size * nmemb, room = PG_ANSWER_MAX - x->len;
+	size_t		 n = size * nmemb, room = x->cap - x->len;
 
 	if (n > room) {
 		memcpy(x->body + x->len, p, room);
@@ -70,7 +78,8 @@ on_body(char *p, size_t size, size_t nmemb, void *arg)
 /*
  * "Pollguard-Node: NAME": the answering serve's node name. The same as
  * ours, and the [peer] section is this node itself (its name matches
- * no section, so it was not skipped): it would see its own claim.
+ * no section, so it was not skipped): it would see its own claim. Its
+ * presence on a 404 tells a 0.4 serve from one that predates the path.
  */
 static void
 node_field(struct xfer *x, const char *p, size_t n)
@@ -82,6 +91,7 @@ node_field(struct xfer *x, const char *p, size_t n)
 		return;
 	p += flen;
 	n -= flen;
+	x->named = 1;
 	while (n > 0 && (*p == ' ' || *p == '\t')) {
 		p++;
 		n--;
@@ -165,16 +175,25 @@ on_prereq(void *arg, char *ip, char *local, int port, int lport)
 }
 #endif
 
+/*
+ * A transfer asking peer p for cluster id: its status, or (status 0) its
+ * elapsed time, within timeout_ms.
+ */
 static int
 xfer_setup(struct xfer *x, const struct pg_config *cfg,
-    const struct pg_peer *p, const char *id)
+    const struct pg_peer *p, const char *id, int status, int64_t timeout_ms)
 {
 	size_t	 n = strlen(p->url);
 
 	while (n > 0 && p->url[n - 1] == '/')
 		n--;
-	snprintf(x->url, sizeof(x->url), "%.*s/v1/elapsed/%s", (int)n, p->url,
-	    id);
+	snprintf(x->url, sizeof(x->url), "%.*s/v1/%s/%s", (int)n, p->url,
+	    status ? "status" : "elapsed", id);
+	x->status = status;
+	x->cap = status ? PG_STATUS_MAX : PG_ANSWER_MAX;
+	x->cfg = cfg;
+	x->peer = p;
+	x->id = id;
 	if ((x->easy = curl_easy_init()) == NULL)
 		return -1;
 	curl_easy_setopt(x->easy, CURLOPT_URL, x->url);
@@ -199,10 +218,11 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	curl_easy_setopt(x->easy, CURLOPT_PROXY, "");
 	curl_easy_setopt(x->easy, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS,
-	    (long)cfg->connect_timeout_ms);
-	curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, (long)cfg->timeout_ms);
+	    (long)(cfg->connect_timeout_ms < timeout_ms ?
+	    cfg->connect_timeout_ms : timeout_ms));
+	curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
 	curl_easy_setopt(x->easy, CURLOPT_MAXFILESIZE_LARGE,
-	    (curl_off_t)PG_ANSWER_MAX);
+	    (curl_off_t)x->cap);
 	curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
@@ -228,8 +248,32 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	return 0;
 }
 
-/* What a finished transfer means: an answer, or why there is none. */
-static void
+/*
+ * Read a complete (or cut off) answer into s: 1 when it is a serve
+ * before 0.4 that must be asked /v1/elapsed instead, else 0.
+ */
+static int
+answer(struct xfer *x, long status, const char *ctype, int truncated,
+    struct pg_seen *s)
+{
+	if (!x->status) {
+		pg_answer_parse(status, ctype, x->body, x->len, truncated,
+		    &s->answer, s->why, PG_WHY_MAX);
+		return 0;
+	}
+	if (pg_answer_status(status, ctype, x->named, x->id, x->body, x->len,
+	    truncated, &s->answer, &s->status, s->why, PG_WHY_MAX) == 1)
+		return 1;
+	s->has_status = s->answer.kind == PG_ANSWER_ELAPSED ||
+	    s->answer.kind == PG_ANSWER_NEVER;
+	return 0;
+}
+
+/*
+ * What a finished transfer means: an answer, or why there is none. 1: a
+ * serve before 0.4, to be asked again (answer()).
+ */
+static int
 xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 {
 	const char	*ctype = NULL, *msg;
@@ -247,13 +291,13 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "headers longer than %d bytes",
 		    PEER_HEADER_MAX);
-		return;
+		return 0;
 	}
 	if (x->itself && rc == CURLE_OK) {
 		s->answer.kind = PG_ANSWER_SELF;
 		snprintf(why, PG_WHY_MAX, "as this node itself (node %s)",
 		    x->self);
-		return;
+		return 0;
 	}
 	if (x->bad) {
 		strvisx(vis, x->badline, x->badlen, VIS_CSTYLE | VIS_OCTAL |
@@ -261,18 +305,14 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "malformed status line \"%s\"",
 		    vis);
-		return;
+		return 0;
 	}
 	switch (rc) {
 	case CURLE_OK:
-		pg_answer_parse(status, ctype, x->body, x->len, 0, &s->answer,
-		    why, PG_WHY_MAX);
-		return;
+		return answer(x, status, ctype, 0, s);
 	case CURLE_WRITE_ERROR:
 	case CURLE_FILESIZE_EXCEEDED:
-		pg_answer_parse(status, ctype, x->body, x->len, 1, &s->answer,
-		    why, PG_WHY_MAX);
-		return;
+		return answer(x, status, ctype, 1, s);
 	/*
 	 * A header line too long for libcurl: "out of memory" before 8.6,
 	 * CURLE_TOO_LARGE since. An answer, but not one; never "never".
@@ -284,11 +324,11 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "a header line too long to read "
 		    "(%.120s)", msg);
-		return;
+		return 0;
 	case CURLE_PARTIAL_FILE:
 		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "truncated answer (%.120s)", msg);
-		return;
+		return 0;
 	/* A peer that answers, but not HTTP, or that we must not trust. */
 	case CURLE_WEIRD_SERVER_REPLY:
 	case CURLE_UNSUPPORTED_PROTOCOL:
@@ -298,11 +338,11 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 	case CURLE_SSL_CERTPROBLEM:
 		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "%.150s", msg);
-		return;
+		return 0;
 	default:
 		s->answer.kind = PG_ANSWER_UNREACHABLE;
 		snprintf(why, PG_WHY_MAX, "%.150s", msg);
-		return;
+		return 0;
 	}
 }
 
@@ -321,7 +361,40 @@ xfers_free(CURLM *multi, struct xfer *x, size_t n)
 	free(x);
 }
 
-/* Run the transfers until all are done or the deadline; -1: no clock. */
+/*
+ * Ask a serve before 0.4 again, for /v1/elapsed/CLUSTER, within what is
+ * left of the round: a new transfer. Its sent_ns is read now, before it
+ * can have sent anything (and again by on_prereq, later but still before
+ * the send), so the answer it brings is bounded by its own request, as
+ * any other. Too little time left: the peer stays "timed out". -1: no
+ * clock, or no memory.
+ */
+static int
+xfer_again(CURLM *multi, struct xfer *x, struct pg_seen *s, int64_t deadline)
+{
+	const struct pg_config	*cfg = x->cfg;
+	const struct pg_peer	*p = x->peer;
+	const char		*id = x->id;
+	int64_t			 now;
+
+	s->old = 1;
+	curl_multi_remove_handle(multi, x->easy);
+	curl_easy_cleanup(x->easy);
+	memset(x, 0, sizeof(*x));
+	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
+		return -1;
+	if ((deadline - now) / 1000000 <= 0)
+		return 0;
+	x->sent_ns = now;
+	if (xfer_setup(x, cfg, p, id, 0, (deadline - now) / 1000000) == -1 ||
+	    curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 1;
+}
+
+/* Run the transfers until all are done or the deadline; -1: failure. */
 static int
 xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 {
@@ -329,11 +402,12 @@ xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 	struct xfer	*done;
 	int64_t		 now, left;
 	size_t		 i;
-	int		 running = 0, q;
+	int		 running = 0, q, again;
 
 	for (;;) {
 		if (curl_multi_perform(multi, &running) != CURLM_OK)
 			return 0;
+		again = 0;
 		while ((m = curl_multi_info_read(multi, &q)) != NULL) {
 			if (m->msg != CURLMSG_DONE)
 				continue;
@@ -343,10 +417,15 @@ xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 			/* The whole answer is read: a bound on the safe side. */
 			if (pg_clock(CLOCK_BOOTTIME, &r->seen[i].recv_ns) == -1)
 				return -1;
-			done->done = 1;
-			xfer_result(done, m->data.result, &r->seen[i]);
+			if (xfer_result(done, m->data.result, &r->seen[i]) == 0)
+				done->done = 1;
+			else if ((q = xfer_again(multi, done, &r->seen[i],
+			    deadline)) == -1)
+				return -1;
+			else
+				again |= q;
 		}
-		if (running == 0)
+		if (running == 0 && !again)
 			return 0;
 		if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
 			return -1;
@@ -361,6 +440,13 @@ xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 int
 pg_peers_ask(const struct pg_config *cfg, const struct pg_cluster *c,
     struct pg_round *r)
+{
+	return pg_peers_ask_again(cfg, c, NULL, r);
+}
+
+int
+pg_peers_ask_again(const struct pg_config *cfg, const struct pg_cluster *c,
+    const struct pg_round *prev, struct pg_round *r)
 {
 	struct xfer	*x;
 	CURLM		*multi = NULL;
@@ -385,8 +471,13 @@ pg_peers_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 		r->seen[i].sent_ns = r->start_ns;
 		r->seen[i].answer.kind = PG_ANSWER_UNREACHABLE;
 		snprintf(r->seen[i].why, PG_WHY_MAX, "timed out");
-		if (xfer_setup(&x[i], cfg, &cfg->peers[c->peers[i]], c->id) ==
-		    -1 || curl_multi_add_handle(multi, x[i].easy) != CURLM_OK) {
+		pg_status_init(&r->seen[i].status);
+		/* A serve found before 0.4 in round 1 is asked as one. */
+		r->seen[i].old = prev != NULL && i < prev->n &&
+		    prev->seen[i].old;
+		if (xfer_setup(&x[i], cfg, &cfg->peers[c->peers[i]], c->id,
+		    !r->seen[i].old, cfg->timeout_ms) == -1 ||
+		    curl_multi_add_handle(multi, x[i].easy) != CURLM_OK) {
 			errno = ENOMEM;
 			goto fail_multi;
 		}

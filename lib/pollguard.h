@@ -100,11 +100,19 @@ enum pg_unreachable {
 	PG_UNREACHABLE_SKIP		/* any unreachable peer: skip the round */
 };
 
+/* What a failed run does to who polls next (pollguard(7), HANDOVER). */
+enum pg_on_failure {
+	PG_ON_FAILURE_HANDOVER = 0,	/* the default: healthy nodes take over */
+	PG_ON_FAILURE_STAY		/* 0.3: the failing node stays the poller */
+};
+
 struct pg_cluster {
 	char		 id[PG_NAME_MAX + 1];
 	char		 name[PG_VALUE_MAX];
 	int64_t		 wait_ms;
 	enum pg_unreachable unreachable;
+	enum pg_on_failure on_failure;
+	int64_t		 cooldown_ms;	/* after a failed run; default wait */
 	size_t		*peers;		/* indices into pg_config.peers */
 	size_t		 npeers;	/* 0: standalone */
 	int		 line;
@@ -325,6 +333,60 @@ int	 pg_claim_lock(struct pg_state *, const char *, int *);
 int	 pg_lock_held(struct pg_state *, const char *);
 
 /*
+ * status.c: the status answer (GET /v1/status/CLUSTER), both ends. Pure:
+ * no I/O. Lines of "key value", a blank line after each cluster; readers
+ * ignore keys they do not know (pollguard(7), The status answer).
+ */
+
+#define PG_STATUS_TEXT_MAX	128	/* hold_by, hold_why */
+#define PG_STATUS_LINE_MAX	(PG_STATUS_TEXT_MAX * 4)	/* a value */
+#define PG_STATUS_MAX		2048	/* one cluster's block */
+
+struct pg_status {
+	char		 cluster[PG_NAME_MAX + 1];
+	char		 node[PG_NAME_MAX + 1];	/* "": not said */
+	char		 version[32];		/* "": not said */
+	int64_t		 elapsed_ms;	/* since activity; PG_NEVER */
+	int64_t		 claim_ms;	/* since a claim within its horizon;
+					   -1: none */
+	int		 running;	/* a run is going on */
+	int64_t		 pid;		/* its PID; 0: not said */
+	int		 last;		/* a run ended: last_* are set */
+	int		 last_exit;	/* its exit status; -1: a signal */
+	int		 last_signal;	/* the signal that ended it; 0: none */
+	int		 last_timeout;	/* it ran into max_runtime */
+	int64_t		 last_duration_ms;
+	int64_t		 last_end_ms;	/* since it ended */
+	int64_t		 last_success_ms;	/* since the last run that
+						   succeeded; PG_NEVER */
+	int		 failures;	/* failed runs in a row */
+	int64_t		 hold_ms;	/* a hold's time left; 0: no hold */
+	char		 hold_by[PG_STATUS_TEXT_MAX];
+	char		 hold_why[PG_STATUS_TEXT_MAX];	/* printable ASCII */
+};
+
+/* An empty status: never active, no run, no hold. */
+void	 pg_status_init(struct pg_status *);
+
+/*
+ * One cluster's status as lines, without the blank line that ends it:
+ * the length, or -1 when it does not fit. hold_why is escaped (vis(3))
+ * so that it stays one printable line.
+ */
+int	 pg_status_format(const struct pg_status *, char *, size_t);
+
+/*
+ * Read one cluster's status from buf[0..len): lines up to a blank line
+ * or the end. The first line must be "cluster ID" and "elapsed" must be
+ * there; unknown keys are skipped; a known key twice, a value out of its
+ * range, a line without LF or longer than PG_STATUS_LINE_MAX, or a NUL is
+ * an error. 0 and *used (bytes read, with the blank line), or -1 and a
+ * reason for people in why.
+ */
+int	 pg_status_parse(const char *, size_t, struct pg_status *, size_t *,
+	    char *, size_t);
+
+/*
  * decide.c: the rule that turns peers' answers into a verdict. Pure: no
  * I/O.
  */
@@ -362,30 +424,89 @@ struct pg_seen {
 	int64_t		 sent_ns;	/* no later than the request left */
 	int64_t		 recv_ns;	/* no earlier than the answer was read */
 	int		 answered;	/* round 2: it was reachable in round 1 */
+	/*
+	 * The peer answered GET /v1/status/CLUSTER (0.4 on): status holds
+	 * what it said, and answer is read from status.elapsed_ms. 0: a
+	 * peer before 0.4 (old set, it answered /v1/elapsed/CLUSTER), or no
+	 * usable answer at all.
+	 */
+	int		 has_status;
+	struct pg_status status;
+	int		 old;		/* a serve before 0.4: 404 for
+					   /v1/status without Pollguard-Node */
 };
 
 enum pg_verdict {
 	PG_GO = 0,		/* exit 0 */
-	PG_SKIP_ACTIVE = 1,	/* exit 1: a peer was active within wait */
+	PG_SKIP_ACTIVE = 1,	/* exit 1: a peer was active within wait,
+				   or the cluster is held, or handing over */
 	PG_SKIP_LOCAL = 2,	/* exit 2: a run on this node still going */
 	PG_SKIP_UNREACHABLE = 3,/* exit 3: unreachable peer, policy skip */
 	PG_REFUSE_INVALID = 76	/* a peer answered nonsense: EX_PROTOCOL */
 };
 
+/* Why pg_decide decided as it did: one reason a verdict. */
+enum pg_reason {
+	PG_REASON_GO,		/* nothing against us */
+	PG_REASON_LOCAL,	/* SKIP_LOCAL */
+	PG_REASON_HELD,		/* SKIP_ACTIVE: held (by peer, or own) */
+	PG_REASON_ACTIVE,	/* SKIP_ACTIVE: peer was active within wait */
+	PG_REASON_COOLDOWN,	/* SKIP_ACTIVE: our last run failed less
+				   than cooldown ago; handing over */
+	PG_REASON_INVALID,	/* REFUSE_INVALID: peer answered nonsense */
+	PG_REASON_UNREACHABLE	/* SKIP_UNREACHABLE */
+};
+
 struct pg_decision {
 	enum pg_verdict	 verdict;
+	enum pg_reason	 reason;
 	int		 standalone;	/* go for want of peers: warn */
+	int		 own;		/* HELD: the hold is this node's */
 	size_t		 peer;		/* index of the deciding peer */
+	size_t		 failed;	/* a peer whose failed run did not
+					   count against us; n: none */
 };
 
 /*
- * Decide for one round. In order: a local run still holding the lock
- * skips; a peer whose elapsed is below wait (strictly; equal allows)
- * skips; a bad answer (PG_ANSWER_BAD) refuses; an unreachable peer skips
- * when the policy says so; otherwise go. With no peers, go, standalone.
+ * Handover (pollguard(7), HANDOVER): a status says its node's last run
+ * failed when the failure streak is above 0, a run has ended and none is
+ * going. Such a node is in cooldown while its last run ended less than
+ * cooldown ms ago.
  */
-void	 pg_decide(int64_t, enum pg_unreachable, int,
-	    const struct pg_seen *, size_t, struct pg_decision *);
+int	 pg_status_failed(const struct pg_status *);
+int	 pg_status_cooldown(const struct pg_status *, int64_t);
+
+/* Activity this long after a failed run's end still counts as its own. */
+#define PG_HANDOVER_SLACK_MS	1000
+
+/*
+ * True when, under on_failure, a peer's answer does not count as activity
+ * against this node: on_failure is handover, it answered a status, its
+ * last run failed, and since that run's end it has neither claimed (no
+ * claim is reported at all) nor been active (elapsed is at least the
+ * time since the end, less PG_HANDOVER_SLACK_MS). pg_decide and
+ * pg_settle both use this, so round 1 and round 2 agree on who is
+ * active.
+ */
+int	 pg_handover_ignores(enum pg_on_failure, const struct pg_seen *);
+
+/*
+ * Decide for one round of cluster c, as node (this node's name), own
+ * being this node's status (NULL: not known, as with 0.3). In order: a
+ * local run still holding the lock skips (LOCAL); a hold shown by this
+ * node or any peer that answered skips (HELD); a peer whose elapsed is
+ * below wait (strictly; equal allows) skips (ACTIVE), unless
+ * pg_handover_ignores it; with on_failure handover and this node in
+ * cooldown, skip (COOLDOWN) when some peer answered that is not in
+ * cooldown (a peer before 0.4 never is), or when every peer that answered
+ * is in cooldown too and this node's run ended last (ties: the name that
+ * sorts first, strcasecmp, skips); a bad answer (PG_ANSWER_BAD) refuses;
+ * an unreachable peer skips when the policy says so; otherwise go. With
+ * no peers, go, standalone.
+ */
+void	 pg_decide(const struct pg_cluster *, const char *,
+	    const struct pg_status *, int, const struct pg_seen *, size_t,
+	    struct pg_decision *);
 
 /*
  * proto.c: the peer protocol, both ends. Pure: no I/O.
@@ -468,6 +589,22 @@ void	 pg_answer_parse(long, const char *, const char *, size_t, int,
 	    struct pg_answer *, char *, size_t);
 
 /*
+ * Read a peer's answer to GET /v1/status/CLUSTER (id), of at most
+ * PG_STATUS_MAX bytes, as pg_answer_parse does one to /v1/elapsed: the
+ * same status, Content-Type and length rules, and named set when the
+ * answer had a Pollguard-Node field. Return 1, touching nothing, for a
+ * 404 without that field: a serve before 0.4, which does not know the
+ * path; ask it /v1/elapsed/CLUSTER. Else return 0 and fill in *a (a 404
+ * with the field is UNKNOWN: no such cluster there): a 200 whose body is
+ * one status block of cluster id (pg_status_parse) gives *st, and ELAPSED
+ * or NEVER from its elapsed; a block that does not parse is INVALID with
+ * the parser's reason in why.
+ */
+int	 pg_answer_status(long, const char *, int, const char *, const char *,
+	    size_t, int, struct pg_answer *, struct pg_status *, char *,
+	    size_t);
+
+/*
  * decide.c, continued: the settle round, after a claim. Does this node
  * keep it? pollguard(7), CLAIM AND SETTLE, has the argument; the names
  * below are the ones it uses.
@@ -487,6 +624,7 @@ struct pg_claim {
 	int64_t		 end_ns;	/* round 2 ended */
 	int64_t		 settle_ms;	/* the configured settle */
 	int64_t		 horizon_ms;	/* pg_claim_horizon */
+	enum pg_on_failure on_failure;	/* pg_handover_ignores */
 };
 
 enum pg_settle_why {
@@ -499,7 +637,8 @@ enum pg_settle_why {
 	PG_LOST_VANISHED,	/* reachable in round 1, not in round 2: it
 				   may have claimed unseen */
 	PG_LOST_UNREACHABLE,	/* unreachable peer, policy skip */
-	PG_LOST_INVALID		/* a peer answered nonsense */
+	PG_LOST_INVALID,	/* a peer answered nonsense */
+	PG_LOST_HELD		/* a peer put the cluster on hold */
 };
 
 /*
@@ -516,8 +655,9 @@ int64_t	 pg_claim_horizon(int64_t, int64_t);
 int64_t	 pg_settle_sleep_ns(int64_t);
 
 /*
- * Decide whether to keep the claim. A peer beats us unless we are sure we
- * win: its claim certainly lies more than settle/4 after ours, or it
+ * Decide whether to keep the claim. A peer that pg_handover_ignores (with
+ * c->on_failure) is not active; one that shows a hold makes us withdraw.
+ * Any other peer beats us unless we are sure we win: its claim certainly lies more than settle/4 after ours, or it
  * certainly lies no more than settle/4 before ours and our name sorts
  * first (strcasecmp). A peer reachable in round 1 (answered) but not in
  * round 2 beats us too: it may have claimed in between, unseen. Rounds
@@ -558,11 +698,22 @@ struct pg_round {
 int	 pg_peers_init(void);
 
 /*
- * Ask every peer of the cluster for its elapsed time, in parallel, within
- * the config's timeout for the whole round. Fills r (allocated here; free
- * with pg_round_free). -1 with errno on a local failure (memory, clock).
+ * Ask every peer of the cluster for its status (GET /v1/status/CLUSTER),
+ * in parallel, within the config's timeout for the whole round; a peer
+ * that answers 404 without a Pollguard-Node field (a serve before 0.4) is
+ * asked GET /v1/elapsed/CLUSTER in the same round, and marked old. Fills
+ * r (allocated here; free with pg_round_free). -1 with errno on a local
+ * failure (memory, clock).
  */
 int	 pg_peers_ask(const struct pg_config *, const struct pg_cluster *,
+	    struct pg_round *);
+
+/*
+ * pg_peers_ask again, after round prev of the same cluster (or NULL):
+ * peers that were old in prev are asked /v1/elapsed at once.
+ */
+int	 pg_peers_ask_again(const struct pg_config *,
+	    const struct pg_cluster *, const struct pg_round *,
 	    struct pg_round *);
 void	 pg_round_free(struct pg_round *);
 
@@ -659,60 +810,6 @@ void	 pg_reply_free(struct pg_reply *);
  * st->dirfd is -1 before the first call.
  */
 struct pg_state	*pg_serve_state(struct pg_state *, const char *);
-
-/*
- * status.c: the status answer (GET /v1/status/CLUSTER), both ends. Pure:
- * no I/O. Lines of "key value", a blank line after each cluster; readers
- * ignore keys they do not know (pollguard(7), The status answer).
- */
-
-#define PG_STATUS_TEXT_MAX	128	/* hold_by, hold_why */
-#define PG_STATUS_LINE_MAX	(PG_STATUS_TEXT_MAX * 4)	/* a value */
-#define PG_STATUS_MAX		2048	/* one cluster's block */
-
-struct pg_status {
-	char		 cluster[PG_NAME_MAX + 1];
-	char		 node[PG_NAME_MAX + 1];	/* "": not said */
-	char		 version[32];		/* "": not said */
-	int64_t		 elapsed_ms;	/* since activity; PG_NEVER */
-	int64_t		 claim_ms;	/* since a claim within its horizon;
-					   -1: none */
-	int		 running;	/* a run is going on */
-	int64_t		 pid;		/* its PID; 0: not said */
-	int		 last;		/* a run ended: last_* are set */
-	int		 last_exit;	/* its exit status; -1: a signal */
-	int		 last_signal;	/* the signal that ended it; 0: none */
-	int		 last_timeout;	/* it ran into max_runtime */
-	int64_t		 last_duration_ms;
-	int64_t		 last_end_ms;	/* since it ended */
-	int64_t		 last_success_ms;	/* since the last run that
-						   succeeded; PG_NEVER */
-	int		 failures;	/* failed runs in a row */
-	int64_t		 hold_ms;	/* a hold's time left; 0: no hold */
-	char		 hold_by[PG_STATUS_TEXT_MAX];
-	char		 hold_why[PG_STATUS_TEXT_MAX];	/* printable ASCII */
-};
-
-/* An empty status: never active, no run, no hold. */
-void	 pg_status_init(struct pg_status *);
-
-/*
- * One cluster's status as lines, without the blank line that ends it:
- * the length, or -1 when it does not fit. hold_why is escaped (vis(3))
- * so that it stays one printable line.
- */
-int	 pg_status_format(const struct pg_status *, char *, size_t);
-
-/*
- * Read one cluster's status from buf[0..len): lines up to a blank line
- * or the end. The first line must be "cluster ID" and "elapsed" must be
- * there; unknown keys are skipped; a known key twice, a value out of its
- * range, a line without LF or longer than PG_STATUS_LINE_MAX, or a NUL is
- * an error. 0 and *used (bytes read, with the blank line), or -1 and a
- * reason for people in why.
- */
-int	 pg_status_parse(const char *, size_t, struct pg_status *, size_t *,
-	    char *, size_t);
 
 /*
  * local.c: this node's status of a cluster, from its state directory.

@@ -398,6 +398,60 @@ pg_answer_parse(long status, const char *ctype, const char *body,
 }
 
 int
+pg_answer_status(long status, const char *ctype, int named, const char *id,
+    const char *body, size_t len, int truncated, struct pg_answer *a,
+    struct pg_status *st, char *why, size_t wlen)
+{
+	char	 q[128], reason[PG_WHY_MAX];
+	size_t	 used;
+
+	if (status == 404 && !named)
+		return 1;
+	if (status != 200) {
+		/* Only the status matters: the same kinds as for elapsed. */
+		pg_answer_parse(status, ctype, body, 0, 0, a, why, wlen);
+		return 0;
+	}
+	a->kind = PG_ANSWER_INVALID;
+	a->elapsed_ms = 0;
+	if (ctype != NULL && !text_plain(ctype)) {
+		quote(q, sizeof(q), ctype, strlen(ctype));
+		snprintf(why, wlen, "Content-Type %s, not text/plain", q);
+		return 0;
+	}
+	if (truncated || len > PG_STATUS_MAX) {
+		snprintf(why, wlen, "status longer than %d bytes",
+		    PG_STATUS_MAX);
+		return 0;
+	}
+	if (pg_status_parse(body, len, st, &used, reason,
+	    sizeof(reason)) == -1) {
+		snprintf(why, wlen, "not a status: %s", reason);
+		return 0;
+	}
+	if (strcmp(st->cluster, id) != 0) {
+		snprintf(why, wlen, "the status of cluster %s, not %s",
+		    st->cluster, id);
+		return 0;
+	}
+	if (used != len) {
+		quote(q, sizeof(q), body + used, len - used);
+		snprintf(why, wlen, "more after the status: %s", q);
+		return 0;
+	}
+	if (st->elapsed_ms == PG_NEVER) {
+		a->kind = PG_ANSWER_NEVER;
+		a->elapsed_ms = PG_NEVER;
+		snprintf(why, wlen, "never");
+	} else {
+		a->kind = PG_ANSWER_ELAPSED;
+		a->elapsed_ms = st->elapsed_ms;
+		snprintf(why, wlen, "%" PRId64 " ms", a->elapsed_ms);
+	}
+	return 0;
+}
+
+int
 pg_equal_ct(const void *a, const void *b, size_t len)
 {
 	const volatile unsigned char	*x = a, *y = b;

@@ -486,16 +486,23 @@ if [ "$HAVE_SOCAT" = 1 ]; then
 D=$T
 EOF
 	cat >>"$T/fake.sh" <<'EOF'
-line= i l mode n cl claim up f
+line= i l mode n cl claim up f auth=
 for ((i = 0; i < 100; i++)); do
 	IFS= read -r -t 5 l || break
 	l=${l%$'\r'}
 	[ "$i" -eq 0 ] && line=$l
 	[ -n "$l" ] || break
-	case $l in [Aa]uthorization:*) printf '%s\n' "$l" >>"$D/fake.auth" ;; esac
+	case $l in [Aa]uthorization:*) auth=$l ;; esac
 done
 # a connection closed without a request (a TLS handshake refused): no answer
 [ -n "$line" ] || exit 0
+# a 0.3 serve: /v1/status is unknown, a 404 without Pollguard-Node; check
+# then asks /v1/elapsed, which this fake answers (and logs) as below
+case $line in *' '*/v1/status/*)
+	printf 'HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 10\r\nConnection: close\r\n\r\nNot Found\n'
+	exit 0 ;;
+esac
+[ -z "$auth" ] || printf '%s\n' "$auth" >>"$D/fake.auth"
 printf '%s\n' "$line" >>"$D/fake.req"
 n=$(wc -l <"$D/fake.req")
 read -r mode <"$D/fake.mode"

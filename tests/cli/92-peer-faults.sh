@@ -79,6 +79,7 @@ sub head {
 		last if $line =~ /^\r?\n$/;
 	}
 	print $first if defined $first;
+	return $first // '';
 }
 
 # Until the client closes.
@@ -131,8 +132,13 @@ for (;;) {
 		head($c);
 		big($c, '', "\xff");
 	} elsif ($mode eq 'idle') {
-		head($c);
-		print $c "${ok}Content-Length: 6\r\n\r\n60000\n";
+		# As 0.3: /v1/status unknown, 404 without Pollguard-Node.
+		if (head($c) =~ m{ \S*/v1/status/}) {
+			print $c "HTTP/1.1 404 Not Found\r\n" .
+			    "Content-Length: 10\r\n\r\nNot Found\n";
+		} else {
+			print $c "${ok}Content-Length: 6\r\n\r\n60000\n";
+		}
 	}
 	close $c;
 	exit 0;

@@ -14,11 +14,19 @@
  * turns the answers into a verdict. FUZZ_DEBUG=1 shows the transfers and
  * what each peer was found to say.
  *
+ * Both paths are exercised: each peer is asked /v1/status first, and the
+ * input answers it; a 404 without Pollguard-Node makes peers.c ask
+ * /v1/elapsed in the same round, answered by the same input. An input
+ * that starts with "0.3\n" plays a 0.3 serve: the status request gets a
+ * bare 404, and the rest of the input answers /v1/elapsed.
+ *
  * Invariants: both peers, given the same bytes, get the same answer;
  * the kind is one of the four, an elapsed time is in range, "never" is
  * PG_NEVER; what each said is a terminated, printable string; no peer
  * runs into the timeout (the answer always ends); a usable answer came
- * with status 200; the verdict is one of those documented.
+ * with status 200; a status only with a usable answer, of the cluster
+ * asked and agreeing with it; a 0.3 serve is marked old and has none;
+ * the verdict is one of those documented.
  */
 #include <sys/socket.h>
 
@@ -41,8 +49,15 @@ static size_t			 index_of[NPEERS] = { 0, 1 };
 static int			 listener = -1;
 static const uint8_t		*input;
 static size_t			 input_len;
-static int			 served[NPEERS];
+static int			 old03;		/* "0.3\n": a 0.3 serve */
+static int			 served[2 * NPEERS];	/* status, elapsed */
 static size_t			 nserved;
+static size_t			 nadded;	/* transfers this input */
+
+/* What a 0.3 serve answers to a path it does not know. */
+static const char	 notfound[] = "HTTP/1.1 404 Not Found\r\n"
+    "Content-Type: text/plain\r\nContent-Length: 10\r\n"
+    "Connection: close\r\n\r\nNot Found\n";
 
 CURLMcode	 __real_curl_multi_add_handle(CURLM *, CURL *);
 CURLMcode	 __wrap_curl_multi_add_handle(CURLM *, CURL *);
@@ -73,11 +88,16 @@ socket_options(void *arg, curl_socket_t fd, curlsocktype purpose)
 static int
 connected(void *arg, char *ip, char *local, int port, int lport)
 {
-	size_t	 off = 0;
-	ssize_t	 n;
-	int	 fd;
+	const uint8_t	*in = input;
+	size_t		 off = 0, len = input_len;
+	ssize_t		 n;
+	int		 fd;
 
-	(void)arg;
+	/* arg: 1 for the first transfers, the status requests. */
+	if (old03 && arg != NULL) {
+		in = (const uint8_t *)notfound;
+		len = sizeof(notfound) - 1;
+	}
 	(void)ip;
 	(void)local;
 	(void)port;
@@ -87,8 +107,12 @@ connected(void *arg, char *ip, char *local, int port, int lport)
 		abort();
 	}
 	no_linger(fd);
-	while (off < input_len) {
-		if ((n = write(fd, input + off, input_len - off)) == -1) {
+	if (nserved == sizeof(served) / sizeof(served[0])) {
+		fprintf(stderr, "more than two requests a peer\n");
+		abort();
+	}
+	while (off < len) {
+		if ((n = write(fd, in + off, len - off)) == -1) {
 			if (errno == EINTR)
 				continue;
 			perror("write");
@@ -106,6 +130,8 @@ __wrap_curl_multi_add_handle(CURLM *multi, CURL *easy)
 {
 	curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, socket_options);
 	curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, connected);
+	curl_easy_setopt(easy, CURLOPT_PREREQDATA,
+	    nadded++ < NPEERS ? (void *)1 : NULL);
 	if (getenv("FUZZ_DEBUG") != NULL)
 		curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
 	return __real_curl_multi_add_handle(multi, easy);
@@ -186,8 +212,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	input = data;
 	input_len = size;
+	old03 = size >= 4 && memcmp(data, "0.3\n", 4) == 0;
+	if (old03) {
+		input += 4;
+		input_len -= 4;
+	}
+	nadded = 0;
 	check(pg_peers_ask(&cfg, &cluster, &r) == 0, "peers_ask failed");
-	check(nserved == NPEERS, "%zu of %d peers asked", nserved, NPEERS);
+	check(nserved >= NPEERS && nserved <= 2 * NPEERS, "%zu requests to "
+	    "%d peers", nserved, NPEERS);
+	check(!old03 || nserved == 2 * NPEERS, "a 0.3 serve not asked "
+	    "/v1/elapsed");
 	while (nserved > 0)
 		close(served[--nserved]);
 
@@ -219,14 +254,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(r.seen[i].sent_ns >= r.start_ns &&
 		    r.seen[i].sent_ns <= r.seen[i].recv_ns,
 		    "sent after the answer came");
+		check(!old03 || (r.seen[i].old && !r.seen[i].has_status),
+		    "a 0.3 serve not taken as one");
+		check(!r.seen[i].has_status || (!r.seen[i].old &&
+		    (a->kind == PG_ANSWER_ELAPSED || a->kind ==
+		    PG_ANSWER_NEVER) && a->elapsed_ms ==
+		    r.seen[i].status.elapsed_ms &&
+		    strcmp(r.seen[i].status.cluster, cluster.id) == 0),
+		    "a status that disagrees with the answer");
 	}
 		check(r.seen[0].answer.kind == r.seen[1].answer.kind &&
 	    r.seen[0].answer.elapsed_ms == r.seen[1].answer.elapsed_ms &&
 	    strcmp(r.seen[0].why, r.seen[1].why) == 0, "the same bytes, two answers: "
 	    "'%s' and '%s'", r.seen[0].why, r.seen[1].why);
 
-	pg_decide(cluster.wait_ms, cluster.unreachable, 0, r.seen, NPEERS,
-	    &d);
+	pg_decide(&cluster, cfg.node, NULL, 0, r.seen, NPEERS, &d);
 	check(d.verdict == PG_GO || d.verdict == PG_SKIP_ACTIVE ||
 	    d.verdict == PG_REFUSE_INVALID, "verdict %d", (int)d.verdict);
 	check(!d.standalone, "standalone with peers");

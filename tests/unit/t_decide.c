@@ -106,8 +106,9 @@ static void
 decide(int64_t wait, enum pg_unreachable policy, int local,
     const struct pg_answer *a, size_t n, struct pg_decision *d)
 {
-	struct pg_seen	 seen[8];
-	size_t		 i;
+	struct pg_cluster	 c;
+	struct pg_seen		 seen[8];
+	size_t			 i;
 
 	/* The answers as check has them: one pg_seen per peer. */
 	memset(seen, 0, sizeof(seen));
@@ -117,7 +118,11 @@ decide(int64_t wait, enum pg_unreachable policy, int local,
 	}
 	/* Garbage first: every field the verdict relies on must be set. */
 	memset(d, 0xa5, sizeof(*d));
-	pg_decide(wait, policy, local, seen, n, d);
+	memset(&c, 0, sizeof(c));
+	c.wait_ms = wait;
+	c.cooldown_ms = wait;
+	c.unreachable = policy;
+	pg_decide(&c, "self", NULL, local, seen, n, d);
 }
 
 /* One explicit case with a known verdict and deciding peer. */
