@@ -41,18 +41,24 @@ reach_of(const struct pg_seen *s)
 	}
 }
 
-/* A peer as the round saw it. */
+/*
+ * A peer as the round saw it: its status, or (a serve before 0.4, which
+ * answered only /v1/elapsed) its activity only.
+ */
 static void
 peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
 {
 	n->name = s->name;
 	n->reach = reach_of(s);
 	pg_status_init(&n->st);
-	if (n->reach == PG_REACH_ELAPSED)
+	if (n->reach != PG_REACH_ELAPSED)
+		strlcpy(n->why, s->why, sizeof(n->why));
+	else if (s->has_status) {
+		n->reach = PG_REACH_STATUS;
+		n->st = s->status;
+	} else
 		n->st.elapsed_ms = s->answer.kind == PG_ANSWER_NEVER ?
 		    PG_NEVER : s->answer.elapsed_ms;
-	else
-		strlcpy(n->why, s->why, sizeof(n->why));
 }
 
 /* This node, from its own state directory (st NULL: none yet). */
