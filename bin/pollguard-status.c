@@ -98,6 +98,7 @@ ask(const struct pg_config *cfg, const struct pg_cluster *c,
 	f->id = c->id;
 	f->wait_ms = c->wait_ms;
 	f->unreachable = c->unreachable;
+	f->on_failure = c->on_failure;
 	f->n = r->n + 1;
 	if ((f->nodes = calloc(f->n, sizeof(*f->nodes))) == NULL)
 		tool_die_errno(EX_OSERR, "memory");

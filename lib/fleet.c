@@ -124,6 +124,8 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	char				 vis[PG_STATUS_TEXT_MAX * 4 + 1];
 	size_t				 i, held = f->n, bad = f->n;
 	size_t				 active = f->n, lost = f->n;
+	size_t				 failed = f->n;
+	struct pg_seen			 seen;
 
 	for (i = 0; i < f->n; i++) {
 		n = &f->nodes[i];
@@ -138,6 +140,17 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 		if (n->st.hold_ms > 0 && (held == f->n ||
 		    n->st.hold_ms > f->nodes[held].st.hold_ms))
 			held = i;
+		/* As the checks see it: a failed node handing over. */
+		memset(&seen, 0, sizeof(seen));
+		seen.has_status = n->reach == PG_REACH_STATUS;
+		seen.status = n->st;
+		seen.answer.kind = n->st.elapsed_ms == PG_NEVER ?
+		    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
+		seen.answer.elapsed_ms = n->st.elapsed_ms;
+		if (pg_handover_ignores(f->on_failure, &seen)) {
+			failed = i;
+			continue;
+		}
 		if (n->st.elapsed_ms < f->wait_ms && (active == f->n ||
 		    n->st.elapsed_ms < f->nodes[active].st.elapsed_ms))
 			active = i;
@@ -187,8 +200,11 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 		    "unreachable (unreachable = skip)", f->nodes[lost].name);
 	} else {
 		nx->why = PG_NEXT_ANY;
-		snprintf(nx->text, sizeof(nx->text), "nobody active within "
-		    "wait %s: the first check to run goes%s%s%s",
+		snprintf(why, sizeof(why), "%s%s", failed < f->n ?
+		    f->nodes[failed].name : "", failed < f->n ?
+		    "'s last run failed, handing over; " : "");
+		snprintf(nx->text, sizeof(nx->text), "%snobody active within "
+		    "wait %s: the first check to run goes%s%s%s", why,
 		    dur(f->wait_ms, a), lost < f->n ? " (" : "",
 		    lost < f->n ? f->nodes[lost].name : "",
 		    lost < f->n ? " unreachable: counted as never)" : "");

@@ -860,6 +860,7 @@ struct pg_fleet {
 	enum pg_unreachable unreachable;
 	struct pg_fleet_node *nodes;
 	size_t		 n;
+	enum pg_on_failure on_failure;	/* pg_handover_ignores */
 };
 
 enum pg_next_why {
@@ -886,7 +887,9 @@ struct pg_next {
  * Which node would go next, by pollguard-check's rule as seen from the
  * answers: a hold anywhere (the longest) stops everyone; then an error
  * answer makes checks refuse; then the node active most recently within
- * wait keeps polling (the others skip, and it does not count itself);
+ * wait keeps polling (the others skip, and it does not count itself),
+ * but for one that pg_handover_ignores: its last run failed, and under
+ * on_failure = handover another node takes over;
  * then an unreachable node under unreachable = skip stops everyone;
  * otherwise the first check to run goes. Unreachable nodes count as
  * never active, as the check counts them by default.

@@ -123,6 +123,7 @@ fleet(const struct pg_status *st)
 	f.id = st->cluster;
 	f.wait_ms = PG_WAIT_MIN_MS;
 	f.unreachable = PG_UNREACHABLE_SKIP;
+	f.on_failure = PG_ON_FAILURE_HANDOVER;
 	f.nodes = n;
 	f.n = 3;
 	s = pg_fleet_table(&f, 1);

@@ -16,7 +16,7 @@
 
 static struct pg_fleet_node	 nodes[3];
 static struct pg_fleet		 fleet = { "mail", WAIT, PG_UNREACHABLE_RUN,
-				    nodes, 3 };
+				    nodes, 3, PG_ON_FAILURE_HANDOVER };
 
 /* Three nodes a (self), b and c: all answered, never active. */
 static void
@@ -33,6 +33,7 @@ reset(void)
 	}
 	nodes[0].self = 1;
 	fleet.unreachable = PG_UNREACHABLE_RUN;
+	fleet.on_failure = PG_ON_FAILURE_HANDOVER;
 }
 
 static void
@@ -66,6 +67,21 @@ test_next(void)
 	is_str(nx.text, "b: active 12s ago (wait 1m), keeps polling",
 	    "active: text");
 
+	/* b failed its last run and is idle since: handing over. */
+	nodes[1].st.last = 1;
+	nodes[1].st.last_exit = 1;
+	nodes[1].st.failures = 1;
+	nodes[1].st.last_end_ms = 12000;
+	nodes[2].st.elapsed_ms = PG_NEVER;
+	pg_fleet_next(&fleet, &nx);
+	is_int(nx.why, PG_NEXT_ANY, "b failed, handover: not counted");
+	is_str(nx.text, "b's last run failed, handing over; nobody active "
+	    "within wait 1m: the first check to run goes", "handover: text");
+	fleet.on_failure = PG_ON_FAILURE_STAY;
+	pg_fleet_next(&fleet, &nx);
+	is_int(nx.node, 1, "b failed, on_failure = stay: b keeps polling");
+	fleet.on_failure = PG_ON_FAILURE_HANDOVER;
+	nodes[2].st.elapsed_ms = 30000;
 	nodes[1].st.running = 1;
 	nodes[1].st.pid = 4242;
 	pg_fleet_next(&fleet, &nx);
