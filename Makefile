@@ -25,9 +25,11 @@ CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
-		listen.o local.o peers.o proto.o serve.o state.o status.o conn.o)
-TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve
-MAN1 =		man/pollguard-check.1 man/pollguard-touch.1
+		conn.o fleet.o listen.o local.o peers.o proto.o serve.o state.o \
+		status.o)
+TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
+		bin/pollguard-status
+MAN1 =		man/pollguard-check.1 man/pollguard-touch.1 man/pollguard-status.1
 MAN5 =		man/pollguard.conf.5
 MAN7 =		man/pollguard.7
 MAN8 =		man/pollguard-serve.8
@@ -42,7 +44,7 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o \
-		pollguard-touch.o pollguard-serve.o)
+		pollguard-touch.o pollguard-serve.o pollguard-status.o)
 
 all: $(addprefix $(B),$(TOOLS))
 
@@ -66,8 +68,13 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-# Each tool links only what it uses: only pollguard-check links libcurl.
+# Each tool links only what it uses: only pollguard-check and
+# pollguard-status, which ask peers, link libcurl.
 $(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o tool.o) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
+	    $(CURL_LIBS) $(BASE_LIBS)
+
+$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o tool.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(CURL_LIBS) $(BASE_LIBS)
 
@@ -214,6 +221,7 @@ install: all
 	    $(DESTDIR)$(BASHCOMPDIR)/pollguard-check
 	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-touch
 	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-serve
+	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-status
 	@if [ -e $(CONF) ]; then \
 	    echo "make install: $(CONF) exists: not replaced"; \
 	else \
@@ -252,7 +260,7 @@ FUZZ_DIR =	build/fuzz
 FUZZ_CFLAGS =	$(CFLAGS) -O1 -g -fno-omit-frame-pointer \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
 		-fsanitize=fuzzer-no-link $(CURL_CFLAGS)
-FUZZ_TARGETS =	request answer config numbers outcome
+FUZZ_TARGETS =	request answer config numbers outcome status
 FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
 
 $(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h
@@ -263,15 +271,14 @@ $(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
 # request needs only the library (lib/serve.c answers); answer runs
-# lib/peers.c and hands libcurl the fuzz input.
+# lib/peers.c and hands libcurl the fuzz input. Every target links all
+# of FUZZ_LIB, peers.o included, and so libcurl.
 $(FUZZ_DIR)/fuzz_answer: FUZZ_LINK = $(CURL_LIBS) \
     -Wl,--wrap=curl_multi_add_handle
-# outcome: FUZZ_LIB holds peers.o, which needs libcurl to link.
-$(FUZZ_DIR)/fuzz_outcome: FUZZ_LINK = $(CURL_LIBS)
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ibin -o $@ $< \
 	    $(filter $(FUZZ_DIR)/bin/%.o,$^) $(FUZZ_LIB) $(BASE_LIBS) \
-	    $(FUZZ_LINK)
+	    $(FUZZ_LINK) $(CURL_LIBS)
 .SECONDARY: $(FUZZ_LIB)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)

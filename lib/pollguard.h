@@ -1031,4 +1031,92 @@ void	 pg_conn_refuse(int, const void *, int, struct pg_reply *);
  */
 int	 pg_drop_privileges(const char *, char *, size_t);
 
+/*
+ * fleet.c: what pollguard-status shows of a cluster across its nodes:
+ * which node would go next, and the table and JSON it prints. Pure: no
+ * I/O; the tool fills in one struct pg_fleet per cluster.
+ */
+
+enum pg_reach {
+	PG_REACH_STATUS,	/* answered its status (0.4 and later) */
+	PG_REACH_ELAPSED,	/* answered /v1/elapsed only: before 0.4 */
+	PG_REACH_UNREACHABLE,	/* refused, timed out, no DNS, 5xx */
+	PG_REACH_REFUSED,	/* 401 or 403 */
+	PG_REACH_UNKNOWN,	/* 404: a wrong url, or no such cluster */
+	PG_REACH_INVALID,	/* nonsense, or this node itself */
+	PG_REACH_ERROR		/* this node: its record cannot be read */
+};
+
+/* True when the node answered: pollguard-status exits 0 when all did. */
+#define PG_REACH_OK(r)	((r) <= PG_REACH_ELAPSED)
+
+struct pg_fleet_node {
+	const char	*name;
+	int		 self;		/* this node, from its state directory */
+	enum pg_reach	 reach;
+	char		 why[PG_WHY_MAX];	/* why it did not answer, for
+						   people, escaped; or "" */
+	struct pg_status st;	/* REACH_STATUS: all of it; REACH_ELAPSED:
+				   elapsed_ms only; else pg_status_init */
+};
+
+/* One cluster: its nodes, this node among them. */
+struct pg_fleet {
+	const char	*id;
+	int64_t		 wait_ms;
+	enum pg_unreachable unreachable;
+	struct pg_fleet_node *nodes;
+	size_t		 n;
+	enum pg_on_failure on_failure;	/* pg_handover_ignores */
+};
+
+enum pg_next_why {
+	PG_NEXT_ANY,		/* nobody active within wait: the first
+				   check to run goes */
+	PG_NEXT_ACTIVE,		/* node was active within wait (the most
+				   recently): it keeps polling */
+	PG_NEXT_HELD,		/* node shows a hold: nobody goes */
+	PG_NEXT_ERROR,		/* node answered an error: checks that ask
+				   it refuse to decide */
+	PG_NEXT_UNREACHABLE	/* node unreachable, unreachable = skip:
+				   nobody goes */
+};
+
+#define PG_NEXT_TEXT_MAX	(PG_STATUS_TEXT_MAX * 6)
+
+struct pg_next {
+	enum pg_next_why why;
+	size_t		 node;		/* the node it names; not for ANY */
+	char		 text[PG_NEXT_TEXT_MAX];	/* for people */
+};
+
+/*
+ * Which node would go next, by pollguard-check's rule as seen from the
+ * answers: a hold anywhere (the longest) stops everyone; then an error
+ * answer makes checks refuse; then the node active most recently within
+ * wait keeps polling (the others skip, and it does not count itself),
+ * but for one that pg_handover_ignores: its last run failed, and under
+ * on_failure = handover another node takes over;
+ * then an unreachable node under unreachable = skip stops everyone;
+ * otherwise the first check to run goes. Unreachable nodes count as
+ * never active, as the check counts them by default.
+ */
+void	 pg_fleet_next(const struct pg_fleet *, struct pg_next *);
+
+/*
+ * The table for people: a header, a line per node of each cluster and a
+ * "next" line per cluster, in aligned columns, no trailing blanks. A
+ * malloc'd string, or NULL with errno.
+ */
+char	*pg_fleet_table(const struct pg_fleet *, size_t);
+
+/*
+ * The same as one JSON object and a newline (pollguard-status(1) has the
+ * schema): version and node are this node's. Strings are escaped: '"',
+ * '\\', control characters and bytes above 0x7e as \uXXXX. A malloc'd
+ * string, or NULL with errno.
+ */
+char	*pg_fleet_json(const char *, const char *, const struct pg_fleet *,
+	    size_t);
+
 #endif /* POLLGUARD_H */

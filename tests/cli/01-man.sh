@@ -14,7 +14,7 @@ done
 # lines continues on lines indented to the tool's name. Without
 # arguments pollguard-serve would serve a connection on stdin, so an
 # unknown option is the one way to ask all of the tools.
-for tool in pollguard-check pollguard-touch pollguard-serve; do
+for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status; do
 	pages=("$PG_TOP"/man/"$tool".[1-8])
 	page=${pages[0]}
 	if [ ! -f "$page" ]; then

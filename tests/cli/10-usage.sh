@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage errors of pollguard-check and pollguard-touch: exit 64, the usage
+# Usage errors of pollguard-check, pollguard-touch and pollguard-status: exit 64, the usage
 # text of SPEC.md on stderr, invalid cluster IDs refused, an unknown cluster
 # a configuration error (78); none of it writes to the state directory.
 . "${PG_TOP:-.}/tests/lib.sh"
@@ -9,6 +9,9 @@ USAGE_TOUCH='usage: pollguard-touch [-c file] cluster
        pollguard-touch [-c file] [-t duration] cluster -- command [argument ...]
        pollguard-touch -f [-c file] cluster
        pollguard-touch -r [-c file] cluster'
+
+USAGE_STATUS='usage: pollguard-status [-j] [-c file] [cluster]'
+STATUS=$PG_BIN/pollguard-status
 
 LONG64=$(printf 'x%.0s' $(seq 64))
 LONG65=${LONG64}y
@@ -129,6 +132,22 @@ exit_is 64 "touch -t after the cluster is the command's: usage" \
 assert "touch usage errors with -t: the command was not run" test ! -e "$M"
 
 state_untouched "touch: nothing written in the state directory by any of these"
+
+# --- pollguard-status ---
+
+usage_error "$STATUS" "$USAGE_STATUS" "status, two clusters" -c "$CONF" c1 extra
+usage_error "$STATUS" "$USAGE_STATUS" "status, unknown option -x" -x -c "$CONF" c1
+usage_error "$STATUS" "$USAGE_STATUS" "status, check's option -n" -n -c "$CONF" c1
+usage_error "$STATUS" "$USAGE_STATUS" "status, -c without argument" -c
+bad_id "$STATUS" "status ../x" -c "$CONF" ../x
+bad_id "$STATUS" "status ID with a control character" -c "$CONF" $'a\001b'
+exit_is 78 "status unknown cluster: exit 78" "$STATUS" -c "$CONF" nosuch
+err_has "no [cluster nosuch]" "status unknown cluster: message names it"
+out_empty "status unknown cluster: nothing on stdout"
+exit_is 78 "status -j unknown cluster: exit 78" "$STATUS" -j -c "$CONF" nosuch
+out_empty "status -j unknown cluster: nothing on stdout"
+
+state_untouched "status: nothing written in the state directory by any of these"
 
 # --- the longest valid ID is fine ---
 

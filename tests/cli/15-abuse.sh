@@ -1,5 +1,5 @@
 #!/bin/bash
-# Command-line abuse of all three tools: missing and extra arguments,
+# Command-line abuse of all the tools: missing and extra arguments,
 # unknown options, options without their argument, cluster IDs that are
 # too long or hold '/', '..', '.', a leading '-', control characters or
 # nothing, -c naming a directory, nothing or an unreadable file, bad -l
@@ -12,6 +12,7 @@
 # whatever libcurl makes of it.
 . "${PG_TOP:-.}/tests/lib.sh"
 
+STATUS=$PG_BIN/pollguard-status
 ID64=$(printf 'a%.0s' $(seq 63))z
 ID65=${ID64}x
 ID300=$(printf 'x%.0s' $(seq 300))
@@ -112,9 +113,17 @@ usage_err "$TOUCH" "touch, -- without a command" -c "$CONF" c1 --
 usage_err "$TOUCH" "touch, a command without --" -c "$CONF" c1 true
 usage_err "$CHECK" "check, -- and a command" -c "$CONF" c1 -- true
 
-# --- check and touch: cluster IDs ---
+# pollguard-status takes one cluster or none.
+usage_err "$STATUS" "status, two clusters" -c "$CONF" c1 "$ID64"
+usage_err "$STATUS" "status, unknown option -z" -z -c "$CONF" c1
+usage_err "$STATUS" "status, unknown long option --help" --help
+usage_err "$STATUS" "status, -c without its argument" -c
+usage_err "$STATUS" "status, -c without its argument after the cluster" c1 -c
+usage_err "$STATUS" "status, option cluster -x" -c "$CONF" -x
 
-for tool in "$CHECK" "$TOUCH"; do
+# --- check, touch and status: cluster IDs ---
+
+for tool in "$CHECK" "$TOUCH" "$STATUS"; do
 	t=${tool##*/}
 	t=${t#pollguard-}
 	bad_id "$tool" "$t, 65-character ID" -c "$CONF" "$ID65"
@@ -147,10 +156,10 @@ bad_id "$TOUCH" "touch -r, ID ../x" -r -c "$CONF" ../x
 bad_id "$TOUCH" "touch, ID ../x -- command" -c "$CONF" ../x -- touch "$T/ran"
 bad_id "$CHECK" "check -n, 5000-character ID" -n -c "$CONF" "$ID5000"
 
-# --- check and touch: -c ---
+# --- check, touch and status: -c ---
 
 chmod 000 "$T/confdir"
-for tool in "$CHECK" "$TOUCH"; do
+for tool in "$CHECK" "$TOUCH" "$STATUS"; do
 	t=${tool##*/}
 	t=${t#pollguard-}
 	exit_is 78 "$t -c DIRECTORY: exit 78" "$tool" -c "$T" c1
@@ -194,7 +203,7 @@ if [ "$(id -u)" -eq 0 ]; then
 		as_other=(none)
 	fi
 fi
-for tool in "$CHECK" "$TOUCH"; do
+for tool in "$CHECK" "$TOUCH" "$STATUS"; do
 	t=${tool##*/}
 	t=${t#pollguard-}
 	if [ "${as_other[0]:-}" = none ]; then
@@ -207,7 +216,7 @@ done
 chmod 700 "$T"
 chmod 600 "$T/unreadable.conf"
 
-unchanged "$BEFORE" "check and touch: nothing written anywhere, state directory not even created"
+unchanged "$BEFORE" "check, touch and status: nothing written anywhere, state directory not even created"
 assert "touch ../x -- command: the command was not run" test ! -e "$T/ran"
 
 # --- serve ---

@@ -11,7 +11,8 @@ stunnel/pollguard.conf
 systemd/pollguard-job@.service systemd/pollguard-job@.timer
 systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
 tmpfiles.d/pollguard.conf xinetd.d/pollguard"
-PAGES="man1/pollguard-check.1 man1/pollguard-touch.1 man5/pollguard.conf.5
+PAGES="man1/pollguard-check.1 man1/pollguard-touch.1 man1/pollguard-status.1
+man5/pollguard.conf.5
 man7/pollguard.7 man8/pollguard-serve.8"
 
 root=$T/root
@@ -31,7 +32,7 @@ is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 (cd "$root" && find . -type f | sort) >"$T/files"
 {
 	echo ./etc/pollguard.conf
-	for t in pollguard-check pollguard-serve pollguard-touch; do
+	for t in pollguard-check pollguard-serve pollguard-status pollguard-touch; do
 		echo "./usr/bin/$t"
 	done
 	for e in $EXAMPLES; do
@@ -68,6 +69,12 @@ wait = 10s
 CONF
 exit_is 0 "the installed pollguard-check runs" "$root/usr/bin/pollguard-check" -c "$CONF" mail
 exit_is 0 "the installed pollguard-touch runs" "$root/usr/bin/pollguard-touch" -c "$CONF" -r mail
+exit_is 0 "the installed pollguard-status runs" "$root/usr/bin/pollguard-status" -c "$CONF" mail
+assert "the installed pollguard-status shows the cluster" grep -q '^mail  *testnode (self)  *yes ' "$T/out"
+for t in pollguard-serve pollguard-status pollguard-touch; do
+	is "$(readlink "$root/usr/share/bash-completion/completions/$t")" pollguard-check \
+	    "bash completion for $t: a link to pollguard-check's"
+done
 printf 'GET /v1/elapsed/mail HTTP/1.0\r\n\r\n' >"$T/req"
 "$root/usr/bin/pollguard-serve" -c "$CONF" -i <"$T/req" >"$T/resp" 2>&1
 is "$(head -n 1 "$T/resp" | tr -d '\r')" "HTTP/1.0 200 OK" "the installed pollguard-serve answers"
@@ -84,7 +91,7 @@ if command -v man >/dev/null; then
 	assert "pollguard(7) as rendered names /usr/share/doc/pollguard/examples" \
 	    grep -q '/usr/share/doc/pollguard/examples' "$T/page"
 else
-	skip "man is not installed (Debian package man-db)" 6
+	skip "man is not installed (Debian package man-db)" 7
 fi
 
 # A second install leaves an existing configuration alone, and says so.

@@ -1,0 +1,202 @@
+/*
+ * pollguard-status: the fleet at a glance. For each configured cluster
+ * (or the one given) ask every peer at once, as pollguard-check does,
+ * read this node's own status from its state directory, and print a
+ * line per node and which node would go next (lib/fleet.c makes the
+ * table and the JSON). Exit 0 when every node answered, 1 when not.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+#define EXIT_PARTIAL	1	/* some node did not answer */
+
+static __dead void
+usage(void)
+{
+	fprintf(stderr, "usage: pollguard-status [-j] [-c file] [cluster]\n");
+	exit(EX_USAGE);
+}
+
+/* What a peer's answer in a round is, for the table. */
+static enum pg_reach
+reach_of(const struct pg_seen *s)
+{
+	switch (s->answer.kind) {
+	case PG_ANSWER_ELAPSED:
+	case PG_ANSWER_NEVER:
+		return PG_REACH_ELAPSED;
+	case PG_ANSWER_UNREACHABLE:
+		return PG_REACH_UNREACHABLE;
+	case PG_ANSWER_REFUSED:
+		return PG_REACH_REFUSED;
+	case PG_ANSWER_UNKNOWN:
+		return PG_REACH_UNKNOWN;
+	default:
+		return PG_REACH_INVALID;
+	}
+}
+
+/*
+ * A peer as the round saw it: its status, or (a serve before 0.4, which
+ * answered only /v1/elapsed) its activity only.
+ */
+static void
+peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
+{
+	n->name = s->name;
+	n->reach = reach_of(s);
+	pg_status_init(&n->st);
+	if (n->reach != PG_REACH_ELAPSED)
+		strlcpy(n->why, s->why, sizeof(n->why));
+	else if (s->has_status) {
+		n->reach = PG_REACH_STATUS;
+		n->st = s->status;
+	} else
+		n->st.elapsed_ms = s->answer.kind == PG_ANSWER_NEVER ?
+		    PG_NEVER : s->answer.elapsed_ms;
+}
+
+/* This node, from its own state directory (st NULL: none yet). */
+static void
+self_node(const struct pg_config *cfg, const struct pg_cluster *c,
+    struct pg_state *st, struct pg_fleet_node *n)
+{
+	n->name = cfg->node;
+	n->self = 1;
+	n->reach = PG_REACH_STATUS;
+	if (pg_status_local(st, c, cfg->node, &n->st) == 0)
+		return;
+	n->reach = PG_REACH_ERROR;
+	if (errno == EBADMSG)
+		snprintf(n->why, sizeof(n->why), "its state record is not "
+		    "valid; 'pollguard-touch %s' replaces it", c->id);
+	else
+		snprintf(n->why, sizeof(n->why), "its state record: %s",
+		    strerror(errno));
+	pg_status_init(&n->st);
+}
+
+/*
+ * Ask the cluster's peers and fill in f: this node first, then the peers
+ * in the order of the config. The round's answers stay in r: the nodes
+ * point to the names in it and the config.
+ */
+static void
+ask(const struct pg_config *cfg, const struct pg_cluster *c,
+    struct pg_state *st, struct pg_round *r, struct pg_fleet *f)
+{
+	size_t	 i;
+
+	memset(r, 0, sizeof(*r));
+	if (c->npeers > 0 && pg_peers_ask(cfg, c, r) == -1)
+		tool_die_errno(EX_OSERR, "asking the peers of %s", c->id);
+	f->id = c->id;
+	f->wait_ms = c->wait_ms;
+	f->unreachable = c->unreachable;
+	f->on_failure = c->on_failure;
+	f->n = r->n + 1;
+	if ((f->nodes = calloc(f->n, sizeof(*f->nodes))) == NULL)
+		tool_die_errno(EX_OSERR, "memory");
+	self_node(cfg, c, st, &f->nodes[0]);
+	for (i = 0; i < r->n; i++)
+		peer_node(&r->seen[i], &f->nodes[i + 1]);
+}
+
+/*
+ * The state directory, read only: status never creates it. NULL when it
+ * does not exist yet (every cluster is never active on this node).
+ */
+static struct pg_state *
+state_open(const struct pg_config *cfg, struct pg_state *st)
+{
+	char	 err[PG_ERR_MAX];
+
+	if (pg_state_open(st, cfg->state, 0, err, sizeof(err)) == 0)
+		return st;
+	if (errno == ENOENT)
+		return NULL;
+	tool_die(EX_IOERR, "%s", err);
+}
+
+/* Say on stderr why each node that did not answer did not. */
+static int
+complain(const struct pg_fleet *f, size_t nf)
+{
+	size_t	 i, j;
+	int	 bad = 0;
+
+	for (i = 0; i < nf; i++)
+		for (j = 0; j < f[i].n; j++) {
+			if (PG_REACH_OK(f[i].nodes[j].reach))
+				continue;
+			bad = 1;
+			fprintf(stderr, "pollguard-status: cluster %s: node "
+			    "%s: %s\n", f[i].id, f[i].nodes[j].name,
+			    f[i].nodes[j].why);
+		}
+	return bad;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static struct pg_config	*cfg;	/* static: reachable until exit */
+	static struct pg_fleet	*f;
+	static struct pg_round	*r;
+	struct pg_state		 state, *st;
+	const struct pg_cluster	*c = NULL;
+	const char		*conf = NULL;
+	char			 err[PG_ERR_MAX], *out;
+	size_t			 i, nf;
+	int			 ch, json = 0;
+
+	while ((ch = getopt(argc, argv, "c:j")) != -1) {
+		switch (ch) {
+		case 'c':
+			conf = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		usage();
+
+	tool_init();
+	if (argc == 1 && !pg_cluster_id_valid(argv[0]))
+		tool_die(EX_USAGE, "invalid cluster ID '%.*s' (1 to %d letters,"
+		    " digits, '.', '_', '-', not starting with '.' or '-')",
+		    PG_NAME_MAX + 1, argv[0], PG_NAME_MAX);
+	if (pg_config_load(pg_config_path(conf), &cfg, err, sizeof(err)) == -1)
+		tool_die(EX_CONFIG, "%s", err);
+	if (argc == 1 && (c = pg_config_cluster(cfg, argv[0])) == NULL)
+		tool_die(EX_CONFIG, "%s: no [cluster %s]", cfg->path, argv[0]);
+	st = state_open(cfg, &state);
+
+	nf = c != NULL ? 1 : cfg->nclusters;
+	if ((f = calloc(nf + 1, sizeof(*f))) == NULL ||
+	    (r = calloc(nf + 1, sizeof(*r))) == NULL)
+		tool_die_errno(EX_OSERR, "memory");
+	if (pg_peers_init() == -1)
+		tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
+	for (i = 0; i < nf; i++)
+		ask(cfg, c != NULL ? c : &cfg->clusters[i], st, &r[i], &f[i]);
+
+	if ((out = json ? pg_fleet_json(PG_VERSION, cfg->node, f, nf) :
+	    pg_fleet_table(f, nf)) == NULL)
+		tool_die_errno(EX_OSERR, "formatting the status");
+	if (fputs(out, stdout) == EOF || fflush(stdout) == EOF)
+		tool_die_errno(EX_IOERR, "stdout");
+	free(out);
+	return complain(f, nf) ? EXIT_PARTIAL : 0;
+}
