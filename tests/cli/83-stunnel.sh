@@ -135,9 +135,9 @@ exit_is 1 "https with the CA as cafile: the peer's answer read (active: exit 1)"
     "$CHECK" -nv -c "$T/good.conf" mail
 ms=$(sed -n 's/.*mail: s: \([0-9]*\) ms: active .*/\1/p' "$T/err")
 age_ok "$ms" 5000 "$T0" "the elapsed time is serve's record, 5000 ms old (read ${ms:-nothing})"
-wait_for 5 grep -q 'client 127.0.0.1: 200 "GET /v1/elapsed/mail ' "$T/s.err"
+wait_for 5 grep -q 'client 127.0.0.1: 200 "GET /v1/status/mail ' "$T/s.err"
 assert "serve answered it, from 127.0.0.1 (stunnel), with the credentials" \
-    grep -q 'client 127.0.0.1: 200 "GET /v1/elapsed/mail ' "$T/s.err"
+    grep -q 'client 127.0.0.1: 200 "GET /v1/status/mail ' "$T/s.err"
 
 exit_is 76 "no cafile (the system's CAs): certificate refused, exit 76" \
     "$CHECK" -nv -c "$T/noca.conf" mail
