@@ -113,7 +113,7 @@ while _pg_alive "$STORM" && [ $(($(now_ms) - t0)) -lt 20000 ]; do
 		[ "$bad" -le 3 ] && diag "read $reads: '$a'"
 	fi
 done
-wait_exit "$STORM" 10
+wait_exit "$STORM" 120
 is "$?" 0 "300 touches in a row: all exit 0"
 diag "$reads reads during the touches"
 is "$bad" 0 "a reader during 300 touches always sees a whole record"
