@@ -1,14 +1,17 @@
 /*
  * pollguard-touch: record activity in a cluster, keep it fresh while a
- * job runs or while data streams through, or release it.
+ * job runs or while data streams through, or release it; or put the
+ * cluster on hold.
  */
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +29,8 @@ usage(void)
 	    "       pollguard-touch [-c file] [-t duration] cluster -- command "
 	    "[argument ...]\n"
 	    "       pollguard-touch -f [-c file] cluster\n"
+	    "       pollguard-touch -H duration [-c file] [-m message] "
+	    "cluster\n"
 	    "       pollguard-touch -r [-c file] cluster\n");
 	exit(EX_USAGE);
 }
@@ -265,22 +270,84 @@ filter(struct tool *t)
 	exit(0);
 }
 
+/* Why a hold's message is refused (errno from pg_hold_make). */
+static __dead void
+bad_message(const char *msg)
+{
+	if (errno == ENAMETOOLONG)
+		tool_die(EX_USAGE, "-m: message too long (at most %d bytes)",
+		    PG_STATUS_TEXT_MAX - 1);
+	tool_die(EX_USAGE, "-m %s: a message is printable ASCII, without "
+	    "control characters or a blank at either end", msg);
+}
+
+/*
+ * Put the cluster on hold on this node for ms (0: lift the hold). The
+ * hold is this node's to publish (pollguard-serve) and every node's check
+ * to honour; it records no activity and takes no run lock, so it can be
+ * set while a run is going.
+ */
+static __dead void
+hold(struct tool *t, int64_t ms, const char *msg)
+{
+	struct pg_hold	 h;
+	struct passwd	*pw;
+	char		 by[PG_STATUS_TEXT_MAX], left[32];
+	const char	*id = t->cluster->id;
+
+	if (ms == 0) {
+		if (pg_hold_remove(&t->state, id) == -1)
+			tool_die_errno(EX_CANTCREAT, "cannot remove %s/.%s.hold",
+			    t->state.path, id);
+		tool_log(t, LOG_NOTICE, "%s: hold lifted", id);
+		exit(0);
+	}
+	/* Who set it, for peers' operators: a user name, else the UID. */
+	if ((pw = getpwuid(getuid())) == NULL || (size_t)snprintf(by,
+	    sizeof(by), "%s@%s", pw->pw_name, t->cfg->node) >= sizeof(by) ||
+	    pg_hold_make(&h, ms, by, msg) == -1) {
+		snprintf(by, sizeof(by), "%lu@%s", (unsigned long)getuid(),
+		    t->cfg->node);
+		if (pg_hold_make(&h, ms, by, msg) == -1)
+			bad_message(msg);
+	}
+	if (pg_hold_write(&t->state, id, &h) == -1)
+		tool_die_errno(EX_CANTCREAT, "cannot write %s/.%s.hold",
+		    t->state.path, id);
+	if (pg_duration_format(ms, left, sizeof(left)) == -1)
+		strlcpy(left, "?", sizeof(left));
+	tool_log(t, LOG_NOTICE, "%s: held for %s by %s%s%s", id, left, h.by,
+	    h.why[0] != '\0' ? ": " : "", h.why);
+	exit(0);
+}
+
 int
 main(int argc, char *argv[])
 {
 	static struct tool	 t;	/* static: reachable until exit */
-	const char	*conf = NULL, *errstr, *topt = NULL;
-	int64_t		 limit_ms = -1;
+	struct pg_hold	 h;
+	const char	*conf = NULL, *errstr, *topt = NULL, *msg = NULL;
+	int64_t		 limit_ms = -1, hold_ms = -1;
 	int		 ch, fflag = 0, rflag = 0;
 
 	/* '+': options end at the cluster, so the command keeps its own. */
-	while ((ch = getopt(argc, argv, "+c:frt:")) != -1) {
+	while ((ch = getopt(argc, argv, "+H:c:fm:rt:")) != -1) {
 		switch (ch) {
+		case 'H':
+			if (pg_duration_parse(optarg, 0, PG_HOLD_MAX_MS,
+			    &hold_ms, &errstr) == -1)
+				tool_die(EX_USAGE, "-H %s: %s (a duration up "
+				    "to 7d, or 0 to lift the hold)", optarg,
+				    errstr);
+			break;
 		case 'c':
 			conf = optarg;
 			break;
 		case 'f':
 			fflag = 1;
+			break;
+		case 'm':
+			msg = optarg;
 			break;
 		case 'r':
 			rflag = 1;
@@ -309,9 +376,17 @@ main(int argc, char *argv[])
 		usage();
 	if (topt != NULL && argc == 1)
 		usage();
+	if ((msg != NULL && hold_ms < 0) || (hold_ms >= 0 && (argc > 1 ||
+	    fflag || rflag || topt != NULL)) || (msg != NULL && hold_ms == 0))
+		usage();
+	/* The message is checked before the configuration is read. */
+	if (hold_ms > 0 && pg_hold_make(&h, hold_ms, NULL, msg) == -1)
+		bad_message(msg);
 
 	tool_init();
 	tool_setup(&t, conf, argv[0]);
+	if (hold_ms >= 0)
+		hold(&t, hold_ms, msg);
 	if (argc > 1)
 		run(&t, argv + 2, limit_ms >= 0 ? limit_ms :
 		    t.cluster->max_runtime_ms);

@@ -42,6 +42,24 @@ outcome(struct pg_state *st, const char *id, const struct pg_stamp *now,
 	s->failures = failures > INT32_MAX ? INT32_MAX : (int)failures;
 }
 
+/*
+ * The hold set on this node, while it lasts. A damaged hold file reads
+ * as no hold, as a damaged outcome reads as no run: a hold only ever
+ * stops polling, so a file that cannot be read must not.
+ */
+static void
+hold(struct pg_state *st, const char *id, struct pg_status *s)
+{
+	struct pg_hold	 h;
+	int64_t		 left;
+
+	if (pg_hold_read(st, id, &h, &left) != 1)
+		return;
+	s->hold_ms = left;
+	strlcpy(s->hold_by, h.by, sizeof(s->hold_by));
+	strlcpy(s->hold_why, h.why, sizeof(s->hold_why));
+}
+
 int
 pg_status_local(struct pg_state *st, const struct pg_cluster *c,
     const char *node, struct pg_status *s)
@@ -65,5 +83,6 @@ pg_status_local(struct pg_state *st, const struct pg_cluster *c,
 			s->claim_ms = s->elapsed_ms;
 	}
 	outcome(st, c->id, &now, s);
+	hold(st, c->id, s);
 	return 0;
 }

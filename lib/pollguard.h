@@ -416,6 +416,59 @@ enum pg_run	 pg_outcome_run(struct pg_state *, const char *,
 	    const struct pg_outcome *);
 
 /*
+ * A hold on the cluster, set on this node by pollguard-touch -H in
+ * ".CLUSTER.hold", written like the outcome under the record lock. It
+ * ends at "until", a stamp of this host's clocks: within the boot that
+ * set it, by CLOCK_BOOTTIME (wall-clock steps do not move it, suspend
+ * counts); after a reboot, by the wall clock, but never later than ms
+ * after it was set counting the uptime as passed (the time since it was
+ * set is at least the uptime, as for pg_stamp_elapsed).
+ */
+#define PG_HOLD_MAX_MS		(7LL * 24 * 3600 * 1000)	/* 7d */
+#define PG_HOLD_TEXT_MAX	128	/* by, why: PG_STATUS_TEXT_MAX */
+#define PG_HOLD_FILE_MAX	512	/* the longest hold file, in bytes */
+
+struct pg_hold {
+	struct pg_stamp	 until;		/* when it ends (no claim) */
+	int64_t		 ms;		/* how long it was set for */
+	char		 by[PG_HOLD_TEXT_MAX];	/* "user@node"; "": not said */
+	char		 why[PG_HOLD_TEXT_MAX];	/* "": not said */
+};
+
+/*
+ * A hold of ms (1..PG_HOLD_MAX_MS) from now. by and why must be printable
+ * ASCII without a leading or trailing blank, shorter than
+ * PG_HOLD_TEXT_MAX (NULL or "": not said). 0, or -1 with errno: EINVAL
+ * (ms out of range, a character refused), ENAMETOOLONG (a text too long).
+ */
+int	 pg_hold_make(struct pg_hold *, int64_t, const char *, const char *);
+
+/* The hold's time left at now in ms; 0: it has ended. */
+int64_t	 pg_hold_left(const struct pg_hold *, const struct pg_stamp *);
+
+/*
+ * The hold file's text and back, as the outcome's. format: the length,
+ * or -1 (EINVAL: a field that pg_hold_make refuses; ENAMETOOLONG). parse:
+ * 0, or -1 with EBADMSG; unknown keys are skipped.
+ */
+int	 pg_hold_format(const struct pg_hold *, char *, size_t);
+int	 pg_hold_parse(const char *, size_t, struct pg_hold *);
+
+/*
+ * Read the hold on a cluster: 1, *h and its time left in *left_ms while
+ * it lasts; 0 when there is none or it has ended; -1 with errno
+ * (EBADMSG: damaged). Readers never remove an ended hold.
+ */
+int	 pg_hold_read(struct pg_state *, const char *, struct pg_hold *,
+	    int64_t *);
+
+/* Replace the hold atomically, under the record lock. -1 with errno. */
+int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
+
+/* Lift the hold: remove the file. No hold is success. */
+int	 pg_hold_remove(struct pg_state *, const char *);
+
+/*
  * status.c: the status answer (GET /v1/status/CLUSTER), both ends. Pure:
  * no I/O. Lines of "key value", a blank line after each cluster; readers
  * ignore keys they do not know (pollguard(7), The status answer).

@@ -2,7 +2,7 @@
  * state.c: the state directory. Stamps of this host's clocks, the record
  * format, and the records themselves: read by anyone, replaced atomically
  * by writers that exclude each other; the outcome of the job's runs; the
- * run lock and the claim lock.
+ * run lock and the claim lock; a hold on the cluster.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -1066,4 +1066,241 @@ pg_outcome_run(struct pg_state *st, const char *cluster,
 	if (o->pid > 0 && kill(o->pid, 0) == -1 && errno == ESRCH)
 		return PG_RUN_DIED;
 	return PG_RUN_RUNNING;
+}
+
+/*
+ * The hold file, ".CLUSTER.hold", named, written and read as the outcome
+ * file is. Its text:
+ *
+ *	pollguard-hold 1
+ *	until BOOT MONO WALL	the moment it ends, on this host's clocks
+ *	ms MS			how long it was set for
+ *	by USER@NODE		(optional)
+ *	why MESSAGE		(optional; the rest of the line)
+ *
+ * The end is stored rather than the start so that, within a boot, the
+ * time left is a difference of monotonic clocks like every elapsed time;
+ * ms bounds a hold read after a reboot, when only the wall clock is left.
+ */
+#define HOLD_MAGIC	"pollguard-hold 1\n"
+
+enum { H_UNTIL, H_MS, H_BY, H_WHY };
+static const char *const hold_keys[] = { "until", "ms", "by", "why", NULL };
+
+static int
+hold_name(char *buf, size_t len, const char *cluster)
+{
+	if (strlen(cluster) > PG_NAME_MAX ||
+	    (size_t)snprintf(buf, len, ".%s.hold", cluster) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A text of a hold, s[0..n): printable ASCII, no blank at either end, so
+ * that it stays one line of the file and of the status answer. 0, or -1
+ * with errno.
+ */
+static int
+hold_text(const char *s, size_t n)
+{
+	size_t	 i;
+
+	if (n >= PG_HOLD_TEXT_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			break;
+	if (i < n || (n > 0 && (s[0] == ' ' || s[n - 1] == ' '))) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+pg_hold_make(struct pg_hold *h, int64_t ms, const char *by, const char *why)
+{
+	memset(h, 0, sizeof(*h));
+	if (by == NULL)
+		by = "";
+	if (why == NULL)
+		why = "";
+	if (ms < 1 || ms > PG_HOLD_MAX_MS) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (hold_text(by, strlen(by)) == -1 ||
+	    hold_text(why, strlen(why)) == -1 ||
+	    pg_stamp_now(&h->until) == -1)
+		return -1;
+	h->until.mono_ns += ms * 1000000;
+	h->until.wall_ns += ms * 1000000;
+	h->ms = ms;
+	strlcpy(h->by, by, sizeof(h->by));
+	strlcpy(h->why, why, sizeof(h->why));
+	return 0;
+}
+
+int64_t
+pg_hold_left(const struct pg_hold *h, const struct pg_stamp *now)
+{
+	struct pg_stamp	 set = h->until;
+	int64_t		 left;
+
+	/* The moment it was set; its boot is the boot of the hold. */
+	set.mono_ns -= h->ms * 1000000;
+	set.wall_ns -= h->ms * 1000000;
+	if (same_boot(&set, now))
+		left = (h->until.mono_ns - now->mono_ns) / 1000000;
+	else
+		left = h->ms - pg_stamp_elapsed(&set, now);
+	if (left > h->ms)
+		left = h->ms;
+	return left > 0 ? left : 0;
+}
+
+int
+pg_hold_format(const struct pg_hold *h, char *buf, size_t len)
+{
+	size_t	 r;
+	int	 n;
+
+	if (h->ms < 1 || h->ms > PG_HOLD_MAX_MS) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (hold_text(h->by, strnlen(h->by, sizeof(h->by))) == -1 ||
+	    hold_text(h->why, strnlen(h->why, sizeof(h->why))) == -1)
+		return -1;
+	n = snprintf(buf, len, HOLD_MAGIC);
+	if (n < 0 || (size_t)n >= len)
+		goto toolong;
+	r = n;
+	n = stamp_fields(buf + r, len - r, "until", &h->until);
+	if (n < 0 || (size_t)n >= len - r)
+		goto toolong;
+	r += n;
+	n = snprintf(buf + r, len - r, "ms %" PRId64 "\n%s%s%s%s%s%s",
+	    h->ms, h->by[0] != '\0' ? "by " : "", h->by,
+	    h->by[0] != '\0' ? "\n" : "", h->why[0] != '\0' ? "why " : "",
+	    h->why, h->why[0] != '\0' ? "\n" : "");
+	if (n < 0 || (size_t)n >= len - r)
+		goto toolong;
+	return r + n;
+toolong:
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
+static int
+hold_bad(struct pg_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	errno = EBADMSG;
+	return -1;
+}
+
+int
+pg_hold_parse(const char *buf, size_t len, struct pg_hold *h)
+{
+	const char	*p, *end, *nl, *sp;
+	unsigned int	 seen = 0, k;
+	size_t		 n;
+
+	memset(h, 0, sizeof(*h));
+	if (len < sizeof(HOLD_MAGIC) - 1 || len > PG_HOLD_FILE_MAX ||
+	    buf[len - 1] != '\n' || memchr(buf, '\0', len) != NULL ||
+	    memcmp(buf, HOLD_MAGIC, sizeof(HOLD_MAGIC) - 1) != 0)
+		return hold_bad(h);
+	end = buf + len;
+	for (p = buf + sizeof(HOLD_MAGIC) - 1; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if ((sp = memchr(p, ' ', nl - p)) == NULL || sp == p)
+			return hold_bad(h);
+		for (k = 0; hold_keys[k] != NULL; k++)
+			if (strlen(hold_keys[k]) == (size_t)(sp - p) &&
+			    memcmp(hold_keys[k], p, sp - p) == 0)
+				break;
+		if (hold_keys[k] == NULL)
+			continue;	/* a later version's: ignored */
+		if (seen & (1U << k))
+			return hold_bad(h);
+		seen |= 1U << k;
+		n = nl - sp - 1;
+		switch (k) {
+		case H_UNTIL:
+			if (outcome_stamp(sp + 1, n, &h->until) == -1)
+				return hold_bad(h);
+			continue;
+		case H_MS:
+			if (outcome_num(sp + 1, n, 1, PG_HOLD_MAX_MS,
+			    &h->ms) == -1)
+				return hold_bad(h);
+			continue;
+		default:	/* by, why */
+			if (n == 0 || hold_text(sp + 1, n) == -1)
+				return hold_bad(h);
+			memcpy(k == H_BY ? h->by : h->why, sp + 1, n);
+			continue;
+		}
+	}
+	/* The end cannot be earlier after boot than the time it was set for. */
+	if ((seen & (1U << H_UNTIL | 1U << H_MS)) !=
+	    (1U << H_UNTIL | 1U << H_MS) ||
+	    h->until.mono_ns < h->ms * 1000000)
+		return hold_bad(h);
+	return 0;
+}
+
+int
+pg_hold_read(struct pg_state *st, const char *cluster, struct pg_hold *h,
+    int64_t *left_ms)
+{
+	char		 name[PG_NAME_MAX + 16], buf[PG_HOLD_FILE_MAX];
+	struct pg_stamp	 now;
+	ssize_t		 n;
+
+	if (hold_name(name, sizeof(name), cluster) == -1)
+		return -1;
+	if ((n = read_small(st, name, buf, sizeof(buf))) <= 0)
+		return n;
+	if (pg_hold_parse(buf, n, h) == -1 || pg_stamp_now(&now) == -1)
+		return -1;
+	*left_ms = pg_hold_left(h, &now);
+	return *left_ms > 0;
+}
+
+int
+pg_hold_write(struct pg_state *st, const char *cluster,
+    const struct pg_hold *h)
+{
+	char	 name[PG_NAME_MAX + 16], buf[PG_HOLD_FILE_MAX];
+	int	 len, r;
+
+	if (hold_name(name, sizeof(name), cluster) == -1 ||
+	    (len = pg_hold_format(h, buf, sizeof(buf))) == -1 ||
+	    rec_lock(st, cluster) == -1)
+		return -1;
+	r = put(st, name, buf, len);
+	rec_unlock(st);
+	return r;
+}
+
+int
+pg_hold_remove(struct pg_state *st, const char *cluster)
+{
+	char	 name[PG_NAME_MAX + 16];
+	int	 r;
+
+	if (hold_name(name, sizeof(name), cluster) == -1 ||
+	    rec_lock(st, cluster) == -1)
+		return -1;
+	r = remove_locked(st, name);
+	rec_unlock(st);
+	return r;
 }

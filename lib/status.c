@@ -97,9 +97,14 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 		if (st->hold_by[0] != '\0')
 			r |= put(buf, len, &off, "hold_by %s\n", st->hold_by);
 		if (st->hold_why[0] != '\0') {
-			/* Safe on one line, whatever an operator typed. */
+			/*
+			 * Safe on one line whatever it holds; printable
+			 * text (all a hold may carry) passes unchanged, so
+			 * it never outgrows what a reader keeps.
+			 */
 			strnvis(why, st->hold_why, sizeof(why),
-			    VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL);
+			    VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
+			    VIS_NOSLASH);
 			r |= put(buf, len, &off, "hold_why %s\n", why);
 		}
 	}

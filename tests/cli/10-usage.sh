@@ -8,6 +8,7 @@ USAGE_CHECK='usage: pollguard-check [-Enqv] [-c file] cluster'
 USAGE_TOUCH='usage: pollguard-touch [-c file] cluster
        pollguard-touch [-c file] [-t duration] cluster -- command [argument ...]
        pollguard-touch -f [-c file] cluster
+       pollguard-touch -H duration [-c file] [-m message] cluster
        pollguard-touch -r [-c file] cluster'
 
 USAGE_STATUS='usage: pollguard-status [-j] [-c file] [cluster]'
@@ -103,6 +104,12 @@ usage_error "$TOUCH" "$USAGE_TOUCH" "touch -r with -f" -r -f -c "$CONF" c1
 usage_error "$TOUCH" "$USAGE_TOUCH" "touch -t without a command" -t 1s -c "$CONF" c1
 usage_error "$TOUCH" "$USAGE_TOUCH" "touch -t with -f" -t 1s -f -c "$CONF" c1
 usage_error "$TOUCH" "$USAGE_TOUCH" "touch -t without argument" -c "$CONF" c1 -t
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -m without -H" -m why -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -H with -- command" -H 1h -c "$CONF" c1 -- touch "$M"
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -H with -f" -H 1h -f -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -H with -r" -H 1h -r -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -H with -t" -H 1h -t 1s -c "$CONF" c1
+usage_error "$TOUCH" "$USAGE_TOUCH" "touch -H 0 with -m" -H 0 -m why -c "$CONF" c1
 for d in x 5x 10ms 99ms 31d -1s ''; do
 	exit_is 64 "touch -t '$d': exit 64" "$TOUCH" -t "$d" -c "$CONF" c1 -- touch "$M"
 	err_has "-t $d:" "touch -t '$d': the message names the option"

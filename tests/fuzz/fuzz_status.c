@@ -75,7 +75,7 @@ round_trip(const struct pg_status *st)
 	check(n > 0 && (size_t)n < sizeof(buf), "cannot format: %d", n);
 	want = *st;
 	strnvis(vis, st->hold_why, sizeof(vis), VIS_CSTYLE | VIS_OCTAL |
-	    VIS_TAB | VIS_NL);
+	    VIS_TAB | VIS_NL | VIS_NOSLASH);
 	memset(want.hold_why, 0, sizeof(want.hold_why));
 	r = pg_status_parse(buf, n, &back, &used, why, sizeof(why));
 	if (st->hold_ms > 0 && strlen(vis) >= sizeof(want.hold_why)) {

@@ -1,7 +1,7 @@
 /*
  * Unit tests for state.c: stamps, the elapsed rule, the record format,
  * the state directory, the run lock and the record lock; the outcome
- * record: its format, its files, its starts and ends.
+ * record: its format, its files, its starts and ends; the hold record.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -1617,6 +1617,215 @@ test_outcome_files(void)
 	pg_state_close(&st);
 }
 
+static struct pg_hold
+held(const char *boot, int64_t until_mono, int64_t until_wall, int64_t ms,
+    const char *by, const char *why)
+{
+	struct pg_hold	 h;
+
+	memset(&h, 0, sizeof(h));
+	h.until = stamp(boot, until_mono, until_wall);
+	h.ms = ms;
+	strlcpy(h.by, by, sizeof(h.by));
+	strlcpy(h.why, why, sizeof(h.why));
+	return h;
+}
+
+static void
+test_hold_format(void)
+{
+	struct pg_hold	 h, back;
+	char		 buf[PG_HOLD_FILE_MAX], text[PG_HOLD_TEXT_MAX + 1];
+	int		 n;
+
+	h = held(BOOT_A, 3700 * SEC, 1700003600 * SEC, 3600000, "ops@a",
+	    "disk swap");
+	n = pg_hold_format(&h, buf, sizeof(buf));
+	is_str(n > 0 ? buf : "", "pollguard-hold 1\n"
+	    "until " BOOT_A " 3700000000000 1700003600000000000\n"
+	    "ms 3600000\nby ops@a\nwhy disk swap\n",
+	    "hold_format: exactly");
+	is_int(n > 0 ? pg_hold_parse(buf, n, &back) : -2, 0, "hold_parse");
+	ok(stamp_eq(&back.until, &h.until) && back.ms == h.ms &&
+	    strcmp(back.by, "ops@a") == 0 &&
+	    strcmp(back.why, "disk swap") == 0, "hold: parsed back the same");
+
+	h = held("", 3700 * SEC, 5, 1, "", "");
+	n = pg_hold_format(&h, buf, sizeof(buf));
+	is_str(n > 0 ? buf : "", "pollguard-hold 1\nuntil - 3700000000000 5\n"
+	    "ms 1\n", "hold_format: no boot ID, no by, no why");
+	is_int(n > 0 ? pg_hold_parse(buf, n, &back) : -2, 0,
+	    "hold_parse: no by, no why");
+	ok(back.by[0] == '\0' && back.why[0] == '\0' && back.ms == 1,
+	    "hold: empty texts read as not said");
+
+	memset(text, 'x', sizeof(text) - 2);
+	text[sizeof(text) - 2] = '\0';		/* 127 bytes */
+	h = held(BOOT_A, 3700 * SEC, 1, 60000, "u@n", text);
+	n = pg_hold_format(&h, buf, sizeof(buf));
+	ok(n > 0 && pg_hold_parse(buf, n, &back) == 0 &&
+	    strcmp(back.why, text) == 0, "hold: a 127-byte why round-trips");
+	h = held(BOOT_A, 3700 * SEC, 1, 60000, "u@n", "tab\there");
+	errno = 0;
+	ok(pg_hold_format(&h, buf, sizeof(buf)) == -1 && errno == EINVAL,
+	    "hold_format: a control character is EINVAL");
+	h = held(BOOT_A, 3700 * SEC, 1, 60000, "u@n", " lead");
+	ok(pg_hold_format(&h, buf, sizeof(buf)) == -1,
+	    "hold_format: a leading blank is refused");
+	h = held(BOOT_A, 3700 * SEC, 1, PG_HOLD_MAX_MS + 1, "", "");
+	ok(pg_hold_format(&h, buf, sizeof(buf)) == -1,
+	    "hold_format: longer than the maximum is refused");
+
+	errno = 0;
+	ok(pg_hold_make(&h, PG_HOLD_MAX_MS + 1, NULL, NULL) == -1 &&
+	    errno == EINVAL, "hold_make: above the maximum is EINVAL");
+	ok(pg_hold_make(&h, 0, NULL, NULL) == -1, "hold_make: 0 is refused");
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';		/* 128 bytes */
+	errno = 0;
+	ok(pg_hold_make(&h, 1000, NULL, text) == -1 && errno == ENAMETOOLONG,
+	    "hold_make: a 128-byte message is ENAMETOOLONG");
+	ok(pg_hold_make(&h, 1000, "u@n", "a\nb") == -1 && errno == EINVAL,
+	    "hold_make: a newline is EINVAL");
+	ok(pg_hold_make(&h, 1000, "u@n", "caf\xc3\xa9") == -1 &&
+	    errno == EINVAL, "hold_make: non-ASCII is EINVAL");
+	is_int(pg_hold_make(&h, 90000, "u@n", "why not"), 0, "hold_make");
+	ok(h.ms == 90000 && strcmp(h.why, "why not") == 0 &&
+	    h.until.claim_ns == 0, "hold_make: ms and why kept, no claim");
+}
+
+static void
+test_hold_parse(void)
+{
+	static const char *const bad[] = {
+		"",
+		"pollguard-hold 1\n",
+		"pollguard-hold 2\nuntil - 9000000000 1\nms 1\n",
+		"pollguard-hold 1\nms 1\n",
+		"pollguard-hold 1\nuntil - 9000000000 1\n",
+		"pollguard-hold 1\nuntil - 9000000000 1\nms 0\n",
+		"pollguard-hold 1\nuntil - 9000000000 1\nms 604800001\n",
+		"pollguard-hold 1\nuntil - 9000000000 1\nms 1\nms 1\n",
+		"pollguard-hold 1\nuntil - 9000000000 1\nms -1\n",
+		"pollguard-hold 1\nuntil - 9000000000\nms 1\n",
+		"pollguard-hold 1\nuntil - 9000000000 1\nms 1\nwhy \n",
+		"pollguard-hold 1\nuntil - 9000000000 1\nms 1\nwhy  x\n",
+		"pollguard-hold 1\nuntil - 9000000000 1\nms 1\nwhy a\tb\n",
+		"pollguard-hold 1\nuntil - 9000000000 1\nms 1\nby a\rb\n",
+		"pollguard-hold 1\nuntil - 9000000000 1\nms 1",
+		/* ends before it could have been set: before boot */
+		"pollguard-hold 1\nuntil - 1000 1\nms 1000\n",
+		NULL
+	};
+	const char	*more = "pollguard-hold 1\nuntil - 9000000000 1\n"
+	    "ms 1\nlater a field of 0.5\nwhy x y\n";
+	struct pg_hold	 h;
+	int		 i;
+
+	for (i = 0; bad[i] != NULL; i++) {
+		errno = 0;
+		ok(pg_hold_parse(bad[i], strlen(bad[i]), &h) == -1 &&
+		    errno == EBADMSG, "hold_parse refuses bad[%d]", i);
+	}
+	ok(pg_hold_parse(more, strlen(more), &h) == 0 &&
+	    strcmp(h.why, "x y") == 0, "hold_parse: unknown keys skipped");
+}
+
+static void
+test_hold_left(void)
+{
+	struct pg_stamp	 now;
+	struct pg_hold	 h;
+
+	/* Set at 100 s of boot A for an hour: ends at 3700 s. */
+	h = held(BOOT_A, 3700 * SEC, 1700003600 * SEC, 3600000, "", "");
+	now = stamp(BOOT_A, 100 * SEC, 1700000000 * SEC);
+	is_int(pg_hold_left(&h, &now), 3600000, "hold_left: just set");
+	now = stamp(BOOT_A, 1900 * SEC, 1600000000 * SEC);
+	is_int(pg_hold_left(&h, &now), 1800000,
+	    "hold_left: same boot counts the monotonic clock, not the wall");
+	now = stamp(BOOT_A, 3700 * SEC, 1700003600 * SEC);
+	is_int(pg_hold_left(&h, &now), 0, "hold_left: ended at until");
+	now = stamp(BOOT_A, 9000 * SEC, 1700003600 * SEC);
+	is_int(pg_hold_left(&h, &now), 0, "hold_left: ended long ago");
+
+	/* Another boot: the wall clock, bounded by the uptime and by ms. */
+	now = stamp(BOOT_B, 60 * SEC, 1700001000 * SEC);
+	is_int(pg_hold_left(&h, &now), 2600000,
+	    "hold_left: earlier boot, by the wall clock");
+	now = stamp(BOOT_B, 3000 * SEC, 1700001000 * SEC);
+	is_int(pg_hold_left(&h, &now), 600000,
+	    "hold_left: earlier boot, the uptime counts as passed");
+	now = stamp(BOOT_B, 60 * SEC, 1600000000 * SEC);
+	is_int(pg_hold_left(&h, &now), 3540000,
+	    "hold_left: earlier boot, a wall clock set back does not "
+	    "lengthen it");
+	now = stamp(BOOT_B, 60 * SEC, 1800000000 * SEC);
+	is_int(pg_hold_left(&h, &now), 0,
+	    "hold_left: earlier boot, wall clock past the end");
+
+	/* Without boot IDs a monotonic clock behind the setting is a reboot. */
+	h = held("", 3700 * SEC, 1700003600 * SEC, 3600000, "", "");
+	now = stamp("", 1000 * SEC, 1700000900 * SEC);
+	is_int(pg_hold_left(&h, &now), 2700000,
+	    "hold_left: no boot ID, same boot");
+	now = stamp("", 50 * SEC, 1700000900 * SEC);
+	is_int(pg_hold_left(&h, &now), 2700000,
+	    "hold_left: no boot ID, rebooted: by the wall clock");
+}
+
+static void
+test_hold_files(void)
+{
+	struct pg_state	 st;
+	struct pg_stamp	 rec;
+	struct pg_hold	 h, r;
+	char		 dir[PATH_MAX], path[PATH_MAX + 32];
+	char		 errbuf[PG_ERR_MAX];
+	int64_t		 left = -1;
+
+	snprintf(dir, sizeof(dir), "%s/hold", base);
+	if (pg_state_open(&st, dir, 1, errbuf, sizeof(errbuf)) == -1) {
+		diag("%s", errbuf);
+		ok(0, "hold: state directory opened");
+		return;
+	}
+	is_int(pg_hold_read(&st, "c", &r, &left), 0, "hold_read: none");
+	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove: none is success");
+	is_int(pg_hold_make(&h, 3600000, "ops@a", "disk swap"), 0,
+	    "hold_make: an hour");
+	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write");
+	snprintf(path, sizeof(path), "%s/.c.hold", dir);
+	ok(access(path, F_OK) == 0, "the file is .CLUSTER.hold");
+	is_int(pg_hold_read(&st, "c", &r, &left), 1, "hold_read: held");
+	ok(left > 3590000 && left <= 3600000 && strcmp(r.by, "ops@a") == 0 &&
+	    strcmp(r.why, "disk swap") == 0, "hold_read: time left, by, why");
+	is_int(pg_state_read(&st, "c", &rec), 0,
+	    "a hold records no activity");
+
+	/* A second's hold that ended now: reads as none, file left alone. */
+	is_int(pg_stamp_now(&h.until), 0, "hold: the clocks");
+	h.ms = 1000;
+	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write: an ended hold");
+	is_int(pg_hold_read(&st, "c", &r, &left), 0, "hold_read: ended is none");
+	ok(access(path, F_OK) == 0, "hold_read never removes the file");
+
+	is_int(pg_hold_make(&h, 60000, NULL, NULL), 0, "hold_make: a minute");
+	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write replaces");
+	is_int(pg_hold_read(&st, "c", &r, &left), 1, "hold_read: the new one");
+	ok(r.by[0] == '\0' && r.why[0] == '\0', "hold: nothing said");
+	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove");
+	is_int(pg_hold_read(&st, "c", &r, &left), 0, "hold_read: lifted");
+
+	write_file(path, "pollguard-hold 1\nuntil", 22);
+	errno = 0;
+	is_int(pg_hold_read(&st, "c", &r, &left), -1, "hold_read: damaged");
+	is_int(errno, EBADMSG, "hold_read: damaged is EBADMSG");
+	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove: a damaged hold");
+	is_int(count_tmp(dir), 0, "hold: no temporary files left");
+	pg_state_close(&st);
+}
+
 static void
 rm_rf(const char *path)
 {
@@ -1653,6 +1862,10 @@ main(void)
 	test_outcome_format();
 	test_outcome_parse();
 	test_outcome_files();
+	test_hold_format();
+	test_hold_parse();
+	test_hold_left();
+	test_hold_files();
 	rm_rf(base);
 	return done_testing();
 }

@@ -91,6 +91,15 @@ test_round_trip(void)
 	is_int(parse(buf, &back, why, sizeof(why)), 0, "escaped: read back");
 	is_str(back.hold_why, "a\\tb\\nc", "escaped: stays escaped");
 
+	/* Printable text never grows: 127 backslashes still read back. */
+	st = full();
+	memset(st.hold_why, '\\', sizeof(st.hold_why) - 1);
+	st.hold_why[sizeof(st.hold_why) - 1] = '\0';
+	n = pg_status_format(&st, buf, sizeof(buf));
+	is_int(parse(buf, &back, why, sizeof(why)), 0,
+	    "127 backslashes: read back");
+	is_str(back.hold_why, st.hold_why, "127 backslashes: unchanged");
+
 	st = full();
 	is_int(pg_status_format(&st, buf, 40), -1, "too small a buffer: -1");
 }
