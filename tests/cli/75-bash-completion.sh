@@ -50,7 +50,7 @@ is "$(POLLGUARD_CONF=$T/none.conf comp pollguard-check '')" "" \
     "check: an unreadable config gives nothing, and no error"
 is "$(comp pollguard-check -)" "-E -c -n -q -v" "check: its options"
 is "$(comp pollguard-check -c "$CONF" mail '')" "" "check: one cluster only"
-is "$(comp pollguard-touch -)" "-c -f -r" "touch: its options"
+is "$(comp pollguard-touch -)" "-H -c -f -m -r -t" "touch: its options"
 is "$(comp pollguard-touch -c "$CONF" '')" "mail orders.db" "touch: cluster IDs"
 is "$(comp pollguard-touch -c "$CONF" mail '')" "--" "touch CLUSTER: --"
 is "$(PATH=$PG_BIN:$PATH comp pollguard-touch -c "$CONF" mail -- pollguard-che)" "pollguard-check" \
