@@ -1,10 +1,11 @@
 #!/bin/bash
 # Handover and hold, as pollguard-check sees them through the protocol:
-# node b checks against peers a and c that answer /v1/status. Until
-# pollguard-touch records outcomes in this tree, the statuses come from
-# a tiny fake peer (the case a real one cannot produce yet): a's last run
-# failed and it has been idle since, a claim since, a hold, on_failure =
-# stay, a peer that still runs. A real 0.4 serve stands in for c.
+# node b checks against peers a and c that answer /v1/status. a is a
+# tiny fake peer, so that each rule can be tried on an exact status: a's
+# last run failed and it has been idle since, a claim since, a hold,
+# on_failure = stay, a peer that still runs. A real 0.4 serve stands in
+# for c. tests/cli/98b-handover-real.sh runs the same rules end to end on
+# three real nodes.
 . "${PG_TOP:-.}/tests/lib.sh"
 
 command -v perl >/dev/null 2>&1 || {
