@@ -4,7 +4,9 @@
  * promises of pollguard.h and pollguard(7) (a version 1 file, values in
  * range, exactly one of exit and signal once a run ended), format, and
  * parse back to the same outcome; what it refuses must be EBADMSG with
- * nothing left in the structure.
+ * nothing left in the structure. The same input is read as a hold file
+ * (".CLUSTER.hold", pg_hold_parse) too: what that accepts is in range and
+ * formats and parses back the same.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +30,32 @@ stamp_eq(const struct pg_stamp *a, const struct pg_stamp *b)
 	    a->claim_ns == 0 && b->claim_ns == 0;
 }
 
+/* The input as a hold file. */
+static void
+hold(const char *buf, size_t size)
+{
+	struct pg_hold	 h, back;
+	char		 out[1024];
+	int		 n;
+
+	if (pg_hold_parse(buf, size, &h) == -1) {
+		check(errno == EBADMSG, "hold: errno %d", errno);
+		return;
+	}
+	check(h.ms > 0 && h.ms <= PG_HOLD_MAX_MS, "hold of %lld ms",
+	    (long long)h.ms);
+	check(terminated(h.by, sizeof(h.by)) && terminated(h.why,
+	    sizeof(h.why)) && printable(h.by) && printable(h.why),
+	    "hold: by or why");
+	n = pg_hold_format(&h, out, sizeof(out));
+	check(n > 0 && (size_t)n < sizeof(out), "hold: cannot format: %d", n);
+	check(pg_hold_parse(out, n, &back) == 0, "hold: does not parse back: "
+	    "%s", out);
+	check(back.ms == h.ms && stamp_eq(&back.until, &h.until) &&
+	    strcmp(back.by, h.by) == 0 && strcmp(back.why, h.why) == 0,
+	    "hold: parses back different: %s", out);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,6 +64,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int			 n;
 
 	buf = fuzz_copy(data, size);
+	hold(buf, size);
 	memset(&o, 0x5a, sizeof(o));
 	if (pg_outcome_parse(buf, size, &o) == -1) {
 		check(errno == EBADMSG, "errno %d", errno);
