@@ -270,17 +270,6 @@ filter(struct tool *t)
 	exit(0);
 }
 
-/* Why a hold's message is refused (errno from pg_hold_make). */
-static __dead void
-bad_message(const char *msg)
-{
-	if (errno == ENAMETOOLONG)
-		tool_die(EX_USAGE, "-m: message too long (at most %d bytes)",
-		    PG_STATUS_TEXT_MAX - 1);
-	tool_die(EX_USAGE, "-m %s: a message is printable ASCII, without "
-	    "control characters or a blank at either end", msg);
-}
-
 /*
  * Put the cluster on hold on this node for ms (0: lift the hold). The
  * hold is this node's to publish (pollguard-serve) and every node's check
@@ -308,8 +297,9 @@ hold(struct tool *t, int64_t ms, const char *msg)
 	    pg_hold_make(&h, ms, by, msg) == -1) {
 		snprintf(by, sizeof(by), "%lu@%s", (unsigned long)getuid(),
 		    t->cfg->node);
+		/* The message passed in main: only the name can fail. */
 		if (pg_hold_make(&h, ms, by, msg) == -1)
-			bad_message(msg);
+			tool_die_errno(EX_SOFTWARE, "hold by %s", by);
 	}
 	if (pg_hold_write(&t->state, id, &h) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot write %s/.%s.hold",
@@ -381,7 +371,10 @@ main(int argc, char *argv[])
 		usage();
 	/* The message is checked before the configuration is read. */
 	if (hold_ms > 0 && pg_hold_make(&h, hold_ms, NULL, msg) == -1)
-		bad_message(msg);
+		tool_die(EX_USAGE, "-m: %s", errno == ENAMETOOLONG ?
+		    "message too long (at most 127 bytes)" : "a message is "
+		    "printable ASCII, without control characters or a blank "
+		    "at either end");
 
 	tool_init();
 	tool_setup(&t, conf, argv[0]);

@@ -876,71 +876,108 @@ outcome_bad(struct pg_outcome *o)
 	return -1;
 }
 
+/*
+ * The small "key value" files beside a record (outcome, hold): a magic
+ * first line, then lines of a key, one space and a value. kv_begin checks
+ * the whole file (size, last LF, no NUL, the magic line) and points *p
+ * past the magic; kv_next reads the next line of a known key: 1 with its
+ * index in *k and its value in v[0..*n), 0 at the end, -1 when a line is
+ * malformed or a known key comes twice. Keys of later versions are
+ * skipped.
+ */
+static int
+kv_begin(const char *buf, size_t len, const char *magic, size_t max,
+    const char **p)
+{
+	size_t	 m = strlen(magic);
+
+	if (len < m || len > max || buf[len - 1] != '\n' ||
+	    memchr(buf, '\0', len) != NULL || memcmp(buf, magic, m) != 0)
+		return -1;
+	*p = buf + m;
+	return 0;
+}
+
+static int
+kv_next(const char **p, const char *end, const char *const *keys,
+    unsigned int *seen, unsigned int *k, const char **v, size_t *n)
+{
+	const char	*nl, *sp;
+
+	for (; *p < end; *p = nl + 1) {
+		nl = memchr(*p, '\n', end - *p);
+		if ((sp = memchr(*p, ' ', nl - *p)) == NULL || sp == *p)
+			return -1;
+		for (*k = 0; keys[*k] != NULL; (*k)++)
+			if (strlen(keys[*k]) == (size_t)(sp - *p) &&
+			    memcmp(keys[*k], *p, sp - *p) == 0)
+				break;
+		if (keys[*k] == NULL)
+			continue;	/* a later version's: ignored */
+		if (*seen & (1U << *k))
+			return -1;
+		*seen |= 1U << *k;
+		*v = sp + 1;
+		*n = nl - sp - 1;
+		*p = nl + 1;
+		return 1;
+	}
+	return 0;
+}
+
 int
 pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
 {
-	const char	*p, *end, *nl, *sp;
+	const char	*p, *val;
 	unsigned int	 seen = 0, k;
 	int64_t		 v;
 	size_t		 n;
+	int		 r;
 
 	memset(o, 0, sizeof(*o));
 	o->exit_status = -1;
-	if (len < sizeof(OUTCOME_MAGIC) - 1 || len > PG_OUTCOME_MAX ||
-	    buf[len - 1] != '\n' || memchr(buf, '\0', len) != NULL ||
-	    memcmp(buf, OUTCOME_MAGIC, sizeof(OUTCOME_MAGIC) - 1) != 0)
+	if (kv_begin(buf, len, OUTCOME_MAGIC, PG_OUTCOME_MAX, &p) == -1)
 		return outcome_bad(o);
-	end = buf + len;
-	for (p = buf + sizeof(OUTCOME_MAGIC) - 1; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', end - p);
-		if ((sp = memchr(p, ' ', nl - p)) == NULL || sp == p)
-			return outcome_bad(o);
-		for (k = 0; outcome_keys[k] != NULL; k++)
-			if (strlen(outcome_keys[k]) == (size_t)(sp - p) &&
-			    memcmp(outcome_keys[k], p, sp - p) == 0)
-				break;
-		if (outcome_keys[k] == NULL)
-			continue;	/* a later version's: ignored */
-		if (seen & (1U << k))
-			return outcome_bad(o);
-		seen |= 1U << k;
-		n = nl - sp - 1;
+	while ((r = kv_next(&p, buf + len, outcome_keys, &seen, &k, &val,
+	    &n)) == 1) {
 		switch (k) {
 		case K_START:
 		case K_END:
 		case K_SUCCESS:
-			if (outcome_stamp(sp + 1, n, k == K_START ? &o->start :
+			if (outcome_stamp(val, n, k == K_START ? &o->start :
 			    k == K_END ? &o->end : &o->success) == -1)
 				return outcome_bad(o);
 			continue;
 		case K_PID:
-			if (outcome_num(sp + 1, n, 0, INT_MAX, &v) == -1)
+			if (outcome_num(val, n, 0, INT_MAX, &v) == -1)
 				return outcome_bad(o);
 			o->pid = v;
 			continue;
 		case K_EXIT:
-			if (outcome_num(sp + 1, n, 0, 255, &v) == -1)
+			if (outcome_num(val, n, 0, 255, &v) == -1)
 				return outcome_bad(o);
 			o->exit_status = v;
 			continue;
 		case K_SIGNAL:
-			if (outcome_num(sp + 1, n, 1, 127, &v) == -1)
+			if (outcome_num(val, n, 1, 127, &v) == -1)
 				return outcome_bad(o);
 			o->signal = v;
 			continue;
 		case K_DURATION:
 		case K_FAILURES:
-			if (outcome_num(sp + 1, n, 0, INT64_MAX, &v) == -1)
+			if (outcome_num(val, n, 0, INT64_MAX, &v) == -1)
 				return outcome_bad(o);
 			*(k == K_DURATION ? &o->duration_ms : &o->failures) = v;
 			continue;
 		default:	/* running, timed_out: flags */
-			if (outcome_num(sp + 1, n, 0, 1, &v) == -1)
+			if (outcome_num(val, n, 0, 1, &v) == -1)
 				return outcome_bad(o);
 			*(k == K_RUNNING ? &o->running : &o->timed_out) = v;
 			continue;
 		}
 	}
+	if (r == -1)
+		return outcome_bad(o);
 	/* A run's start, its end with one result, or neither of those. */
 	o->ended = (seen & (1U << K_END)) != 0;
 	o->succeeded = (seen & (1U << K_SUCCESS)) != 0;
@@ -970,21 +1007,32 @@ pg_outcome_read(struct pg_state *st, const char *cluster,
 	return pg_outcome_parse(buf, n, o) == -1 ? -1 : 1;
 }
 
+/* put(), of a file beside the cluster's record, under its record lock. */
+static int
+put_locked(struct pg_state *st, const char *cluster, const char *name,
+    const char *buf, size_t len)
+{
+	int	 r;
+
+	if (rec_lock(st, cluster) == -1)
+		return -1;
+	r = put(st, name, buf, len);
+	rec_unlock(st);
+	return r;
+}
+
 /* Write *o under the record lock. */
 static int
 outcome_put(struct pg_state *st, const char *cluster,
     const struct pg_outcome *o)
 {
 	char	 name[PG_NAME_MAX + 16], buf[PG_OUTCOME_MAX];
-	int	 len, r;
+	int	 len;
 
 	if (outcome_name(name, sizeof(name), cluster) == -1 ||
-	    (len = pg_outcome_format(o, buf, sizeof(buf))) == -1 ||
-	    rec_lock(st, cluster) == -1)
+	    (len = pg_outcome_format(o, buf, sizeof(buf))) == -1)
 		return -1;
-	r = put(st, name, buf, len);
-	rec_unlock(st);
-	return r;
+	return put_locked(st, cluster, name, buf, len);
 }
 
 int
@@ -1208,47 +1256,35 @@ hold_bad(struct pg_hold *h)
 int
 pg_hold_parse(const char *buf, size_t len, struct pg_hold *h)
 {
-	const char	*p, *end, *nl, *sp;
+	const char	*p, *val;
 	unsigned int	 seen = 0, k;
 	size_t		 n;
+	int		 r;
 
 	memset(h, 0, sizeof(*h));
-	if (len < sizeof(HOLD_MAGIC) - 1 || len > PG_HOLD_FILE_MAX ||
-	    buf[len - 1] != '\n' || memchr(buf, '\0', len) != NULL ||
-	    memcmp(buf, HOLD_MAGIC, sizeof(HOLD_MAGIC) - 1) != 0)
+	if (kv_begin(buf, len, HOLD_MAGIC, PG_HOLD_FILE_MAX, &p) == -1)
 		return hold_bad(h);
-	end = buf + len;
-	for (p = buf + sizeof(HOLD_MAGIC) - 1; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', end - p);
-		if ((sp = memchr(p, ' ', nl - p)) == NULL || sp == p)
-			return hold_bad(h);
-		for (k = 0; hold_keys[k] != NULL; k++)
-			if (strlen(hold_keys[k]) == (size_t)(sp - p) &&
-			    memcmp(hold_keys[k], p, sp - p) == 0)
-				break;
-		if (hold_keys[k] == NULL)
-			continue;	/* a later version's: ignored */
-		if (seen & (1U << k))
-			return hold_bad(h);
-		seen |= 1U << k;
-		n = nl - sp - 1;
+	while ((r = kv_next(&p, buf + len, hold_keys, &seen, &k, &val,
+	    &n)) == 1) {
 		switch (k) {
 		case H_UNTIL:
-			if (outcome_stamp(sp + 1, n, &h->until) == -1)
+			if (outcome_stamp(val, n, &h->until) == -1)
 				return hold_bad(h);
 			continue;
 		case H_MS:
-			if (outcome_num(sp + 1, n, 1, PG_HOLD_MAX_MS,
+			if (outcome_num(val, n, 1, PG_HOLD_MAX_MS,
 			    &h->ms) == -1)
 				return hold_bad(h);
 			continue;
 		default:	/* by, why */
-			if (n == 0 || hold_text(sp + 1, n) == -1)
+			if (n == 0 || hold_text(val, n) == -1)
 				return hold_bad(h);
-			memcpy(k == H_BY ? h->by : h->why, sp + 1, n);
+			memcpy(k == H_BY ? h->by : h->why, val, n);
 			continue;
 		}
 	}
+	if (r == -1)
+		return hold_bad(h);
 	/* The end cannot be earlier after boot than the time it was set for. */
 	if ((seen & (1U << H_UNTIL | 1U << H_MS)) !=
 	    (1U << H_UNTIL | 1U << H_MS) ||
@@ -1280,15 +1316,12 @@ pg_hold_write(struct pg_state *st, const char *cluster,
     const struct pg_hold *h)
 {
 	char	 name[PG_NAME_MAX + 16], buf[PG_HOLD_FILE_MAX];
-	int	 len, r;
+	int	 len;
 
 	if (hold_name(name, sizeof(name), cluster) == -1 ||
-	    (len = pg_hold_format(h, buf, sizeof(buf))) == -1 ||
-	    rec_lock(st, cluster) == -1)
+	    (len = pg_hold_format(h, buf, sizeof(buf))) == -1)
 		return -1;
-	r = put(st, name, buf, len);
-	rec_unlock(st);
-	return r;
+	return put_locked(st, cluster, name, buf, len);
 }
 
 int
