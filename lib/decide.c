@@ -290,18 +290,6 @@ pg_claim_keep_horizon(const struct pg_claim *c, int64_t wait_ms)
 	return h < wait_ms ? h : 0;
 }
 
-/* How a failed run ended, for people: "exit 1", "signal 9", "timed out". */
-static void
-failure_text(const struct pg_status *st, char *buf, size_t len)
-{
-	if (st->last_timeout)
-		snprintf(buf, len, "timed out");
-	else if (st->last_signal > 0)
-		snprintf(buf, len, "signal %d", st->last_signal);
-	else
-		snprintf(buf, len, "exit %d", st->last_exit);
-}
-
 void
 pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
     const struct pg_status *own, const struct pg_seen *seen, size_t n,
@@ -328,7 +316,7 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 		snprintf(buf, len, "skip: %s was active %s ago", s->name, t1);
 		return;
 	case PG_REASON_COOLDOWN:
-		failure_text(own, how, sizeof(how));
+		pg_status_last_text(own, how, sizeof(how));
 		pg_duration_format(own->last_end_ms, t1, sizeof(t1));
 		pg_duration_format(c->cooldown_ms, t2, sizeof(t2));
 		snprintf(buf, len, "skip: handing over after a failed run (%s, "
@@ -346,7 +334,7 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 		break;
 	}
 	if (d->failed < n) {
-		failure_text(&seen[d->failed].status, how, sizeof(how));
+		pg_status_last_text(&seen[d->failed].status, how, sizeof(how));
 		snprintf(buf, len, "go: handover (%s's last run failed: %s)",
 		    seen[d->failed].name, how);
 	} else

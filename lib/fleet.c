@@ -232,19 +232,6 @@ reach_word(enum pg_reach r)
 	}
 }
 
-/* The last run: "exit 0", "signal 9" or "timed out". */
-static const char *
-last_word(const struct pg_status *st, char *buf, size_t len)
-{
-	if (st->last_timeout)
-		snprintf(buf, len, "timed out");
-	else if (st->last_signal > 0)
-		snprintf(buf, len, "signal %d", st->last_signal);
-	else
-		snprintf(buf, len, "exit %d", st->last_exit);
-	return buf;
-}
-
 /* The cells of one node's line. */
 static void
 cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
@@ -277,7 +264,7 @@ cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
 		strlcpy(c[C_RUNNING], st->running ? "yes" : "no", CELL_MAX);
 	if (st->last)
 		snprintf(c[C_LAST], CELL_MAX, "%s, %s, %s ago",
-		    last_word(st, w, sizeof(w)), dur(st->last_duration_ms, a),
+		    pg_status_last_text(st, w, sizeof(w)), dur(st->last_duration_ms, a),
 		    dur(st->last_end_ms, b));
 	snprintf(c[C_FAILS], CELL_MAX, "%d", st->failures);
 	if (st->hold_ms > 0) {

@@ -522,6 +522,9 @@ int	 pg_status_format(const struct pg_status *, char *, size_t);
 int	 pg_status_parse(const char *, size_t, struct pg_status *, size_t *,
 	    char *, size_t);
 
+/* How the last run ended, for people: "exit 1", "signal 9", "timed out". */
+const char	*pg_status_last_text(const struct pg_status *, char *, size_t);
+
 /*
  * decide.c: the rule that turns peers' answers into a verdict. Pure: no
  * I/O.

@@ -136,22 +136,36 @@ add_escaped(char *buf, size_t len, const char *msg)
 		    VIS_TAB | VIS_NL | VIS_NOSLASH);
 }
 
+/* The state directory when there is one open, else NULL. */
+static struct pg_state *
+open_state(struct pg_state *st)
+{
+	return st != NULL && st->dirfd != -1 ? st : NULL;
+}
+
+/* A record that could not be read, for the error log (escaped). */
+static void
+record_error(struct pg_reply *r, const char *dir, const char *id)
+{
+	char	 msg[PATH_MAX + PG_ERR_MAX];
+
+	snprintf(msg, sizeof(msg), "%s/%s: %s", dir, id, errno == EBADMSG ?
+	    "not a valid state record" : strerror(errno));
+	add_escaped(r->err, sizeof(r->err), msg);
+}
+
 /* One cluster's elapsed: 1 and *ms, 0 never, -1 damaged (in r->err). */
 static int
 elapsed(struct pg_state *st, const char *id, const struct pg_stamp *now,
     int64_t *ms, struct pg_reply *r)
 {
 	struct pg_stamp	 rec;
-	char		 msg[PATH_MAX + PG_ERR_MAX];
 	int		 n;
 
-	if (st == NULL || st->dirfd == -1)
+	if (open_state(st) == NULL)
 		return 0;
 	if ((n = pg_state_read(st, id, &rec)) == -1) {
-		snprintf(msg, sizeof(msg), "%s/%s: %s", st->path, id,
-		    errno == EBADMSG ? "not a valid state record" :
-		    strerror(errno));
-		add_escaped(r->err, sizeof(r->err), msg);
+		record_error(r, st->path, id);
 		return -1;
 	}
 	if (n == 1)
@@ -208,15 +222,13 @@ status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
     const struct pg_cluster *c, struct pg_reply *r)
 {
 	struct pg_status	 s;
-	char			 buf[PG_STATUS_MAX], msg[PATH_MAX + PG_ERR_MAX];
+	struct pg_state		*ds = open_state(st);
+	char			 buf[PG_STATUS_MAX];
 	int			 n;
 
-	if (pg_status_local(st != NULL && st->dirfd != -1 ? st : NULL, c,
-	    cfg->node, &s) == -1) {
-		snprintf(msg, sizeof(msg), "%s/%s: %s", st->path, c->id,
-		    errno == EBADMSG ? "not a valid state record" :
-		    strerror(errno));
-		add_escaped(r->err, sizeof(r->err), msg);
+	if (pg_status_local(ds, c, cfg->node, &s) == -1) {
+		/* Without a state directory only the clock can fail. */
+		record_error(r, ds != NULL ? ds->path : "clock", c->id);
 		return 0;
 	}
 	if ((n = pg_status_format(&s, buf, sizeof(buf))) == -1)
@@ -337,8 +349,8 @@ metrics_runs(FILE *fp, const struct pg_config *cfg, struct pg_state *st)
 	if (s == NULL || ok == NULL)
 		goto out;
 	for (i = 0; i < cfg->nclusters; i++)
-		ok[i] = pg_status_local(st != NULL && st->dirfd != -1 ? st :
-		    NULL, &cfg->clusters[i], cfg->node, &s[i]) == 0;
+		ok[i] = pg_status_local(open_state(st), &cfg->clusters[i],
+		    cfg->node, &s[i]) == 0;
 	for (k = 0; k < sizeof(run_metrics) / sizeof(run_metrics[0]); k++) {
 		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n",
 		    run_metrics[k].name, run_metrics[k].help,

@@ -311,3 +311,15 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 	*used = off;
 	return 0;
 }
+
+const char *
+pg_status_last_text(const struct pg_status *st, char *buf, size_t len)
+{
+	if (st->last_timeout)
+		snprintf(buf, len, "timed out");
+	else if (st->last_signal > 0)
+		snprintf(buf, len, "signal %d", st->last_signal);
+	else
+		snprintf(buf, len, "exit %d", st->last_exit);
+	return buf;
+}
