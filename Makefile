@@ -96,6 +96,13 @@ $(B)tests/connflood: tests/connflood.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/connflood.c $(BASE_LIBS)
 
+# tests/delayproxy: a TCP proxy that delays and drops connections on
+# demand (tests/cli/86-delayproxy.sh, tests/soak.sh); none of lib/.
+TEST_PROGS +=	$(B)tests/delayproxy
+$(B)tests/delayproxy: tests/delayproxy.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/delayproxy.c $(BASE_LIBS)
+
 # tests/preempt.so: an LD_PRELOAD shim that sleeps after each send on a
 # TCP socket (tests/cli/96-preempt.sh, tests/race-load.sh). Never built
 # with a sanitizer: it is preloaded ahead of the sanitizer's runtime.
