@@ -703,7 +703,7 @@ for n in "${NODES[@]}"; do
 	is "$?" 0 "serve $n: SIGTERM, exit 0"
 done
 KEEP=${SOAK_KEEP:-}
-[ "$_pg_failed" -eq 0 ] || KEEP=${KEEP:-$BUILD/build/soak.$SEED}
+[ "$_pg_failed" -eq 0 ] || KEEP=${KEEP:-$PG_TOP/build/soak.$SEED}
 if [ -n "$KEEP" ] && mkdir -p "$KEEP"; then
 	cp -r "$T/out" "$T"/*.log "$T"/*.conf "$T"/*.err "$T/verdict" "$KEEP" 2>/dev/null
 	diag "logs kept in $KEEP"
