@@ -22,7 +22,10 @@
 # every node's check and job ended. In most rounds ("aged", 3 of 4) the
 # records are first removed, as if the wait had passed since the last
 # run, so that the nodes race for the round; in the others ("kept") the
-# last poller's record stays fresh, and only it may go.
+# last poller's record stays fresh, and only it may go. On a busy
+# machine the checks' start-up spreads them by tens of ms, so fewer
+# rounds are contested than begin at once: "contested" counts the rounds
+# where two or more checks claimed (make race is the race in bulk).
 #
 # The nemesis, from a seeded random generator (SOAK_SEED, printed first;
 # the same seed replays the same choices, not the same timings), in each
