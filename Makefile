@@ -96,6 +96,19 @@ $(B)tests/connflood: tests/connflood.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/connflood.c $(BASE_LIBS)
 
+# tests/delayproxy: a TCP proxy that delays and drops connections on
+# demand (tests/cli/86-delayproxy.sh, tests/soak.sh); none of lib/.
+TEST_PROGS +=	$(B)tests/delayproxy
+$(B)tests/delayproxy: tests/delayproxy.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/delayproxy.c $(BASE_LIBS)
+
+# tests/clockrec: the soak's job, which logs its clocks (tests/soak.sh).
+TEST_PROGS +=	$(B)tests/clockrec
+$(B)tests/clockrec: tests/clockrec.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/clockrec.c $(BASE_LIBS)
+
 # tests/preempt.so: an LD_PRELOAD shim that sleeps after each send on a
 # TCP socket (tests/cli/96-preempt.sh, tests/race-load.sh). Never built
 # with a sanitizer: it is preloaded ahead of the sanitizer's runtime.
@@ -171,6 +184,15 @@ race:
 	@$(MAKE) --no-print-directory all $(B)tests/pgstate $(B)tests/preempt.so
 	@PG_TOP=$(CURDIR) PG_BUILD=$(CURDIR)/$(B) PG_BIN=$(CURDIR)/$(B)bin \
 	    PG_PGSTATE=$(CURDIR)/$(B)tests/pgstate bash tests/race-load.sh
+
+# make soak: three nodes for SOAK_MINUTES (10) under a nemesis that kills,
+# stops, delays, drops, fills disks and steps wall clocks
+# (tests/soak.sh); SOAK_SEED replays a run's choices. Not in make check.
+soak:
+	@$(MAKE) --no-print-directory all $(B)tests/pgstate $(B)tests/delayproxy \
+	    $(B)tests/clockrec
+	@PG_TOP=$(CURDIR) PG_BUILD=$(CURDIR)/$(B) PG_BIN=$(CURDIR)/$(B)bin \
+	    PG_PGSTATE=$(CURDIR)/$(B)tests/pgstate bash tests/soak.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -249,7 +271,7 @@ clean:
 	    $(TEST_PROGS)
 	rm -rf build
 
-.PHONY: all bench check check-sanitize check-valgrind clean deb deps demo install race uninstall FORCE
+.PHONY: all bench check check-sanitize check-valgrind clean deb deps demo install race soak uninstall FORCE
 
 # libFuzzer targets (tests/fuzz/README): built with clang, ASan and UBSan
 # into build/fuzz, apart from the normal objects. make fuzz runs each for
