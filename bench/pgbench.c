@@ -38,8 +38,8 @@
  * picks, print "port N", and never accept; the kernel completes the
  * handshakes and queues the requests. Exits after -t seconds (600).
  *
- *	pgbench race [-n rounds] [-j parallel] [-C clusters] [-t secs]
- *	    [-e dir] -d dir [-d dir ...]
+ *	pgbench race [-m] [-n rounds] [-j parallel] [-C clusters] [-t secs]
+ *	    [-r refs] [-e dir] -d dir [-d dir ...]
  *	    cmd [arg ...] ::: cmd [arg ...] [::: ...]
  *
  * Race rounds: before a round, the record of its cluster is removed from
@@ -52,6 +52,15 @@
  * the file R.I in that directory. One line per round:
  *
  *	round ROUND CLUSTER MILLISECONDS STATUS [STATUS ...]
+ *
+ * With -m, the line goes on with "|" and each command's time from the
+ * start to its end, in nanoseconds: the time to a go of the one that
+ * went. With -r N, the last N commands are not raced: after each round
+ * (rounds then run one at a time, as with -j 1), each of them runs
+ * alone, its record removed first like the others', and is reported as
+ * alt reports a run, so that a reference is timed between the rounds:
+ *
+ *	run ROUND CMD NANOSECONDS STATUS
  */
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -94,8 +103,9 @@ usage(void)
 	    "host:port ...\n"
 	    "       pgbench fan [-p path] port ...\n"
 	    "       pgbench sink [-t secs]\n"
-	    "       pgbench race [-n rounds] [-j parallel] [-C clusters] "
-	    "[-t secs] [-e dir] -d dir ...\n"
+	    "       pgbench race [-m] [-n rounds] [-j parallel] [-C clusters] "
+	    "[-t secs] [-r refs]\n"
+	    "           [-e dir] -d dir ...\n"
 	    "           cmd [arg ...] ::: cmd [arg ...] [::: ...]\n");
 	exit(64);
 }
@@ -135,8 +145,8 @@ number(const char *s, long min, long max)
 /* The options of the subcommands; each accepts those its usage lists. */
 struct opts {
 	const char	*in, *out, *err, *path, *dirs[DIRS_MAX];
-	long		 rounds, warm, secs, par, nclus;
-	int		 ndirs;
+	long		 rounds, warm, secs, par, nclus, refs;
+	int		 ndirs, each;
 };
 
 /* The numeric options: where they go and their ranges. */
@@ -148,6 +158,7 @@ static const struct numopt {
 	{ 'C', offsetof(struct opts, nclus), 1, 256 },
 	{ 'j', offsetof(struct opts, par), 1, PARALLEL_MAX },
 	{ 'n', offsetof(struct opts, rounds), 1, ROUNDS_MAX },
+	{ 'r', offsetof(struct opts, refs), 0, CMDS_MAX - 1 },
 	{ 't', offsetof(struct opts, secs), 1, 3600 },
 	{ 'w', offsetof(struct opts, warm), 0, ROUNDS_MAX },
 };
@@ -183,6 +194,9 @@ options(int argc, char *argv[], const char *allowed, struct opts *o)
 			break;
 		case 'i':
 			o->in = optarg;
+			break;
+		case 'm':
+			o->each = 1;
 			break;
 		case 'o':
 			o->out = optarg;
@@ -514,15 +528,20 @@ race(int argc, char *argv[])
 	char		 path[4096], ids[PARALLEL_MAX][24], errf[4096];
 	pid_t		 pids[PARALLEL_MAX][CMDS_MAX];
 	int		 sts[PARALLEL_MAX][CMDS_MAX];
-	int64_t		 t0, end;
+	int64_t		 t0, end, took[PARALLEL_MAX][CMDS_MAX];
 	long		 r, b;
 	pid_t		 pid;
-	int		 bar[2], i, j, k, st, left;
+	int		 bar[2], i, j, k, st, left, nrace;
 
-	i = options(argc, argv, "+C:d:e:j:n:t:", &o);
+	i = options(argc, argv, "+C:d:e:j:mn:r:t:", &o);
 	split(argc - i, argv + i);
+	if (o.refs >= ncmds)
+		usage();
+	nrace = ncmds - (int)o.refs;
 	if (o.par > o.nclus)
 		o.par = o.nclus;
+	if (o.refs > 0)
+		o.par = 1;
 	end = now_ns() + (int64_t)o.secs * 1000000000;
 	for (r = 0; r < o.rounds && now_ns() < end; r += b) {
 		b = o.rounds - r < o.par ? o.rounds - r : o.par;
@@ -539,9 +558,9 @@ race(int argc, char *argv[])
 		}
 		if (pipe(bar) == -1)
 			die("pipe");
-		for (k = 0; k < b * ncmds; k++) {
-			j = k / ncmds;
-			i = k % ncmds;
+		for (k = 0; k < b * nrace; k++) {
+			j = k / nrace;
+			i = k % nrace;
 			if (o.err != NULL)
 				snprintf(errf, sizeof(errf), "%s/%ld.%d",
 				    o.err, r + j, i);
@@ -551,21 +570,39 @@ race(int argc, char *argv[])
 		close(bar[0]);
 		t0 = now_ns();
 		close(bar[1]);		/* go */
-		for (left = b * ncmds; left > 0; left--) {
+		for (left = b * nrace; left > 0; left--) {
 			if ((pid = wait(&st)) == -1)
 				die("wait");
 			for (j = 0; j < b; j++)
-				for (k = 0; k < ncmds; k++)
-					if (pids[j][k] == pid)
+				for (k = 0; k < nrace; k++)
+					if (pids[j][k] == pid) {
 						sts[j][k] = status_of(st);
+						took[j][k] = now_ns() - t0;
+					}
 		}
 		t0 = now_ns() - t0;
 		for (j = 0; j < b; j++) {
 			printf("round %ld %s %lld", r + j, ids[j],
 			    (long long)(t0 / 1000000));
-			for (i = 0; i < ncmds; i++)
+			for (i = 0; i < nrace; i++)
 				printf(" %d", sts[j][i]);
+			if (o.each) {
+				printf(" |");
+				for (i = 0; i < nrace; i++)
+					printf(" %lld", (long long)took[j][i]);
+			}
 			printf("\n");
+		}
+		/* The references, each alone, on the round's cluster. */
+		for (k = nrace; k < ncmds; k++) {
+			for (i = 0; i < o.ndirs; i++) {
+				snprintf(path, sizeof(path), "%s/%s", o.dirs[i],
+				    ids[0]);
+				if (unlink(path) == -1 && errno != ENOENT)
+					die(path);
+			}
+			t0 = run1(cmds[k], "/dev/null", "/dev/null", NULL, &st);
+			printf("run %ld %d %lld %d\n", r, k, (long long)t0, st);
 		}
 		fflush(stdout);
 	}
