@@ -175,7 +175,7 @@ $(B)bench/pgbench: bench/pgbench.c
 bench: deps
 	@$(MAKE) --no-print-directory O=build/bench CFLAGS='$(BENCH_CFLAGS)' \
 	    all build/bench/tests/pgstate build/bench/tests/connflood \
-	    build/bench/bench/pgbench
+	    build/bench/tests/delayproxy build/bench/bench/pgbench
 	@bash bench/run
 
 # make race: the race on a busy machine (tests/race-load.sh), three
