@@ -28,13 +28,17 @@
 static const char *const why_names[] = {
 	"KEEP", "LOST_EARLIER", "LOST_NAME", "LOST_SLOW_WRITE",
 	"LOST_SLOW_ROUND", "LOST_VANISHED", "LOST_UNREACHABLE",
-	"LOST_INVALID", "LOST_HELD"
+	"LOST_INVALID", "LOST_HELD", "WAIT", "LOST_KEPT", "LOST_POLL",
+	"LOST_RULE", "LOST_DISAGREE"
 };
+
+/* pg_settle's pending peers, where a test does not look at them. */
+static int	 pend[8];
 
 static const char *
 wname(int w)
 {
-	return w >= 0 && w <= PG_LOST_INVALID ? why_names[w] : "(bad why)";
+	return w >= 0 && w <= PG_LOST_DISAGREE ? why_names[w] : "(bad why)";
 }
 
 /* The verdict that goes with a reason. */
@@ -43,6 +47,7 @@ verdict_of(int why)
 {
 	switch (why) {
 	case PG_KEEP:
+	case PG_WAIT:
 		return PG_GO;
 	case PG_LOST_UNREACHABLE:
 		return PG_SKIP_UNREACHABLE;
@@ -94,6 +99,7 @@ claim_of(const char *node)
 	c.end_ns = CLAIM + 2 * MS + SETTLE * MS + 30 * MS;
 	c.settle_ms = SETTLE;
 	c.horizon_ms = HORIZON;
+	c.slept = 1;		/* peers of the settle rule */
 	return c;
 }
 
@@ -176,7 +182,7 @@ settle(const struct pg_claim *c, enum pg_unreachable pol,
 	enum pg_verdict		 v;
 	size_t			 p = (size_t)-1;
 
-	v = pg_settle(c, WAIT, pol, s, n, &why, &p);
+	v = pg_settle(c, WAIT, pol, s, n, pend, &why, &p);
 	if ((int)v != verdict_of(why))
 		ok(0, "%s: verdict %d goes with %s", name, v, wname(why));
 	if (peer != NULL)
@@ -654,7 +660,7 @@ agrees(const struct pg_claim *c, enum pg_unreachable pol,
 	size_t			 p = 99;
 	int			 slow, pass;
 
-	v = pg_settle(c, wait, pol, s, 1, &why, &p);
+	v = pg_settle(c, wait, pol, s, 1, pend, &why, &p);
 	slow = want == PG_LOST_SLOW_WRITE || want == PG_LOST_SLOW_ROUND;
 	pass = slow ? why != PG_KEEP : (int)why == want;
 	if ((int)v != verdict_of(why))
@@ -685,6 +691,7 @@ test_reference(void)
 		memset(&c, 0, sizeof(c));
 		memset(&s, 0, sizeof(s));
 		c.node = node;
+		c.slept = 1;
 		c.settle_ms = chance(10) ? between(100, 10000) :
 		    between(100, 2000);
 		c.horizon_ms = pg_claim_horizon(between(100, 5000),
@@ -791,6 +798,7 @@ test_two_views(void)
 			    300 * MS);
 			c[k].settle_ms = settle;
 			c[k].horizon_ms = horizon;
+			c[k].slept = 1;
 		}
 		for (k = 0; k < 2; k++) {
 			/* k asks 1 - k, after its sleep, once both claimed. */
@@ -821,7 +829,7 @@ test_two_views(void)
 		}
 		for (k = 0; k < 2; k++)
 			keep[k] = pg_settle(&c[k], horizon + 1000,
-			    PG_UNREACHABLE_SKIP, &s[k], 1, &why[k], &p) ==
+			    PG_UNREACHABLE_SKIP, &s[k], 1, pend, &why[k], &p) ==
 			    PG_GO;
 		if (keep[0] && keep[1]) {
 			if (both++ < 5)
@@ -1000,6 +1008,7 @@ node_kept(struct world *wd, int i)
 	c.end_ns = x->end2 + x->off;
 	c.settle_ms = wd->settle;
 	c.horizon_ms = wd->horizon;
+	c.slept = 1;
 	for (j = 0; j < wd->n; j++) {
 		if (j == i)
 			continue;
@@ -1013,7 +1022,7 @@ node_kept(struct world *wd, int i)
 		s[n].recv_ns = x->recv2[j] + x->off;
 		n++;
 	}
-	v = pg_settle(&c, wd->wait, wd->policy, s, n, &x->why, &p);
+	v = pg_settle(&c, wd->wait, wd->policy, s, n, pend, &x->why, &p);
 	if ((int)v != verdict_of(x->why))
 		wd->broken = 2;
 	/* As pollguard-check does: keep with a longer horizon, or not. */
