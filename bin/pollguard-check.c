@@ -177,8 +177,8 @@ settle_sleep(const struct tool *t, const struct pg_round *first)
 		if (!pg_peer_fast(&first->seen[i]))
 			break;
 	if (i == first->n) {
-		tool_explain(t, "%s: go, claimed; every peer decides by the "
-		    "fast rule: asking again at once", id);
+		tool_explain(t, "%s: go, claimed; settling at once: every peer "
+		    "decides by the fast rule", id);
 		return 0;
 	}
 	tool_explain(t, "%s: go, claimed; %s does not announce the fast rule: "
@@ -433,8 +433,11 @@ check(int argc, char *argv[])
 			tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 		ask(&t, &r, NULL);
 	}
-	/* Every node of a cluster must order claims by the same rule. */
-	if (claim && (other = pg_settle_disagrees(t.cfg->settle_ms,
+	/*
+	 * Every node of a cluster must order claims by the same rule. With
+	 * settle = 0 nothing orders them (pollguard.conf(5)): no rule to share.
+	 */
+	if (claim && t.cfg->settle_ms > 0 && (other = pg_settle_disagrees(t.cfg->settle_ms,
 	    t.cfg->timeout_ms, r.seen, r.n)) < r.n)
 		tool_die(EX_PROTOCOL, "cluster %s: peer %s announces settle "
 		    "%" PRId64 "ms and timeout %" PRId64 "ms, this node settle "
