@@ -362,6 +362,14 @@ pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
 	const struct pg_seen	*s;
 	size_t			 i, wait = n;
 
+	/* Past the deadline (a stall): whatever the answers, withdraw. */
+	if (too_slow(c)) {
+		for (i = 0; i < n && !pending[i]; i++)
+			;
+		*peer = i < n ? i : 0;
+		*why = PG_LOST_SLOW_ROUND;
+		return PG_SKIP_ACTIVE;
+	}
 	for (i = 0; i < n; i++) {
 		if (!pending[i])
 			continue;
@@ -392,11 +400,6 @@ pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
 			return PG_SKIP_ACTIVE;
 		}
 		pending[i] = 0;		/* it withdrew */
-	}
-	if (too_slow(c)) {
-		*peer = wait < n ? wait : 0;
-		*why = PG_LOST_SLOW_ROUND;
-		return PG_SKIP_ACTIVE;
 	}
 	*peer = wait < n ? wait : 0;
 	*why = wait < n ? PG_WAIT : PG_KEEP;

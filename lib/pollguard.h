@@ -883,7 +883,7 @@ enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
  * is no longer pending; one that decided and is still active kept it
  * (PG_LOST_KEPT); one that does not answer, or not by the fast rule,
  * makes us withdraw (PG_LOST_POLL). Past the deadline of pg_settle
- * (PG_LOST_SLOW_ROUND) we withdraw. Returns as pg_settle: PG_GO and
+ * (PG_LOST_SLOW_ROUND) we withdraw, whatever the answers. Returns as pg_settle: PG_GO and
  * PG_WAIT while peers are pending, PG_GO and PG_KEEP when none is left.
  */
 enum pg_verdict	 pg_settle_poll(const struct pg_claim *, int64_t,
