@@ -555,6 +555,136 @@ test_settle_slow(void)
 	    "settle 101ms: 26ms before is clearly earlier");
 }
 
+/* A peer of the fast rule: seen_at with deciding, settle and timeout. */
+static struct pg_seen
+fast_at(const char *name, int64_t lo, int64_t e, int deciding)
+{
+	struct pg_seen	 s = seen_at(name, lo, 0, e);
+
+	s.has_status = 1;
+	pg_status_init(&s.status);
+	s.status.elapsed_ms = e;
+	s.status.deciding = deciding;
+	s.status.settle_ms = SETTLE;
+	s.status.timeout_ms = 2000;
+	return s;
+}
+
+/*
+ * The fast rule, case by case: LATER (its claim certainly after ours was
+ * visible) is ignored; otherwise the first name waits, the other loses;
+ * then the waits end in a withdrawal, a kept claim, silence or the
+ * deadline.
+ */
+static void
+test_fast_rule(void)
+{
+	struct pg_claim		 c = claim_of("m");
+	struct pg_seen		 s[2], o;
+	enum pg_settle_why	 why;
+	size_t			 p;
+	int			 pd[2];
+	int64_t			 vis;
+
+	c.slept = 0;
+	c.timeout_ms = 2000;
+	vis = c.visible_ns - c.claim_ns;
+	s[0] = fast_at("z", vis + 1, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "fast: a claim certainly after ours was visible: LATER, keep");
+	s[0] = fast_at("z", vis, 300, 1);
+	is_int(pg_settle(&c, WAIT, PG_UNREACHABLE_RUN, s, 1, pd, &why, &p),
+	    PG_GO, "fast: not certainly later, our name first: go on");
+	is_int(why, PG_WAIT, "... waiting (PG_WAIT)");
+	ok(pd[0] == 1 && p == 0, "... for z (pending)");
+	s[0] = fast_at("a", vis, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_NAME,
+	    "fast: not certainly later, its name first: lose");
+	s[0] = fast_at("a", -W - 1, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_EARLIER,
+	    "fast: its claim well before ours, its name first: EARLIER");
+	s[0] = fast_at("a", vis + 1, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "fast: LATER beats names");
+	s[0] = fast_at("z", vis, 300, 1);
+	s[0].status.settle_ms = 400;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_DISAGREE,
+	    "fast: another settle: withdraw");
+	is_int(pg_settle_disagrees(SETTLE, 2000, s, 1), 0,
+	    "pg_settle_disagrees: finds it");
+	s[0].status.settle_ms = SETTLE;
+	is_int(pg_settle_disagrees(SETTLE, 2000, s, 1), 1,
+	    "pg_settle_disagrees: agreed");
+	s[0].status.timeout_ms = 2001;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_DISAGREE,
+	    "fast: another timeout: withdraw");
+
+	/* A late write loses only against a peer of the settle rule. */
+	c.visible_ns = c.claim_ns + W + 1 * MS;
+	vis = c.visible_ns - c.claim_ns;
+	s[0] = fast_at("z", vis + 1, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "fast: a slow write, a fast peer later: keep (horizon lengthened)");
+	c = claim_of("m");
+	c.slept = 0;
+	c.timeout_ms = 2000;
+
+	/* Without the sleep, an active peer of the settle rule loses. */
+	s[0] = seen_at("z", W + 1, 0, 300);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_RULE,
+	    "no sleep and a peer of the settle rule: withdraw");
+	c.slept = 1;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "with the sleep: the settle rule for it (later by more than W)");
+	/* Per pair: a fast peer waited for, a settle one beaten. */
+	s[1] = fast_at("y", 0, 300, 1);
+	is_int(pg_settle(&c, WAIT, PG_UNREACHABLE_RUN, s, 2, pd, &why, &p),
+	    PG_GO, "mixed: go on");
+	ok(why == PG_WAIT && pd[0] == 0 && pd[1] == 1,
+	    "mixed: waiting for the fast peer only");
+
+	/* The polls. */
+	c.slept = 0;
+	pd[0] = 1;
+	o = fast_at("z", 0, 300, 1);
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_GO,
+	    "poll: still deciding: go on");
+	ok(why == PG_WAIT && pd[0] == 1, "... still pending");
+	o.status.deciding = 0;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: decided, claim still there: lose");
+	is_int(why, PG_LOST_KEPT, "... it kept its claim");
+	o.answer.kind = PG_ANSWER_NEVER;
+	o.answer.elapsed_ms = PG_NEVER;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_GO,
+	    "poll: decided, claim gone: it withdrew");
+	ok(why == PG_KEEP && pd[0] == 0, "... keep");
+	pd[0] = 1;
+	o = fast_at("z", 0, WAIT, 0);
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_GO,
+	    "poll: decided, idle for wait: withdrew");
+	pd[0] = 1;
+	o = seen_kind("z", PG_ANSWER_UNREACHABLE, 0);
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: unreachable: lose");
+	is_int(why, PG_LOST_POLL, "... PG_LOST_POLL");
+	o = seen_at("z", 0, 0, 300);
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: no longer fast: lose");
+	o = fast_at("z", 0, 300, 1);
+	c.end_ns = c.start_ns + HORIZON * MS - W - 50 * MS + 1;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: past the deadline: withdraw");
+	is_int(why, PG_LOST_SLOW_ROUND, "... SLOW_ROUND");
+	o.status.deciding = 0;
+	o.answer.kind = PG_ANSWER_NEVER;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: past the deadline, even when it withdrew");
+	c.end_ns -= 1;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_GO,
+	    "poll: at the deadline: keep");
+}
+
 /*
  * Randomized tests.
  */
@@ -1767,6 +1897,7 @@ main(void)
 	test_settle_window();
 	test_settle_slow();
 	test_name_order();
+	test_fast_rule();
 	test_reference();
 	test_two_views();
 	test_slow_disk();
