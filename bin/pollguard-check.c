@@ -426,6 +426,17 @@ check(int argc, char *argv[])
 		    strerror(errno));
 		ownp = NULL;
 	}
+	/*
+	 * A claim within its horizon in our own record: a check on this node
+	 * kept it moments ago (one that withdrew put the record back), and
+	 * released the claim lock as it exited. Without a settle sleep that
+	 * can be before this one took the lock: skip as if it still held it.
+	 */
+	if (claim && ownp != NULL && own.claim_ms >= 0) {
+		decided(&t, "%s: skip: a check on this node claimed the round "
+		    "%" PRId64 "ms ago", id, own.claim_ms);
+		return PG_SKIP_LOCAL;
+	}
 
 	memset(&r, 0, sizeof(r));
 	if (t.cluster->npeers > 0) {
