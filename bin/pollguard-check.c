@@ -371,7 +371,11 @@ check(int argc, char *argv[])
 	const char		*conf = NULL, *id;
 	char			 text[PG_TEXT_MAX];
 	size_t			 other;
+	int64_t			 started, now;
 	int			 ch, held, claim = 1, lockfd = -1, bad = 0;
+
+	if (pg_clock(CLOCK_BOOTTIME, &started) == -1)
+		started = INT64_MAX;	/* never "after it started" */
 
 	while ((ch = getopt(argc, argv, "c:Enqv")) != -1) {
 		switch (ch) {
@@ -427,14 +431,18 @@ check(int argc, char *argv[])
 		ownp = NULL;
 	}
 	/*
-	 * A claim within its horizon in our own record: a check on this node
-	 * kept it moments ago (one that withdrew put the record back), and
-	 * released the claim lock as it exited. Without a settle sleep that
-	 * can be before this one took the lock: skip as if it still held it.
+	 * A claim in our own record made after this check started: another
+	 * check on this node, started with this one, kept it (one that
+	 * withdrew put the record back) and released the claim lock before
+	 * this one took it, as the fast rule's quick rounds allow. Skip as if
+	 * it still held the lock.
 	 */
-	if (claim && ownp != NULL && own.claim_ms >= 0) {
-		decided(&t, "%s: skip: a check on this node claimed the round "
-		    "%" PRId64 "ms ago", id, own.claim_ms);
+	if (claim && ownp != NULL && own.claim_ms >= 0 &&
+	    pg_clock(CLOCK_BOOTTIME, &now) == 0 &&
+	    now - own.claim_ms * 1000000 > started) {
+		decided(&t, "%s: skip: another check on this node claimed the "
+		    "round %" PRId64 "ms ago, as this one started", id,
+		    own.claim_ms);
 		return PG_SKIP_LOCAL;
 	}
 

@@ -394,8 +394,10 @@ pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
 				wait = i;
 			continue;
 		}
+		/* Active as pg_settle counts it: a kept claim always is. */
 		if (s->answer.kind == PG_ANSWER_ELAPSED &&
-		    s->answer.elapsed_ms < wait_ms) {
+		    s->answer.elapsed_ms < wait_ms &&
+		    !pg_handover_ignores(c->on_failure, s)) {
 			*why = PG_LOST_KEPT;
 			return PG_SKIP_ACTIVE;
 		}

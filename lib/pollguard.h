@@ -879,7 +879,8 @@ enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
 /*
  * The pending peers asked again (seen[i] matters only where pending[i] is
  * set; c->end_ns is when this ask ended). A peer still deciding stays
- * pending; one that decided with its claim gone (not active) withdrew, and
+ * pending; one that decided with its claim gone (not active, as
+ * pg_settle counts it: pg_handover_ignores with c->on_failure) withdrew, and
  * is no longer pending; one that decided and is still active kept it
  * (PG_LOST_KEPT); one that does not answer, or not by the fast rule,
  * makes us withdraw (PG_LOST_POLL). Past the deadline of pg_settle
