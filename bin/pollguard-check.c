@@ -148,19 +148,43 @@ ask(struct tool *t, struct pg_round *r, const struct pg_round *first)
 	report(t, r, first != NULL);
 }
 
-/* Sleep as long as the proof needs between the claim and round 2. */
+/* Sleep ns, or until a signal that withdraws the claim. */
 static void
-settle_sleep(const struct tool *t, int64_t settle_ms)
+nap(int64_t ns)
 {
 	struct timespec	 ts;
-	int64_t		 ns = pg_settle_sleep_ns(settle_ms);
 
-	tool_explain(t, "%s: go, claimed; settling %" PRId64 "ms",
-	    t->cluster->id, ns / 1000000);
 	ts.tv_sec = ns / 1000000000;
 	ts.tv_nsec = ns % 1000000000;
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !got_signal)
 		;
+}
+
+/*
+ * Round 2 comes at once when every peer announced the fast rule in round
+ * 1; any other peer (before 0.5, unreachable, invalid) is ordered by the
+ * settle rule, which needs the sleep between the claim and round 2. 1:
+ * slept.
+ */
+static int
+settle_sleep(const struct tool *t, const struct pg_round *first)
+{
+	const char	*id = t->cluster->id;
+	int64_t		 ns = pg_settle_sleep_ns(t->cfg->settle_ms);
+	size_t		 i;
+
+	for (i = 0; i < first->n; i++)
+		if (!pg_peer_fast(&first->seen[i]))
+			break;
+	if (i == first->n) {
+		tool_explain(t, "%s: go, claimed; settling at once: every peer "
+		    "decides by the fast rule", id);
+		return 0;
+	}
+	tool_explain(t, "%s: go, claimed; %s does not announce the fast rule: "
+	    "settling %" PRId64 "ms", id, first->seen[i].name, ns / 1000000);
+	nap(ns);
+	return 1;
 }
 
 /* Take the claim back: put back the record that was there before it. */
@@ -212,8 +236,51 @@ keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec)
 }
 
 /*
+ * The fast rule's wait: ask the pending peers again, after 1, 2, 4 .. 32
+ * ms, until each has decided (pg_settle_poll) or our deadline has passed.
+ * r is the last round asked, freed and refilled here. Returns the
+ * verdict, with the reason and peer.
+ */
+static enum pg_verdict
+poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
+    int *pending, enum pg_settle_why *why, size_t *peer,
+    const struct pg_stamp *rec, const char *old, size_t oldlen)
+{
+	const struct pg_cluster	*c = t->cluster;
+	enum pg_verdict		 v = PG_GO;
+	int64_t			 backoff = 1;
+	size_t			 i;
+
+	while (v == PG_GO && *why == PG_WAIT) {
+		for (i = 0; i < r->n; i++)
+			if (pending[i])
+				tool_explain(t, "%s: %s: waiting for %s to "
+				    "decide", c->id, t->cfg->node,
+				    r->seen[i].name);
+		nap(backoff * 1000000);
+		if (backoff < 32)
+			backoff *= 2;
+		if (got_signal)
+			interrupted(t, rec, old, oldlen);
+		pg_round_free(r);
+		if (pg_peers_ask_some(t->cfg, c, NULL, pending, r) == -1)
+			tool_die_errno(EX_OSERR, "asking the peers of %s",
+			    c->id);
+		if (got_signal)
+			interrupted(t, rec, old, oldlen);
+		cl->end_ns = r->end_ns;
+		v = pg_settle_poll(cl, c->wait_ms, r->seen, r->n, pending, why,
+		    peer);
+	}
+	return v;
+}
+
+/*
  * Claim, settle, ask again: keep the claim or withdraw it, restoring the
- * record that was there. Returns the exit status.
+ * record that was there. Returns the exit status. The claim lock, taken
+ * before round 1, stays held until exit, after the record was restored or
+ * the claim lengthened: a peer's serve reads "deciding no" only then
+ * (pollguard(7)).
  */
 static int
 claim_and_settle(struct tool *t, const struct pg_round *first)
@@ -228,6 +295,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	char			 old[PG_RECORD_MAX], text[PG_TEXT_MAX];
 	ssize_t			 oldlen;
 	size_t			 peer, i;
+	int			*pending;
 
 	if ((oldlen = pg_state_read_raw(&t->state, c->id, old,
 	    sizeof(old))) == -1)
@@ -244,6 +312,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	memset(&cl, 0, sizeof(cl));
 	cl.node = t->cfg->node;
 	cl.settle_ms = t->cfg->settle_ms;
+	cl.timeout_ms = t->cfg->timeout_ms;
 	cl.horizon_ms = pg_claim_horizon(t->cfg->timeout_ms,
 	    t->cfg->settle_ms);
 	cl.on_failure = c->on_failure;
@@ -253,7 +322,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 		    t->state.path, c->id);
 	cl.claim_ns = rec.mono_ns;
 	cl.start_ns = first->start_ns;
-	settle_sleep(t, t->cfg->settle_ms);
+	cl.slept = settle_sleep(t, first);
 	if (got_signal)
 		interrupted(t, &rec, old, oldlen);
 	ask(t, &r, first);
@@ -264,8 +333,14 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 		r.seen[i].answered =
 		    first->seen[i].answer.kind != PG_ANSWER_UNREACHABLE;
 
-	v = pg_settle(&cl, c->wait_ms, c->unreachable, r.seen, r.n, &why,
-	    &peer);
+	if ((pending = calloc(r.n + 1, sizeof(*pending))) == NULL)
+		tool_die_errno(EX_OSERR, "memory");
+	v = pg_settle(&cl, c->wait_ms, c->unreachable, r.seen, r.n, pending,
+	    &why, &peer);
+	if (v == PG_GO && why == PG_WAIT)
+		v = poll_pending(t, &cl, &r, pending, &why, &peer, &rec, old,
+		    oldlen);
+	free(pending);
 	if (v == PG_GO && (v = keep(t, &cl, &rec)) == PG_GO) {
 		pg_round_free(&r);
 		decided(t, "%s: keep the claim: go", c->id);
@@ -277,7 +352,8 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	pg_settle_text(why, &r.seen[peer], text, sizeof(text));
 	/* Withdrawn for want of time or of an answer: worth a warning. */
 	if (why == PG_LOST_SLOW_WRITE || why == PG_LOST_SLOW_ROUND ||
-	    why == PG_LOST_VANISHED)
+	    why == PG_LOST_VANISHED || why == PG_LOST_POLL ||
+	    why == PG_LOST_RULE || why == PG_LOST_DISAGREE)
 		tool_warn(t, "cluster %s: %s", c->id, text);
 	else
 		decided(t, "%s: %s", c->id, text);
@@ -294,7 +370,12 @@ check(int argc, char *argv[])
 	struct pg_status	 own, *ownp = &own;
 	const char		*conf = NULL, *id;
 	char			 text[PG_TEXT_MAX];
+	size_t			 other;
+	int64_t			 started, now;
 	int			 ch, held, claim = 1, lockfd = -1, bad = 0;
+
+	if (pg_clock(CLOCK_BOOTTIME, &started) == -1)
+		started = INT64_MAX;	/* never "after it started" */
 
 	while ((ch = getopt(argc, argv, "c:Enqv")) != -1) {
 		switch (ch) {
@@ -349,6 +430,21 @@ check(int argc, char *argv[])
 		    strerror(errno));
 		ownp = NULL;
 	}
+	/*
+	 * A claim in our own record made after this check started: another
+	 * check on this node, started with this one, kept it (one that
+	 * withdrew put the record back) and released the claim lock before
+	 * this one took it, as the fast rule's quick rounds allow. Skip as if
+	 * it still held the lock.
+	 */
+	if (claim && ownp != NULL && own.claim_ms >= 0 &&
+	    pg_clock(CLOCK_BOOTTIME, &now) == 0 &&
+	    now - own.claim_ms * 1000000 > started) {
+		decided(&t, "%s: skip: another check on this node claimed the "
+		    "round %" PRId64 "ms ago, as this one started", id,
+		    own.claim_ms);
+		return PG_SKIP_LOCAL;
+	}
 
 	memset(&r, 0, sizeof(r));
 	if (t.cluster->npeers > 0) {
@@ -356,6 +452,19 @@ check(int argc, char *argv[])
 			tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 		ask(&t, &r, NULL);
 	}
+	/*
+	 * Every node of a cluster must order claims by the same rule. With
+	 * settle = 0 nothing orders them (pollguard.conf(5)): no rule to share.
+	 */
+	if (claim && t.cfg->settle_ms > 0 && (other = pg_settle_disagrees(t.cfg->settle_ms,
+	    t.cfg->timeout_ms, r.seen, r.n)) < r.n)
+		tool_die(EX_PROTOCOL, "cluster %s: peer %s announces settle "
+		    "%" PRId64 "ms and timeout %" PRId64 "ms, this node settle "
+		    "%" PRId64 "ms and timeout %" PRId64 "ms: settle and "
+		    "timeout must be the same on every node of a cluster", id,
+		    r.seen[other].name, r.seen[other].status.settle_ms,
+		    r.seen[other].status.timeout_ms, t.cfg->settle_ms,
+		    t.cfg->timeout_ms);
 	pg_decide(t.cluster, t.cfg->node, ownp, 0, r.seen, r.n, &d);
 	if (d.standalone)
 		tool_warn(&t, "cluster %s has no peers: standalone, always "

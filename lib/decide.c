@@ -1,9 +1,12 @@
 /*
  * decide.c: the rules that turn peers' answers into go or skip: one
  * round (pg_decide), and the settle round that orders concurrent claims
- * (pg_settle). Pure functions of plain data, so that the tests can try
- * every case; pollguard(7), CLAIM AND SETTLE, holds the argument.
+ * (pg_settle, by the settle rule or the fast rule, and pg_settle_poll
+ * for the peers the fast rule waits for). Pure functions of plain data,
+ * so that the tests can try every case; pollguard(7), CLAIM AND SETTLE,
+ * holds the argument.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,24 +189,64 @@ lower_bound(const struct pg_claim *c, const struct pg_seen *s)
 	return s->sent_ns - e - MS - drift - c->claim_ns;
 }
 
+int
+pg_peer_fast(const struct pg_seen *s)
+{
+	return s->has_status && s->status.deciding >= 0;
+}
+
+size_t
+pg_settle_disagrees(int64_t settle_ms, int64_t timeout_ms,
+    const struct pg_seen *seen, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (pg_peer_fast(&seen[i]) &&
+		    (seen[i].status.settle_ms != settle_ms ||
+		    seen[i].status.timeout_ms != timeout_ms))
+			return i;
+	return n;
+}
+
 /*
- * See pollguard(7), "Claim and settle", for why this is safe. In short:
- * a node keeps its claim only when it is sure to beat every claim it
- * sees, and the relation "beats" is one-sided for any two claims, so two
- * nodes that saw each other cannot both keep theirs. A claim a node did
- * not see became visible after that node asked in round 2, more than
- * settle/4 after its own, and loses to it; two nodes cannot both have
- * missed the other's claim.
+ * Rounds longer than the horizon allows: a peer's claim may have been
+ * reported as a later refresh, or ours may have aged past the wait time
+ * unrefreshed, idle to a peer's round 1. The same bound ends the polls
+ * of the fast rule.
+ */
+static int
+too_slow(const struct pg_claim *c)
+{
+	return c->end_ns - c->start_ns >
+	    c->horizon_ms * MS - c->settle_ms * MS / 4 - 50 * MS;
+}
+
+/*
+ * See pollguard(7), "Claim and settle", for why this is safe. In short,
+ * for a pair of the settle rule: a node keeps its claim only when it is
+ * sure to beat every claim it sees, and the relation "beats" is one-sided
+ * for any two claims, so two nodes that saw each other cannot both keep
+ * theirs. A claim a node did not see became visible after that node
+ * asked in round 2, more than settle/4 after its own, and loses to it;
+ * two nodes cannot both have missed the other's claim. For a pair of the
+ * fast rule: of two claimants at least one sees the other (each asks only
+ * once its claim is visible); a claim certainly made after ours became
+ * visible saw ours; otherwise the first name waits for the other's
+ * outcome, and the other withdraws.
  */
 enum pg_verdict
 pg_settle(const struct pg_claim *c, int64_t wait_ms,
     enum pg_unreachable policy, const struct pg_seen *seen, size_t n,
-    enum pg_settle_why *why, size_t *peer)
+    int *pending, enum pg_settle_why *why, size_t *peer)
 {
 	int64_t		 window = c->settle_ms * MS / 4, lo;
 	size_t		 i, invalid = n, unreachable = n, active = n;
+	size_t		 old = n, wait = n;
 
 	*peer = 0;
+	for (i = 0; i < n; i++)
+		pending[i] = 0;
 	for (i = 0; i < n; i++) {
 		switch (seen[i].answer.kind) {
 		case PG_ANSWER_ELAPSED:
@@ -236,32 +279,54 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 			continue;
 		if (active == n)
 			active = i;
+		*peer = i;
 		/* When the peer claimed, relative to our claim: lo or later. */
 		lo = lower_bound(c, &seen[i]);
+		if (pg_peer_fast(&seen[i])) {
+			if (pg_settle_disagrees(c->settle_ms, c->timeout_ms,
+			    &seen[i], 1) == 0) {
+				*why = PG_LOST_DISAGREE;
+				return PG_SKIP_ACTIVE;
+			}
+			/* Later than ours became visible: it saw ours. */
+			if (lo > c->visible_ns - c->claim_ns)
+				continue;
+			if (strcasecmp(c->node, seen[i].name) < 0) {
+				pending[i] = 1;
+				if (wait == n)
+					wait = i;
+				continue;
+			}
+			*why = lo < -window ? PG_LOST_EARLIER : PG_LOST_NAME;
+			return PG_SKIP_ACTIVE;
+		}
+		/* The settle rule needs the sleep on both sides. */
+		if (!c->slept) {
+			*why = PG_LOST_RULE;
+			return PG_SKIP_ACTIVE;
+		}
+		if (old == n)
+			old = i;
 		if (lo > window || (lo >= -window &&
 		    strcasecmp(c->node, seen[i].name) < 0))
 			continue;
-		*peer = i;
 		*why = lo < -window ? PG_LOST_EARLIER : PG_LOST_NAME;
 		return PG_SKIP_ACTIVE;
 	}
-	/*
-	 * Rounds longer than the horizon allows: a peer's claim may have
-	 * been reported as a later refresh, or ours may have aged past the
-	 * wait time unrefreshed, idle to a peer's round 1.
-	 */
-	if (c->end_ns - c->start_ns > c->horizon_ms * MS - window - 50 * MS) {
+	*peer = 0;
+	if (too_slow(c)) {
 		*peer = active < n ? active : 0;
 		*why = PG_LOST_SLOW_ROUND;
 		return PG_SKIP_ACTIVE;
 	}
 	/*
 	 * A claim that became visible late may be one that an active peer
-	 * missed; with no active peer, no peer can have missed it
-	 * (pg_claim_keep_horizon covers the rest).
+	 * of the settle rule missed; with no such peer, no peer can have
+	 * missed it (pg_claim_keep_horizon covers the rest; the fast rule
+	 * orders by visibility, not by a window).
 	 */
-	if (active < n && c->visible_ns - c->claim_ns > window) {
-		*peer = active;
+	if (old < n && c->visible_ns - c->claim_ns > window) {
+		*peer = old;
 		*why = PG_LOST_SLOW_WRITE;
 		return PG_SKIP_ACTIVE;
 	}
@@ -275,7 +340,71 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		*why = PG_LOST_UNREACHABLE;
 		return PG_SKIP_UNREACHABLE;
 	}
+	if (wait < n) {
+		*peer = wait;
+		*why = PG_WAIT;
+		return PG_GO;
+	}
 	*why = PG_KEEP;
+	return PG_GO;
+}
+
+/*
+ * "deciding" is tested before the record is read (pg_status_serve), so
+ * "not deciding, claim gone" means the check there withdrew: it releases
+ * the lock only after restoring the record.
+ */
+enum pg_verdict
+pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
+    const struct pg_seen *seen, size_t n, int *pending,
+    enum pg_settle_why *why, size_t *peer)
+{
+	const struct pg_seen	*s;
+	size_t			 i, wait = n;
+
+	/* Past the deadline (a stall): whatever the answers, withdraw. */
+	if (too_slow(c)) {
+		for (i = 0; i < n && !pending[i]; i++)
+			;
+		*peer = i < n ? i : 0;
+		*why = PG_LOST_SLOW_ROUND;
+		return PG_SKIP_ACTIVE;
+	}
+	for (i = 0; i < n; i++) {
+		if (!pending[i])
+			continue;
+		s = &seen[i];
+		*peer = i;
+		if ((s->answer.kind != PG_ANSWER_ELAPSED &&
+		    s->answer.kind != PG_ANSWER_NEVER) || !pg_peer_fast(s)) {
+			*why = PG_LOST_POLL;
+			return PG_SKIP_ACTIVE;
+		}
+		if (s->status.hold_ms > 0) {
+			*why = PG_LOST_HELD;
+			return PG_SKIP_ACTIVE;
+		}
+		if (pg_settle_disagrees(c->settle_ms, c->timeout_ms, s,
+		    1) == 0) {
+			*why = PG_LOST_DISAGREE;
+			return PG_SKIP_ACTIVE;
+		}
+		if (s->status.deciding) {
+			if (wait == n)
+				wait = i;
+			continue;
+		}
+		/* Active as pg_settle counts it: a kept claim always is. */
+		if (s->answer.kind == PG_ANSWER_ELAPSED &&
+		    s->answer.elapsed_ms < wait_ms &&
+		    !pg_handover_ignores(c->on_failure, s)) {
+			*why = PG_LOST_KEPT;
+			return PG_SKIP_ACTIVE;
+		}
+		pending[i] = 0;		/* it withdrew */
+	}
+	*peer = wait < n ? wait : 0;
+	*why = wait < n ? PG_WAIT : PG_KEEP;
 	return PG_GO;
 }
 
@@ -373,6 +502,26 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 		snprintf(buf, len, "withdraw: %s shows a hold (by %s)", s->name,
 		    s->status.hold_by[0] != '\0' ? s->status.hold_by :
 		    "someone");
+		break;
+	case PG_WAIT:
+		snprintf(buf, len, "waiting for %s to decide", s->name);
+		break;
+	case PG_LOST_KEPT:
+		snprintf(buf, len, "withdraw: %s kept its claim", s->name);
+		break;
+	case PG_LOST_POLL:
+		snprintf(buf, len, "claim withdrawn: %s, deciding too, did "
+		    "not answer again by the fast rule (%s)", s->name, s->why);
+		break;
+	case PG_LOST_RULE:
+		snprintf(buf, len, "claim withdrawn: %s is active and does not "
+		    "announce the fast rule, and round 2 came without the "
+		    "settle sleep", s->name);
+		break;
+	case PG_LOST_DISAGREE:
+		snprintf(buf, len, "claim withdrawn: %s announces settle %"
+		    PRId64 "ms and timeout %" PRId64 "ms, unlike this node",
+		    s->name, s->status.settle_ms, s->status.timeout_ms);
 		break;
 	default:
 		snprintf(buf, len, "withdraw: %s", s->why);

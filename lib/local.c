@@ -2,7 +2,8 @@
  * local.c: this node's status of a cluster, from its state directory.
  * pollguard-serve answers it to peers (GET /v1/status/CLUSTER), and
  * pollguard-check and pollguard-status read it for this node itself, so
- * both sides see the same thing.
+ * both sides see the same thing; to peers, serve adds whether a check is
+ * deciding, and the settings the fast rule needs to agree.
  */
 #include <errno.h>
 #include <string.h>
@@ -84,5 +85,30 @@ pg_status_local(struct pg_state *st, const struct pg_cluster *c,
 	}
 	outcome(st, c->id, &now, s);
 	hold(st, c->id, s);
+	return 0;
+}
+
+int
+pg_status_serve(struct pg_state *st, const struct pg_config *cfg,
+    const struct pg_cluster *c, struct pg_status *s)
+{
+	int	 deciding = -1;
+
+	/*
+	 * The claim lock first, the record after: a check releases the lock
+	 * only at its exit, after it restored the record or lengthened its
+	 * claim, so "not deciding" with no claim in the record read later
+	 * can only mean that it withdrew (pollguard(7)). Cannot tell: say
+	 * deciding, which only makes a peer ask again, and at worst withdraw.
+	 */
+	if (st != NULL && (deciding = pg_claim_held(st, c->id)) == -1)
+		deciding = 1;
+	if (pg_status_local(st, c, cfg->node, s) == -1)
+		return -1;
+	if (st != NULL) {
+		s->deciding = deciding;
+		s->settle_ms = cfg->settle_ms;
+		s->timeout_ms = cfg->timeout_ms;
+	}
 	return 0;
 }

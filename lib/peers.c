@@ -448,6 +448,13 @@ int
 pg_peers_ask_again(const struct pg_config *cfg, const struct pg_cluster *c,
     const struct pg_round *prev, struct pg_round *r)
 {
+	return pg_peers_ask_some(cfg, c, prev, NULL, r);
+}
+
+int
+pg_peers_ask_some(const struct pg_config *cfg, const struct pg_cluster *c,
+    const struct pg_round *prev, const int *which, struct pg_round *r)
+{
 	struct xfer	*x;
 	CURLM		*multi = NULL;
 	size_t		 i;
@@ -475,6 +482,11 @@ pg_peers_ask_again(const struct pg_config *cfg, const struct pg_cluster *c,
 		/* A serve found before 0.4 in round 1 is asked as one. */
 		r->seen[i].old = prev != NULL && i < prev->n &&
 		    prev->seen[i].old;
+		if (which != NULL && !which[i]) {
+			snprintf(r->seen[i].why, PG_WHY_MAX, "not asked");
+			x[i].done = 1;
+			continue;
+		}
 		if (xfer_setup(&x[i], cfg, &cfg->peers[c->peers[i]], c->id,
 		    !r->seen[i].old, cfg->timeout_ms) == -1 ||
 		    curl_multi_add_handle(multi, x[i].easy) != CURLM_OK) {

@@ -338,6 +338,16 @@ int	 pg_claim_lock(struct pg_state *, const char *, int *);
 int	 pg_lock_held(struct pg_state *, const char *);
 
 /*
+ * Does a pollguard-check of the cluster hold the claim lock, that is, is
+ * one deciding on this node? Only tests, never takes it (F_OFD_GETLK on a
+ * read-only descriptor), so that asking can never make a check of this
+ * node skip. A user who cannot open the 0600 lock file (pollguard-serve
+ * as its own user) is answered from /proc/locks. 1: held (a write lock),
+ * 0: not, -1 with errno: cannot tell.
+ */
+int	 pg_claim_held(struct pg_state *, const char *);
+
+/*
  * The outcome of the cluster's job on this node, as pollguard-touch --
  * records it in ".CLUSTER.outcome" beside the activity record, under the
  * same record lock. "start" is the latest run's; "end" and the result
@@ -499,6 +509,13 @@ struct pg_status {
 	int64_t		 hold_ms;	/* a hold's time left; 0: no hold */
 	char		 hold_by[PG_STATUS_TEXT_MAX];
 	char		 hold_why[PG_STATUS_TEXT_MAX];	/* printable ASCII */
+	/*
+	 * The fast rule (pollguard(7)): a peer that says "deciding" decides
+	 * by it, and says its settle and timeout with it. -1: not said.
+	 */
+	int		 deciding;	/* a check there holds the claim lock */
+	int64_t		 settle_ms;
+	int64_t		 timeout_ms;
 };
 
 /* An empty status: never active, no run, no hold. */
@@ -777,8 +794,11 @@ struct pg_claim {
 	int64_t		 start_ns;	/* round 1 began */
 	int64_t		 end_ns;	/* round 2 ended */
 	int64_t		 settle_ms;	/* the configured settle */
+	int64_t		 timeout_ms;	/* the configured timeout */
 	int64_t		 horizon_ms;	/* pg_claim_horizon */
 	enum pg_on_failure on_failure;	/* pg_handover_ignores */
+	int		 slept;		/* round 2 came after the settle
+					   sleep (pg_settle_sleep_ns) */
 };
 
 enum pg_settle_why {
@@ -792,7 +812,14 @@ enum pg_settle_why {
 				   may have claimed unseen */
 	PG_LOST_UNREACHABLE,	/* unreachable peer, policy skip */
 	PG_LOST_INVALID,	/* a peer answered nonsense */
-	PG_LOST_HELD		/* a peer put the cluster on hold */
+	PG_LOST_HELD,		/* a peer put the cluster on hold */
+	PG_WAIT,		/* not yet: keep if the pending peers withdraw */
+	PG_LOST_KEPT,		/* a pending peer kept its claim */
+	PG_LOST_POLL,		/* a pending peer no longer answers (or not
+				   by the fast rule) */
+	PG_LOST_RULE,		/* an active peer not of the fast rule, and
+				   round 2 came without the settle sleep */
+	PG_LOST_DISAGREE	/* a fast peer's settle or timeout differs */
 };
 
 /*
@@ -809,23 +836,60 @@ int64_t	 pg_claim_horizon(int64_t, int64_t);
 int64_t	 pg_settle_sleep_ns(int64_t);
 
 /*
- * Decide whether to keep the claim. A peer that pg_handover_ignores (with
+ * 1 when the peer's answer announces the fast rule ("deciding" in its
+ * status): the pair decides by it.
+ */
+int	 pg_peer_fast(const struct pg_seen *);
+
+/*
+ * The first peer of seen[0..n) that announces the fast rule with a
+ * settle or a timeout other than settle_ms and timeout_ms; n when none.
+ */
+size_t	 pg_settle_disagrees(int64_t, int64_t, const struct pg_seen *, size_t);
+
+/*
+ * Decide whether to keep the claim, from the answers of round 2.
+ * A peer that pg_handover_ignores (with
  * c->on_failure) is not active; one that shows a hold makes us withdraw.
- * Any other peer beats us unless we are sure we win: its claim certainly lies more than settle/4 after ours, or it
+ * An active peer of the fast rule (pg_peer_fast) is ignored when its claim
+ * certainly lies after ours became visible (LATER); else, when our name
+ * sorts first, it is pending (pending[i] set: we keep only if it
+ * withdraws, pg_settle_poll); else we lose. One announcing another settle
+ * or timeout loses (PG_LOST_DISAGREE). An active peer not of the fast
+ * rule loses when c->slept is not set (PG_LOST_RULE); with the sleep, the
+ * settle rule applies to it:
+ * it beats us unless we are sure we win: its claim certainly lies more
+ * than settle/4 after ours, or it
  * certainly lies no more than settle/4 before ours and our name sorts
  * first (strcasecmp). A peer reachable in round 1 (answered) but not in
  * round 2 beats us too: it may have claimed in between, unseen. Rounds
  * longer than the horizon allows lose (from the start of round 1 to the
  * end of round 2: more than horizon - settle/4 - 50ms); a claim that took
- * more than settle/4 to become visible loses when an active peer was
- * seen, and is kept (see pg_claim_keep_horizon) when none was.
- * Returns the verdict (PG_GO keeps the claim; PG_SKIP_* or
+ * more than settle/4 to become visible loses when an active peer of the
+ * settle rule was seen, and is kept (see pg_claim_keep_horizon) when none
+ * was. Returns the verdict (PG_GO keeps the claim; PG_SKIP_* or
  * PG_REFUSE_INVALID withdraw it) and stores the reason in *why and the
- * deciding peer's index in *peer.
+ * deciding peer's index in *peer. PG_GO with *why PG_WAIT: peers are
+ * pending (pending[0..n), set here to 0 or 1): ask them again.
  */
 enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
-	    enum pg_unreachable, const struct pg_seen *, size_t,
+	    enum pg_unreachable, const struct pg_seen *, size_t, int *,
 	    enum pg_settle_why *, size_t *);
+
+/*
+ * The pending peers asked again (seen[i] matters only where pending[i] is
+ * set; c->end_ns is when this ask ended). A peer still deciding stays
+ * pending; one that decided with its claim gone (not active, as
+ * pg_settle counts it: pg_handover_ignores with c->on_failure) withdrew, and
+ * is no longer pending; one that decided and is still active kept it
+ * (PG_LOST_KEPT); one that does not answer, or not by the fast rule,
+ * makes us withdraw (PG_LOST_POLL). Past the deadline of pg_settle
+ * (PG_LOST_SLOW_ROUND) we withdraw, whatever the answers. Returns as pg_settle: PG_GO and
+ * PG_WAIT while peers are pending, PG_GO and PG_KEEP when none is left.
+ */
+enum pg_verdict	 pg_settle_poll(const struct pg_claim *, int64_t,
+	    const struct pg_seen *, size_t, int *, enum pg_settle_why *,
+	    size_t *);
 
 /*
  * How long the horizon of a kept claim must be, in ms: the configured
@@ -875,6 +939,14 @@ int	 pg_peers_ask(const struct pg_config *, const struct pg_cluster *,
  */
 int	 pg_peers_ask_again(const struct pg_config *,
 	    const struct pg_cluster *, const struct pg_round *,
+	    struct pg_round *);
+
+/*
+ * pg_peers_ask_again, asking only the peers i with which[i] set; the
+ * others read as unreachable ("not asked").
+ */
+int	 pg_peers_ask_some(const struct pg_config *,
+	    const struct pg_cluster *, const struct pg_round *, const int *,
 	    struct pg_round *);
 void	 pg_round_free(struct pg_round *);
 
@@ -984,6 +1056,14 @@ struct pg_state	*pg_serve_state(struct pg_state *, const char *);
  */
 int	 pg_status_local(struct pg_state *, const struct pg_cluster *,
 	    const char *, struct pg_status *);
+
+/*
+ * pg_status_local as pollguard-serve answers it to peers: with "deciding"
+ * (pg_claim_held, tested before the record is read; yes when it cannot be
+ * told) and cfg's settle and timeout, when st is not NULL.
+ */
+int	 pg_status_serve(struct pg_state *, const struct pg_config *,
+	    const struct pg_cluster *, struct pg_status *);
 
 /*
  * conn.c: one client connection. pollguard-serve polls; these read the

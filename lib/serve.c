@@ -226,7 +226,8 @@ status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	char			 buf[PG_STATUS_MAX];
 	int			 n;
 
-	if (pg_status_local(ds, c, cfg->node, &s) == -1) {
+	/* Tests the claim lock before it reads the record (local.c). */
+	if (pg_status_serve(ds, cfg, c, &s) == -1) {
 		/* Without a state directory only the clock can fail. */
 		record_error(r, ds != NULL ? ds->path : "clock", c->id);
 		return 0;

@@ -6,6 +6,9 @@
  */
 #include <sys/file.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/sysmacros.h>
+#endif
 #include <sys/wait.h>
 
 #include <dirent.h>
@@ -738,6 +741,75 @@ pg_lock_held(struct pg_state *st, const char *cluster)
 	}
 	close(fd);
 	return fl.l_type != F_UNLCK;
+}
+
+/*
+ * Is there an open file description write lock on dev:ino in /proc/locks?
+ * Its lines read "N: OFDLCK ADVISORY WRITE -1 MAJ:MIN:INO START END"
+ * (major and minor in hex); "N: -> ..." lines are waiters.
+ */
+static int
+proc_locks_held(dev_t dev, ino_t ino)
+{
+	FILE		*fp;
+	char		 line[256], kind[16], mode[16], access[16];
+	unsigned int	 maj, min;
+	unsigned long	 i;
+	int		 held = 0;
+
+	if ((fp = fopen("/proc/locks", "re")) == NULL)
+		return -1;
+	while (!held && fgets(line, sizeof(line), fp) != NULL)
+		held = sscanf(line, "%*d: %15s %15s %15s %*d %x:%x:%lu", kind,
+		    mode, access, &maj, &min, &i) == 6 &&
+		    strcmp(kind, "OFDLCK") == 0 &&
+		    strcmp(access, "WRITE") == 0 && i == (unsigned long)ino &&
+		    maj == major(dev) && min == minor(dev);
+	if (ferror(fp)) {
+		fclose(fp);
+		errno = EIO;
+		return -1;
+	}
+	fclose(fp);
+	return held;
+}
+
+/*
+ * The claim lock is taken only as a write lock (pg_claim_lock), so only a
+ * write lock means a check: a read lock, which anyone who could open the
+ * file could take, says nothing. The test needs no write access: it is
+ * made by pollguard-serve, which may run as another user; with the lock
+ * file closed to that user (0600), the kernel's list of locks says it.
+ */
+int
+pg_claim_held(struct pg_state *st, const char *cluster)
+{
+	struct flock	 fl;
+	struct stat	 sb;
+	char		 name[PG_NAME_MAX + 16];
+	int		 fd, saved;
+
+	if ((fd = lock_open(st, cluster, "claim", O_RDONLY)) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno != EACCES && errno != EPERM)
+			return -1;
+		snprintf(name, sizeof(name), ".%s.claim", cluster);
+		if (fstatat(st->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
+			return errno == ENOENT ? 0 : -1;
+		return proc_locks_held(sb.st_dev, sb.st_ino);
+	}
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, LOCK_GET, &fl) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	return fl.l_type == F_WRLCK;
 }
 
 int

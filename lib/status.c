@@ -26,6 +26,9 @@ pg_status_init(struct pg_status *st)
 	st->claim_ms = -1;
 	st->last_exit = -1;
 	st->last_success_ms = PG_NEVER;
+	st->deciding = -1;
+	st->settle_ms = -1;
+	st->timeout_ms = -1;
 }
 
 /* Append one line to buf at *off; -1 when it does not fit. */
@@ -92,6 +95,14 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 	}
 	r |= put_ms(buf, len, &off, "last_success", st->last_success_ms);
 	r |= put(buf, len, &off, "failures %d\n", st->failures);
+	if (st->deciding >= 0) {
+		r |= put(buf, len, &off, "deciding %s\n", st->deciding ?
+		    "yes" : "no");
+		r |= put(buf, len, &off, "settle %" PRId64 "\n",
+		    st->settle_ms);
+		r |= put(buf, len, &off, "timeout %" PRId64 "\n",
+		    st->timeout_ms);
+	}
 	if (st->hold_ms > 0) {
 		r |= put(buf, len, &off, "hold %" PRId64 "\n", st->hold_ms);
 		if (st->hold_by[0] != '\0')
@@ -147,14 +158,14 @@ enum key {
 	K_CLUSTER, K_NODE, K_VERSION, K_ELAPSED, K_CLAIM, K_RUNNING, K_PID,
 	K_LAST_EXIT, K_LAST_SIGNAL, K_LAST_TIMEOUT, K_LAST_DURATION,
 	K_LAST_END, K_LAST_SUCCESS, K_FAILURES, K_HOLD, K_HOLD_BY,
-	K_HOLD_WHY, K_COUNT
+	K_HOLD_WHY, K_DECIDING, K_SETTLE, K_TIMEOUT, K_COUNT
 };
 
 static const char *const keys[K_COUNT] = {
 	"cluster", "node", "version", "elapsed", "claim", "running", "pid",
 	"last_exit", "last_signal", "last_timeout", "last_duration",
 	"last_end", "last_success", "failures", "hold", "hold_by",
-	"hold_why"
+	"hold_why", "deciding", "settle", "timeout"
 };
 
 /* One known key's value into st. -1 when the value is not valid. */
@@ -217,6 +228,15 @@ value(struct pg_status *st, enum key k, const char *v)
 		return text(v, st->hold_by, sizeof(st->hold_by));
 	case K_HOLD_WHY:
 		return text(v, st->hold_why, sizeof(st->hold_why));
+	case K_DECIDING:
+		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+			return -1;
+		st->deciding = v[0] == 'y';
+		return 0;
+	case K_SETTLE:
+		return num(v, 0, MS_MAX, 0, &st->settle_ms);
+	case K_TIMEOUT:
+		return num(v, 0, MS_MAX, 0, &st->timeout_ms);
 	default:
 		return -1;
 	}
@@ -304,6 +324,12 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 	}
 	if ((seen & (1U << K_LAST_EXIT)) && (seen & (1U << K_LAST_SIGNAL))) {
 		snprintf(why, wlen, "both last_exit and last_signal");
+		return -1;
+	}
+	/* The fast rule needs both settings, to check they agree. */
+	if ((seen & (1U << K_DECIDING)) && (!(seen & (1U << K_SETTLE)) ||
+	    !(seen & (1U << K_TIMEOUT)))) {
+		snprintf(why, wlen, "deciding without settle and timeout");
 		return -1;
 	}
 	if (st->last_signal > 0)

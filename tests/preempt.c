@@ -11,6 +11,18 @@
  * PG_PREEMPT_JITTER_MS=J	plus a random 0..J ms each time
  * PG_PREEMPT_SEED=S		seed for that randomness (default: from
  *				the PID and the clock)
+ * PG_PREEMPT_RENAME_MS=D	sleep D ms (plus the jitter) after each
+ *				successful rename(2) or renameat(2): a
+ *				check held up right after its claim became
+ *				visible, before round 2 (the fast rule's
+ *				worst moment)
+ * PG_PREEMPT_GETLK_MS=D	sleep D ms (plus the jitter) after each
+ *				F_OFD_GETLK or F_GETLK: a serve held up
+ *				between testing the claim lock and reading
+ *				the record
+ * PG_PREEMPT_ANSWER_MS=D	sleep D ms (plus the jitter) before each
+ *				write on a TCP socket: an answer that
+ *				arrives late, its state read early
  *
  * Without PG_PREEMPT_MS, or on any other file descriptor (files, pipes,
  * Unix sockets, UDP), the calls are passed through untouched.
@@ -22,6 +34,9 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -33,8 +48,12 @@ static ssize_t	(*real_sendto)(int, const void *, size_t, int,
 static ssize_t	(*real_sendmsg)(int, const struct msghdr *, int);
 static ssize_t	(*real_write)(int, const void *, size_t);
 static ssize_t	(*real_writev)(int, const struct iovec *, int);
+static int	(*real_rename)(const char *, const char *);
+static int	(*real_renameat)(int, const char *, int, const char *);
+static int	(*real_fcntl)(int, int, ...);
 
 static long	 delay_ms = -1;	/* -1: no delay */
+static long	 rename_ms = -1, getlk_ms = -1, answer_ms = -1;
 static long	 jitter_ms;
 static uint64_t	 rng;
 
@@ -68,6 +87,11 @@ resolve(void)
 	    dlsym(RTLD_NEXT, "write");
 	real_writev = (ssize_t (*)(int, const struct iovec *, int))
 	    dlsym(RTLD_NEXT, "writev");
+	real_rename = (int (*)(const char *, const char *))
+	    dlsym(RTLD_NEXT, "rename");
+	real_renameat = (int (*)(int, const char *, int, const char *))
+	    dlsym(RTLD_NEXT, "renameat");
+	real_fcntl = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl");
 }
 
 __attribute__((constructor)) static void
@@ -80,6 +104,9 @@ preempt_init(void)
 		resolve();
 	delay_ms = env_ms("PG_PREEMPT_MS", -1);
 	jitter_ms = env_ms("PG_PREEMPT_JITTER_MS", 0);
+	rename_ms = env_ms("PG_PREEMPT_RENAME_MS", -1);
+	getlk_ms = env_ms("PG_PREEMPT_GETLK_MS", -1);
+	answer_ms = env_ms("PG_PREEMPT_ANSWER_MS", -1);
 	if ((seed = getenv("PG_PREEMPT_SEED")) != NULL && *seed != '\0')
 		rng = strtoull(seed, NULL, 10);
 	else {
@@ -118,22 +145,13 @@ is_tcp(int fd)
 	return v == AF_INET || v == AF_INET6;
 }
 
-/*
- * After a call that sent something: when it was on a TCP socket, sleep
- * as a preempted process would. errno is the call's, untouched.
- */
-static ssize_t
-after(int fd, ssize_t n)
+/* Sleep ms and the jitter, as a preempted process would; errno kept. */
+static void
+hold_up(long ms)
 {
 	struct timespec	 ts;
-	long		 ms;
 	int		 saved = errno;
 
-	if (delay_ms < 0 || n <= 0 || !is_tcp(fd)) {
-		errno = saved;
-		return n;
-	}
-	ms = delay_ms;
 	if (jitter_ms > 0)
 		ms += (long)(next_random() % (uint64_t)(jitter_ms + 1));
 	ts.tv_sec = ms / 1000;
@@ -141,7 +159,74 @@ after(int fd, ssize_t n)
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
 	errno = saved;
+}
+
+/*
+ * After a call that sent something: when it was on a TCP socket, sleep
+ * as a preempted process would. errno is the call's, untouched.
+ */
+static ssize_t
+after(int fd, ssize_t n)
+{
+	if (delay_ms >= 0 && n > 0 && is_tcp(fd))
+		hold_up(delay_ms);
 	return n;
+}
+
+/* Before a write on a TCP socket: an answer held back. */
+static void
+before(int fd)
+{
+	if (answer_ms >= 0 && is_tcp(fd))
+		hold_up(answer_ms);
+}
+
+int
+rename(const char *from, const char *to)
+{
+	int	 r;
+
+	if (real_writev == NULL)
+		resolve();
+	if ((r = real_rename(from, to)) == 0 && rename_ms >= 0)
+		hold_up(rename_ms);
+	return r;
+}
+
+int
+renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+	int	 r;
+
+	if (real_writev == NULL)
+		resolve();
+	if ((r = real_renameat(fromfd, from, tofd, to)) == 0 &&
+	    rename_ms >= 0)
+		hold_up(rename_ms);
+	return r;
+}
+
+/* Every fcntl command pollguard uses takes an int or a pointer. */
+int
+fcntl(int fd, int cmd, ...)
+{
+	va_list	 ap;
+	void	*arg;
+	int	 r;
+
+	if (real_writev == NULL)
+		resolve();
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	r = real_fcntl(fd, cmd, arg);
+	if (r != -1 && getlk_ms >= 0 && (cmd == F_GETLK
+#ifdef F_OFD_GETLK
+	    || cmd == F_OFD_GETLK
+#endif
+	    ))
+		hold_up(getlk_ms);
+	return r;
 }
 
 ssize_t
@@ -149,6 +234,7 @@ send(int fd, const void *buf, size_t len, int flags)
 {
 	if (real_writev == NULL)
 		resolve();
+	before(fd);
 	return after(fd, real_send(fd, buf, len, flags));
 }
 
@@ -158,6 +244,7 @@ sendto(int fd, const void *buf, size_t len, int flags,
 {
 	if (real_writev == NULL)
 		resolve();
+	before(fd);
 	return after(fd, real_sendto(fd, buf, len, flags, to, tolen));
 }
 
@@ -166,6 +253,7 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	if (real_writev == NULL)
 		resolve();
+	before(fd);
 	return after(fd, real_sendmsg(fd, msg, flags));
 }
 
@@ -174,6 +262,7 @@ write(int fd, const void *buf, size_t len)
 {
 	if (real_writev == NULL)
 		resolve();
+	before(fd);
 	return after(fd, real_write(fd, buf, len));
 }
 
@@ -182,5 +271,6 @@ writev(int fd, const struct iovec *iov, int n)
 {
 	if (real_writev == NULL)
 		resolve();
+	before(fd);
 	return after(fd, real_writev(fd, iov, n));
 }

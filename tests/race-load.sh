@@ -4,8 +4,10 @@
 # the three checks start at the same instant on a cluster nobody polled,
 # while a busy loop per core competes with them for the CPU, so that
 # the scheduler preempts them at random moments. Prints how many rounds
-# had 0, 1, 2 and 3 pollers and fails when any had two or more, or when
-# a check exited with an error.
+# had 0, 1, 2 and 3 pollers, the median time a go took (from the check's
+# start to its exit) and how often a check waited for a peer to decide
+# (the fast rule), and fails when any round had two or more pollers, or
+# when a check exited with an error.
 #
 # RACE_ROUNDS: rounds (1000); no new round is begun after RACE_SECONDS
 # (900) seconds. RACE_PREEMPT_MS: also run the checks under
@@ -41,8 +43,14 @@ for ((k = 1; k <= cores; k++)); do
 	burners+=("$BGPID")
 done
 
+# timed FILE COMMAND...: run it, and write to FILE its exit status and
+# how long it took, in microseconds.
+timed='s=${EPOCHREALTIME/./}; "$@"; rc=$?; e=${EPOCHREALTIME/./}
+    echo "$rc $((e - s))" >"$0"; exit $rc'
+gos=()
+
 start=$(now_ms)
-claimed=0
+claimed=0 waited=0
 went=(0 0 0 0)
 for ((i = 1; i <= ROUNDS; i++)); do
 	if [ $(($(now_ms) - start)) -ge $((SECONDS_MAX * 1000)) ]; then
@@ -52,10 +60,16 @@ for ((i = 1; i <= ROUNDS; i++)); do
 	rm -f "$T"/[abc].state/mail
 	race_arm
 	for n in a b c; do
-		racer 0 "${run[@]}" "$CHECK" -v -c "$T/$n.conf" mail
+		racer 0 "${run[@]}" bash -c "$timed" "$T/time.$n" \
+		    "$CHECK" -v -c "$T/$n.conf" mail
 	done
 	race_go
 	race_count
+	for n in a b c; do
+		read -r rc us <"$T/time.$n" 2>/dev/null || continue
+		[ "$rc" = 0 ] && gos+=("$us")
+	done
+	grep -qs 'waiting for' "$T"/r[123].err && waited=$((waited + 1))
 	[ "$CLAIMED" -ge 2 ] && claimed=$((claimed + 1))
 	went[$WENT]=$((${went[$WENT]} + 1))
 	if [ "$WENT" -ge 2 ] && [ "$((${went[2]} + ${went[3]}))" -le 3 ]; then
@@ -73,7 +87,12 @@ for p in "${burners[@]}"; do
 done
 
 diag "$RACES of $ROUNDS rounds in ${secs}s; settle 100ms; $cores busy loops${PREEMPT:+; ${PREEMPT}..$((2 * PREEMPT))ms after each send}"
-diag "rounds where two or more checks claimed: $claimed"
+diag "rounds where two or more checks claimed: $claimed; where a check waited for a peer to decide: $waited"
+if [ "${#gos[@]}" -gt 0 ]; then
+	median=$(printf '%s\n' "${gos[@]}" | sort -n |
+	    awk '{ v[NR] = $1 } END { print int(v[int((NR + 1) / 2)] / 1000) }')
+	diag "median go: ${median}ms (${#gos[@]} gos, check start to exit)"
+fi
 diag "rounds with 0 pollers: ${went[0]} ($SLOWS claims withdrawn as too slow); 1: ${went[1]}; 2: ${went[2]}; 3: ${went[3]}"
 num_between "$RACES" 1 "$ROUNDS" "rounds ran"
 is "$((${went[2]} + ${went[3]}))" 0 "no round with two or more pollers"

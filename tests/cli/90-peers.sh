@@ -944,7 +944,10 @@ fi
 
 # horizon = 2 x 100ms + 1.5 x 2s + 1s = 4200 ms; stopped for 5 s during
 # the settle sleep (1 to 2 s) it is past it when round 2 ends: withdraw.
+# Its only peer is the dead one: live peers announce the fast rule (no
+# sleep) and other settings (exit 76).
 nodeconf a 2s 100ms 100ms "$T/aslow.conf"
+sed -i '/^\[cluster mail\]/,/^peers/s/^peers = .*/peers = dead/' "$T/aslow.conf"
 norec a b c
 age a 30000
 cp "$T/a.state/mail" "$T/a.saved"

@@ -29,14 +29,18 @@ ok "three serves on 127.0.0.1:${FLEET_PORT[a]}, :${FLEET_PORT[b]}," \
 # records; checks on a, b, c and a second one on node I % 3, released
 # together. Sets WON (exit-0 checks), NODES_WON (nodes with one), SLOW
 # (checks that withdrew as too slow to order: a busy machine),
-# DOUBLE (1 when both checks of one node went), ODD (other statuses) and
+# DOUBLE (1 when both checks of one node went, both started before the
+# node's claim), AFTER (1 when the second of them started after the
+# first had kept its claim: a later check, as a cron run a moment later
+# would be, which the fast rule's quick rounds make possible even from a
+# simultaneous start), ODD (other statuses) and
 # LEFT (nodes that did not go but have a record: a withdrawal that did not
 # put back "no record").
 round()
 {
 	local sfx=$1 i=$2 dup n k rc
 	local -a who=()
-	local -A went=()
+	local -A went=() wentk=()
 	dup=${NODES[$((i % 3))]}
 	for n in "${NODES[@]}"; do
 		rm -f "$T/$n.state/mail"
@@ -48,7 +52,7 @@ round()
 	done
 	race_go
 	race_wait
-	WON=0 NODES_WON=0 DOUBLE=0 ODD=0 SLOW=0
+	WON=0 NODES_WON=0 DOUBLE=0 AFTER=0 ODD=0 SLOW=0
 	for ((k = 0; k < ${#who[@]}; k++)); do
 		n=${who[$k]}
 		rc=${RACE_RC[$((k + 1))]}
@@ -56,9 +60,21 @@ round()
 		0)
 			WON=$((WON + 1))
 			if [ -n "${went[$n]:-}" ]; then
-				DOUBLE=1
+				# Each says what it found in its own record
+				# as it started: "never" for both, and both
+				# ran at once.
+				if grep -q 'on this node: never' \
+				    "$T/r${wentk[$n]}.err" &&
+				    grep -q 'on this node: never' \
+				    "$T/r$((k + 1)).err"; then
+					DOUBLE=1
+				else
+					AFTER=1
+					WON=$((WON - 1))
+				fi
 			else
 				went[$n]=1
+				wentk[$n]=$((k + 1))
 				NODES_WON=$((NODES_WON + 1))
 			fi
 			;;
@@ -106,6 +122,7 @@ round()
 
 start=$(now_ms)
 ran=0 zero=0 one=0 many=0 double=0 odd=0 exits=0 left=0 slowzero=0 slow=0
+after=0
 for ((i = 1; i <= ROUNDS; i++)); do
 	if [ $(($(now_ms) - start)) -ge "$BUDGET_MS" ]; then
 		diag "time budget of $((BUDGET_MS / 1000)) s used up"
@@ -118,6 +135,7 @@ for ((i = 1; i <= ROUNDS; i++)); do
 	left=$((left + LEFT))
 	slow=$((slow + SLOW))
 	double=$((double + DOUBLE))
+	after=$((after + AFTER))
 	case $NODES_WON in
 	0)
 		# A claim too slow to order is withdrawn: safe, and allowed.
@@ -135,7 +153,7 @@ secs=$(( ($(now_ms) - start) / 1000 ))
 diag "settle 500ms: $ran of $ROUNDS rounds in ${secs}s, 4 checks each (a, b, c and a second on one node)"
 diag "settle 500ms: rounds with 0 nodes going: $zero (and $slowzero more where a claim was withdrawn as too slow); 1: $one; 2 or more: $many"
 diag "settle 500ms: checks that withdrew as too slow to order: $slow"
-diag "settle 500ms: exit-0 checks: $exits; rounds where both checks of one node went: $double"
+diag "settle 500ms: exit-0 checks: $exits; rounds where both checks of one node went: $double (and $after where the second started after the first had kept its claim)"
 if [ "$ran" -gt 0 ]; then
 	ok "$ran rounds ran"
 else

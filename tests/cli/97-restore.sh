@@ -28,17 +28,21 @@ nodeconf()
 	    "${2:-}" >"$T/$1.conf"
 	chmod 600 "$T/$1.conf"
 }
-nodeconf b $'[cluster mail]\nwait = 20s'
+nodeconf b $'settle = 1s\n[cluster mail]\nwait = 20s'
 serve_start sb "$T/b.conf" || bail "pollguard-serve for node b did not start"
 SBPID=$SERVE_PID
-# settle 1s: a sleeps 500ms to 1s between its claim and round 2, time
-# enough to make b active.
+# settle 1s (on b too: the settings must agree): a sleeps 505ms between
+# its claim and round 2, time enough to make b active. It sleeps because
+# of the peer nobody listens for: with b alone, of the fast rule, it
+# would ask again at once.
 nodeconf a "settle = 1s
 [peer b]
 url = http://127.0.0.1:$PORT/
+[peer dead]
+url = http://127.0.0.1:1/
 [cluster mail]
 wait = 20s
-peers = b"
+peers = b, dead"
 ok "node b's serve on 127.0.0.1:$PORT"
 
 # The touch loop: before each touch, the CLOCK_BOOTTIME moment (/proc/uptime

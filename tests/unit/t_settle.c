@@ -28,13 +28,17 @@
 static const char *const why_names[] = {
 	"KEEP", "LOST_EARLIER", "LOST_NAME", "LOST_SLOW_WRITE",
 	"LOST_SLOW_ROUND", "LOST_VANISHED", "LOST_UNREACHABLE",
-	"LOST_INVALID", "LOST_HELD"
+	"LOST_INVALID", "LOST_HELD", "WAIT", "LOST_KEPT", "LOST_POLL",
+	"LOST_RULE", "LOST_DISAGREE"
 };
+
+/* pg_settle's pending peers, where a test does not look at them. */
+static int	 pend[8];
 
 static const char *
 wname(int w)
 {
-	return w >= 0 && w <= PG_LOST_INVALID ? why_names[w] : "(bad why)";
+	return w >= 0 && w <= PG_LOST_DISAGREE ? why_names[w] : "(bad why)";
 }
 
 /* The verdict that goes with a reason. */
@@ -43,6 +47,7 @@ verdict_of(int why)
 {
 	switch (why) {
 	case PG_KEEP:
+	case PG_WAIT:
 		return PG_GO;
 	case PG_LOST_UNREACHABLE:
 		return PG_SKIP_UNREACHABLE;
@@ -94,6 +99,7 @@ claim_of(const char *node)
 	c.end_ns = CLAIM + 2 * MS + SETTLE * MS + 30 * MS;
 	c.settle_ms = SETTLE;
 	c.horizon_ms = HORIZON;
+	c.slept = 1;		/* peers of the settle rule */
 	return c;
 }
 
@@ -176,7 +182,7 @@ settle(const struct pg_claim *c, enum pg_unreachable pol,
 	enum pg_verdict		 v;
 	size_t			 p = (size_t)-1;
 
-	v = pg_settle(c, WAIT, pol, s, n, &why, &p);
+	v = pg_settle(c, WAIT, pol, s, n, pend, &why, &p);
 	if ((int)v != verdict_of(why))
 		ok(0, "%s: verdict %d goes with %s", name, v, wname(why));
 	if (peer != NULL)
@@ -549,6 +555,136 @@ test_settle_slow(void)
 	    "settle 101ms: 26ms before is clearly earlier");
 }
 
+/* A peer of the fast rule: seen_at with deciding, settle and timeout. */
+static struct pg_seen
+fast_at(const char *name, int64_t lo, int64_t e, int deciding)
+{
+	struct pg_seen	 s = seen_at(name, lo, 0, e);
+
+	s.has_status = 1;
+	pg_status_init(&s.status);
+	s.status.elapsed_ms = e;
+	s.status.deciding = deciding;
+	s.status.settle_ms = SETTLE;
+	s.status.timeout_ms = 2000;
+	return s;
+}
+
+/*
+ * The fast rule, case by case: LATER (its claim certainly after ours was
+ * visible) is ignored; otherwise the first name waits, the other loses;
+ * then the waits end in a withdrawal, a kept claim, silence or the
+ * deadline.
+ */
+static void
+test_fast_rule(void)
+{
+	struct pg_claim		 c = claim_of("m");
+	struct pg_seen		 s[2], o;
+	enum pg_settle_why	 why;
+	size_t			 p;
+	int			 pd[2];
+	int64_t			 vis;
+
+	c.slept = 0;
+	c.timeout_ms = 2000;
+	vis = c.visible_ns - c.claim_ns;
+	s[0] = fast_at("z", vis + 1, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "fast: a claim certainly after ours was visible: LATER, keep");
+	s[0] = fast_at("z", vis, 300, 1);
+	is_int(pg_settle(&c, WAIT, PG_UNREACHABLE_RUN, s, 1, pd, &why, &p),
+	    PG_GO, "fast: not certainly later, our name first: go on");
+	is_int(why, PG_WAIT, "... waiting (PG_WAIT)");
+	ok(pd[0] == 1 && p == 0, "... for z (pending)");
+	s[0] = fast_at("a", vis, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_NAME,
+	    "fast: not certainly later, its name first: lose");
+	s[0] = fast_at("a", -W - 1, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_EARLIER,
+	    "fast: its claim well before ours, its name first: EARLIER");
+	s[0] = fast_at("a", vis + 1, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "fast: LATER beats names");
+	s[0] = fast_at("z", vis, 300, 1);
+	s[0].status.settle_ms = 400;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_DISAGREE,
+	    "fast: another settle: withdraw");
+	is_int(pg_settle_disagrees(SETTLE, 2000, s, 1), 0,
+	    "pg_settle_disagrees: finds it");
+	s[0].status.settle_ms = SETTLE;
+	is_int(pg_settle_disagrees(SETTLE, 2000, s, 1), 1,
+	    "pg_settle_disagrees: agreed");
+	s[0].status.timeout_ms = 2001;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_DISAGREE,
+	    "fast: another timeout: withdraw");
+
+	/* A late write loses only against a peer of the settle rule. */
+	c.visible_ns = c.claim_ns + W + 1 * MS;
+	vis = c.visible_ns - c.claim_ns;
+	s[0] = fast_at("z", vis + 1, 300, 1);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "fast: a slow write, a fast peer later: keep (horizon lengthened)");
+	c = claim_of("m");
+	c.slept = 0;
+	c.timeout_ms = 2000;
+
+	/* Without the sleep, an active peer of the settle rule loses. */
+	s[0] = seen_at("z", W + 1, 0, 300);
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_RULE,
+	    "no sleep and a peer of the settle rule: withdraw");
+	c.slept = 1;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "with the sleep: the settle rule for it (later by more than W)");
+	/* Per pair: a fast peer waited for, a settle one beaten. */
+	s[1] = fast_at("y", 0, 300, 1);
+	is_int(pg_settle(&c, WAIT, PG_UNREACHABLE_RUN, s, 2, pd, &why, &p),
+	    PG_GO, "mixed: go on");
+	ok(why == PG_WAIT && pd[0] == 0 && pd[1] == 1,
+	    "mixed: waiting for the fast peer only");
+
+	/* The polls. */
+	c.slept = 0;
+	pd[0] = 1;
+	o = fast_at("z", 0, 300, 1);
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_GO,
+	    "poll: still deciding: go on");
+	ok(why == PG_WAIT && pd[0] == 1, "... still pending");
+	o.status.deciding = 0;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: decided, claim still there: lose");
+	is_int(why, PG_LOST_KEPT, "... it kept its claim");
+	o.answer.kind = PG_ANSWER_NEVER;
+	o.answer.elapsed_ms = PG_NEVER;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_GO,
+	    "poll: decided, claim gone: it withdrew");
+	ok(why == PG_KEEP && pd[0] == 0, "... keep");
+	pd[0] = 1;
+	o = fast_at("z", 0, WAIT, 0);
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_GO,
+	    "poll: decided, idle for wait: withdrew");
+	pd[0] = 1;
+	o = seen_kind("z", PG_ANSWER_UNREACHABLE, 0);
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: unreachable: lose");
+	is_int(why, PG_LOST_POLL, "... PG_LOST_POLL");
+	o = seen_at("z", 0, 0, 300);
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: no longer fast: lose");
+	o = fast_at("z", 0, 300, 1);
+	c.end_ns = c.start_ns + HORIZON * MS - W - 50 * MS + 1;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: past the deadline: withdraw");
+	is_int(why, PG_LOST_SLOW_ROUND, "... SLOW_ROUND");
+	o.status.deciding = 0;
+	o.answer.kind = PG_ANSWER_NEVER;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
+	    "poll: past the deadline, even when it withdrew");
+	c.end_ns -= 1;
+	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_GO,
+	    "poll: at the deadline: keep");
+}
+
 /*
  * Randomized tests.
  */
@@ -654,7 +790,7 @@ agrees(const struct pg_claim *c, enum pg_unreachable pol,
 	size_t			 p = 99;
 	int			 slow, pass;
 
-	v = pg_settle(c, wait, pol, s, 1, &why, &p);
+	v = pg_settle(c, wait, pol, s, 1, pend, &why, &p);
 	slow = want == PG_LOST_SLOW_WRITE || want == PG_LOST_SLOW_ROUND;
 	pass = slow ? why != PG_KEEP : (int)why == want;
 	if ((int)v != verdict_of(why))
@@ -685,6 +821,7 @@ test_reference(void)
 		memset(&c, 0, sizeof(c));
 		memset(&s, 0, sizeof(s));
 		c.node = node;
+		c.slept = 1;
 		c.settle_ms = chance(10) ? between(100, 10000) :
 		    between(100, 2000);
 		c.horizon_ms = pg_claim_horizon(between(100, 5000),
@@ -791,6 +928,7 @@ test_two_views(void)
 			    300 * MS);
 			c[k].settle_ms = settle;
 			c[k].horizon_ms = horizon;
+			c[k].slept = 1;
 		}
 		for (k = 0; k < 2; k++) {
 			/* k asks 1 - k, after its sleep, once both claimed. */
@@ -821,7 +959,7 @@ test_two_views(void)
 		}
 		for (k = 0; k < 2; k++)
 			keep[k] = pg_settle(&c[k], horizon + 1000,
-			    PG_UNREACHABLE_SKIP, &s[k], 1, &why[k], &p) ==
+			    PG_UNREACHABLE_SKIP, &s[k], 1, pend, &why[k], &p) ==
 			    PG_GO;
 		if (keep[0] && keep[1]) {
 			if (both++ < 5)
@@ -1000,6 +1138,7 @@ node_kept(struct world *wd, int i)
 	c.end_ns = x->end2 + x->off;
 	c.settle_ms = wd->settle;
 	c.horizon_ms = wd->horizon;
+	c.slept = 1;
 	for (j = 0; j < wd->n; j++) {
 		if (j == i)
 			continue;
@@ -1013,7 +1152,7 @@ node_kept(struct world *wd, int i)
 		s[n].recv_ns = x->recv2[j] + x->off;
 		n++;
 	}
-	v = pg_settle(&c, wd->wait, wd->policy, s, n, &x->why, &p);
+	v = pg_settle(&c, wd->wait, wd->policy, s, n, pend, &x->why, &p);
 	if ((int)v != verdict_of(x->why))
 		wd->broken = 2;
 	/* As pollguard-check does: keep with a longer horizon, or not. */
@@ -1206,6 +1345,429 @@ test_worlds(int n, int close, int rounds)
 }
 
 /*
+ * Whole rounds of the fast rule, event by event on one time line: every
+ * question is answered as pollguard-serve does, the claim lock tested at
+ * one moment and the record read at a later one (pg_status_serve), and
+ * every node's check holds its claim lock from before round 1 until it
+ * exits, after restoring its record or keeping its claim. A node of the
+ * fast rule sleeps only when some peer did not announce the rule in round
+ * 1; a node of the old rule (0.3) ignores "deciding", always sleeps, and
+ * decides by the settle rule. Pending peers are polled after 1, 2 .. 32
+ * ms. Stalls (SIGSTOP, a paused VM) come after the claim's rename, while
+ * polling, and before a withdrawal; serves stall between the lock test
+ * and the record read.
+ */
+
+enum fphase { F_R1, F_R2, F_POLL, F_DONE };
+
+struct fask {
+	int64_t		 sent, lockt, recd, recv;
+	int		 stage;		/* 0: to test the lock; 1: to read
+					   the record; 2: answered */
+	int		 unreach, deciding;
+	struct pg_answer a;
+};
+
+struct fnode {
+	char		 name[8];
+	int		 fast;		/* announces and uses the fast rule */
+	int64_t		 off, old_act, start1, lock_until;
+	enum fphase	 phase;
+	struct fask	 q[NODES];
+	int		 asked[NODES], unreach1[NODES];
+	int64_t		 end;
+	int64_t		 t, v, withdraw, job, period, hz;
+	int		 claimed, kept, slept, npolls;
+	int		 pending[NODES];
+	int64_t		 backoff;
+	struct pg_claim	 c;
+	enum pg_settle_why why;
+};
+
+struct fworld {
+	int		 n, stalls, lively;
+	int64_t		 settle, timeout, horizon, wait;
+	struct fnode	 nd[NODES];
+};
+
+/* Node j's record at moment m, as its serve reads it. */
+static struct pg_answer
+frecord(const struct fworld *w, int j, int64_t m)
+{
+	const struct fnode	*y = &w->nd[j];
+	struct pg_answer	 a;
+	int64_t			 latest;
+
+	memset(&a, 0, sizeof(a));
+	if (y->claimed == 1 && y->v <= m && y->withdraw > m) {
+		a.kind = PG_ANSWER_ELAPSED;
+		latest = y->t;
+		/* Past its horizon a keeper shows its job's refreshes. */
+		if ((m - y->t) / MS >= (y->kept == 1 ? y->hz : w->horizon) &&
+		    y->kept == 1 && y->job <= m)
+			latest = y->job + (m - y->job) / y->period * y->period;
+		a.elapsed_ms = (m - latest) / MS;
+		return a;
+	}
+	if (y->old_act == NEVER_ACT) {
+		a.kind = PG_ANSWER_NEVER;
+		a.elapsed_ms = PG_NEVER;
+	} else {
+		a.kind = PG_ANSWER_ELAPSED;
+		a.elapsed_ms = (m - y->old_act) / MS;
+	}
+	return a;
+}
+
+static int64_t
+frtt(struct fworld *w)
+{
+	if (w->lively || chance(90))
+		return between(50000, 3 * MS);
+	return between(0, w->timeout * MS / 2);
+}
+
+/* A stall of the checking process now and then, up to twice the horizon. */
+static int64_t
+fstall(struct fworld *w, int percent)
+{
+	if (w->lively || !chance(percent))
+		return 0;
+	w->stalls = 1;
+	return between(0, 2 * w->horizon * MS);
+}
+
+/* Ask the peers (which: NULL for all) from moment at on. */
+static void
+fask(struct fworld *w, int i, const int *which, int64_t at, int64_t stall)
+{
+	struct fnode	*x = &w->nd[i];
+	struct fask	*q;
+	int		 j;
+
+	x->end = at;
+	for (j = 0; j < w->n; j++) {
+		x->asked[j] = j != i && (which == NULL || which[j]);
+		if (!x->asked[j])
+			continue;
+		q = &x->q[j];
+		memset(q, 0, sizeof(*q));
+		q->sent = at + between(0, 100000);
+		q->lockt = q->sent + frtt(w);
+		/* The serve stalls now and then between lock and record. */
+		q->recd = q->lockt + (w->lively || chance(95) ?
+		    between(0, 200000) : between(0, 50 * MS));
+		q->recv = q->recd + frtt(w) + stall;
+		q->unreach = !w->lively && chance(2);
+		if (q->recv > x->end)
+			x->end = q->recv;
+	}
+	x->end += between(0, 100000);
+}
+
+static void
+fexit(struct fworld *w, struct fnode *x, int64_t at)
+{
+	x->lock_until = at + between(10000, 2 * MS);
+	x->phase = F_DONE;
+	(void)w;
+}
+
+static void
+fwithdraw(struct fworld *w, struct fnode *x)
+{
+	x->kept = 0;
+	x->withdraw = x->end + between(100000, 3 * MS) + fstall(w, 1);
+	fexit(w, x, x->withdraw);
+}
+
+static void
+fkeep(struct fworld *w, struct fnode *x)
+{
+	if ((x->hz = pg_claim_keep_horizon(&x->c, w->wait)) == 0) {
+		fwithdraw(w, x);
+		return;
+	}
+	x->kept = 1;
+	x->job = x->end + between(1 * MS, 40 * MS);
+	fexit(w, x, x->end + between(100000, 3 * MS));
+}
+
+/* The answers of the last ask of node i, as pg_seen. */
+static size_t
+fseen(struct fworld *w, int i, struct pg_seen *s, int *map)
+{
+	struct fnode	*x = &w->nd[i];
+	struct fask	*q;
+	size_t		 n = 0;
+	int		 j;
+
+	for (j = 0; j < w->n; j++) {
+		if (j == i)
+			continue;
+		map[n] = j;
+		memset(&s[n], 0, sizeof(s[n]));
+		s[n].name = w->nd[j].name;
+		q = &x->q[j];
+		s[n].sent_ns = q->sent + x->off;
+		s[n].recv_ns = q->recv + x->off;
+		s[n].answered = !x->unreach1[j];
+		if (!x->asked[j] || q->unreach) {
+			s[n].answer.kind = PG_ANSWER_UNREACHABLE;
+			n++;
+			continue;
+		}
+		s[n].answer = q->a;
+		/* A 0.3 check does not read status; a 0.3 serve has none. */
+		if (x->fast && w->nd[j].fast) {
+			s[n].has_status = 1;
+			pg_status_init(&s[n].status);
+			s[n].status.elapsed_ms = q->a.elapsed_ms;
+			s[n].status.deciding = q->deciding;
+			s[n].status.settle_ms = w->settle;
+			s[n].status.timeout_ms = w->timeout;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* The next event of node i: a lock test, a record read, or the end. */
+static int64_t
+fnext(const struct fworld *w, int i)
+{
+	const struct fnode	*x = &w->nd[i];
+	int64_t			 m = x->end;
+	int			 j;
+
+	if (x->phase == F_DONE)
+		return INT64_MAX;
+	for (j = 0; j < w->n; j++) {
+		if (!x->asked[j] || x->q[j].stage == 2)
+			continue;
+		if (x->q[j].stage == 0 && x->q[j].lockt < m)
+			m = x->q[j].lockt;
+		if (x->q[j].stage == 1 && x->q[j].recd < m)
+			m = x->q[j].recd;
+	}
+	return m;
+}
+
+static void
+fstep(struct fworld *w, int i, int64_t now)
+{
+	struct fnode	*x = &w->nd[i];
+	struct pg_seen	 s[NODES];
+	enum pg_verdict	 v;
+	int64_t		 d;
+	size_t		 n, k, p;
+	int		 j, map[NODES], pend2[NODES], allfast;
+
+	for (j = 0; j < w->n; j++) {
+		if (!x->asked[j] || x->q[j].stage == 2)
+			continue;
+		if (x->q[j].stage == 0 && x->q[j].lockt == now) {
+			/* The lock first ... */
+			x->q[j].deciding = w->nd[j].start1 - 10000 <= now &&
+			    now < w->nd[j].lock_until;
+			x->q[j].stage = 1;
+			return;
+		}
+		if (x->q[j].stage == 1 && x->q[j].recd == now) {
+			/* ... the record after. */
+			x->q[j].a = frecord(w, j, now);
+			x->q[j].stage = 2;
+			return;
+		}
+	}
+	n = fseen(w, i, s, map);
+	switch (x->phase) {
+	case F_R1:
+		x->claimed = 1;
+		allfast = x->fast;
+		for (k = 0; k < n; k++) {
+			x->unreach1[map[k]] = s[k].answer.kind ==
+			    PG_ANSWER_UNREACHABLE;
+			if (!pg_peer_fast(&s[k]))
+				allfast = 0;
+			/* unreachable = skip: unreachable peers are rare. */
+			if ((s[k].answer.kind == PG_ANSWER_ELAPSED &&
+			    s[k].answer.elapsed_ms < w->wait) ||
+			    s[k].answer.kind == PG_ANSWER_UNREACHABLE)
+				x->claimed = 0;
+		}
+		if (!x->claimed) {
+			fexit(w, x, x->end);
+			return;
+		}
+		x->t = x->end + between(0, 2 * MS);
+		x->v = x->t + (chance(90) ? between(20000, 1 * MS) :
+		    chance(70) || w->lively ? between(0, w->settle * MS / 4) :
+		    between(0, w->horizon * MS));
+		memset(&x->c, 0, sizeof(x->c));
+		x->c.node = x->name;
+		x->c.claim_ns = x->t + x->off;
+		x->c.visible_ns = x->v + x->off;
+		x->c.start_ns = x->start1 + x->off;
+		x->c.settle_ms = w->settle;
+		x->c.timeout_ms = w->timeout;
+		x->c.horizon_ms = w->horizon;
+		x->c.slept = x->slept = !allfast;
+		/* 0.3 slept a random half to all of settle. */
+		d = !x->slept ? 0 : x->fast ? pg_settle_sleep_ns(w->settle) :
+		    between(w->settle * MS / 2, w->settle * MS);
+		/* The worst moment: held up after the rename. */
+		fask(w, i, NULL, x->v + d + fstall(w, 3), 0);
+		x->phase = F_R2;
+		return;
+	case F_R2:
+		x->c.end_ns = x->end + x->off;
+		if (!x->fast)
+			for (k = 0; k < n; k++)
+				s[k].has_status = 0;
+		v = pg_settle(&x->c, w->wait, PG_UNREACHABLE_SKIP, s, n, pend2,
+		    &x->why, &p);
+		break;
+	case F_POLL:
+		x->c.end_ns = x->end + x->off;
+		for (k = 0; k < n; k++)
+			pend2[k] = x->pending[map[k]];
+		v = pg_settle_poll(&x->c, w->wait, s, n, pend2, &x->why, &p);
+		x->npolls++;
+		break;
+	default:
+		return;
+	}
+	if (v == PG_GO && x->why == PG_WAIT) {
+		memset(x->pending, 0, sizeof(x->pending));
+		for (k = 0; k < n; k++)
+			x->pending[map[k]] = pend2[k];
+		x->backoff = x->phase == F_R2 ? 1 * MS :
+		    x->backoff < 32 * MS ? 2 * x->backoff : 32 * MS;
+		x->phase = F_POLL;
+		fask(w, i, x->pending, x->end + x->backoff, fstall(w, 1));
+		return;
+	}
+	if (v == PG_GO)
+		fkeep(w, x);
+	else
+		fwithdraw(w, x);
+}
+
+static void
+fmake(struct fworld *w, int n, int mixed, int lively)
+{
+	struct fnode	*x;
+	int64_t		 spread;
+	int		 i, k;
+
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	w->lively = lively;
+	w->timeout = chance(50) ? 2000 : between(100, 5000);
+	w->settle = chance(30) ? 500 : between(100, 2000);
+	w->horizon = pg_claim_horizon(w->timeout, w->settle);
+	w->wait = w->horizon + (chance(20) ? 1 : between(1, 600000));
+	spread = chance(50) ? between(0, 5 * MS) : chance(50) ?
+	    between(0, 50 * MS) : between(0, w->settle * MS);
+	for (i = 0; i < n; i++) {
+		x = &w->nd[i];
+		do {
+			random_name(x->name, sizeof(x->name));
+			for (k = 0; k < i; k++)
+				if (strcmp(x->name, w->nd[k].name) == 0)
+					break;
+		} while (k < i);
+		x->fast = !mixed || chance(50);
+		x->off = between(0, 1000000 * SEC);
+		x->old_act = chance(50) ? NEVER_ACT :
+		    -between(w->wait * MS, 2 * w->wait * MS) - MS;
+		x->claimed = x->kept = -1;
+		x->withdraw = x->lock_until = INT64_MAX;
+		x->period = between(1 * MS, 200 * MS);
+		x->start1 = 100 * SEC + between(0, spread);
+		fask(w, i, NULL, x->start1, 0);
+	}
+}
+
+static void
+test_fast_worlds(int n, int mixed, int lively, int rounds)
+{
+	struct fworld	 w;
+	int64_t		 t, m;
+	int		 r, i, k, steps, keepers, claims, fastclaim, bad = 0;
+	int		 empty = 0, broken = 0, conflicts = 0, polled = 0;
+
+	for (r = 0; r < rounds; r++) {
+		fmake(&w, n, mixed, lively);
+		for (steps = 0; steps < 100000; steps++) {
+			t = INT64_MAX;
+			k = -1;
+			for (i = 0; i < n; i++)
+				if ((m = fnext(&w, i)) < t) {
+					t = m;
+					k = i;
+				}
+			if (k < 0)
+				break;
+			fstep(&w, k, t);
+		}
+		if (steps == 100000) {
+			broken++;
+			continue;
+		}
+		keepers = claims = fastclaim = 0;
+		for (i = 0; i < n; i++) {
+			keepers += w.nd[i].kept == 1;
+			claims += w.nd[i].claimed == 1;
+			fastclaim += w.nd[i].claimed == 1 && w.nd[i].fast;
+			polled += w.nd[i].npolls > 0;
+		}
+		conflicts += claims > 1;
+		if (keepers > 1 && bad++ < 5) {
+			diag("seed %" PRIu64 " fast world %d: %d keepers; "
+			    "settle %lld timeout %lld", seed, r, keepers,
+			    (long long)w.settle, (long long)w.timeout);
+			for (i = 0; i < n; i++)
+				diag("  %s%s: start %lld claim %lld visible "
+				    "%lld end %lld: kept %d (%s, %d polls)",
+				    w.nd[i].name, w.nd[i].fast ? "" : " (0.3)",
+				    (long long)w.nd[i].start1,
+				    (long long)w.nd[i].t, (long long)w.nd[i].v,
+				    (long long)w.nd[i].end, w.nd[i].kept,
+				    w.nd[i].claimed == 1 ?
+				    wname(w.nd[i].why) : "-", w.nd[i].npolls);
+		}
+		/* Without stalls and with every node fast: someone polls. */
+		if (lively && !mixed && fastclaim > 0 && keepers == 0 &&
+		    empty++ < 5) {
+			diag("seed %" PRIu64 " fast world %d: no keeper", seed,
+			    r);
+			for (i = 0; i < n; i++)
+				diag("  %s: claimed %d kept %d (%s, %d polls)",
+				    w.nd[i].name, w.nd[i].claimed,
+				    w.nd[i].kept, w.nd[i].claimed == 1 ?
+				    wname(w.nd[i].why) : "-", w.nd[i].npolls);
+		}
+	}
+	diag("%d-node fast worlds%s%s: %d rounds, %d with concurrent claims, "
+	    "%d nodes polled", n, mixed ? " (mixed with 0.3)" : "",
+	    lively ? " (no stalls)" : "", rounds, conflicts, polled);
+	is_int(broken, 0, "%d-node fast worlds%s%s: every round ends", n,
+	    mixed ? " (mixed)" : "", lively ? " (no stalls)" : "");
+	is_int(bad, 0, "%d-node fast worlds%s%s: never two keepers (seed %"
+	    PRIu64 ")", n, mixed ? " (mixed)" : "", lively ? " (no stalls)" :
+	    "", seed);
+	if (lively && !mixed)
+		is_int(empty, 0, "%d-node fast worlds, no stalls: never zero "
+		    "keepers among claimants (seed %" PRIu64 ")", n, seed);
+	ok(conflicts > rounds / 20 && polled > 0, "%d-node fast worlds%s%s: "
+	    "concurrent claims (%d) and polls (%d) reached", n,
+	    mixed ? " (mixed)" : "", lively ? " (no stalls)" : "", conflicts,
+	    polled);
+}
+
+/*
  * The worst case for a claim that became visible late, staged: X's write
  * takes 3 s, X sees nobody active and keeps; B asked X just before X's
  * claim became visible, so B claims too, and B's round 2, stalled, asks X
@@ -1335,6 +1897,7 @@ main(void)
 	test_settle_window();
 	test_settle_slow();
 	test_name_order();
+	test_fast_rule();
 	test_reference();
 	test_two_views();
 	test_slow_disk();
@@ -1342,5 +1905,11 @@ main(void)
 	test_worlds(3, 1, 20000);
 	test_worlds(2, 0, 50000);
 	test_worlds(3, 0, 50000);
+	test_fast_worlds(2, 0, 1, 5000);
+	test_fast_worlds(3, 0, 1, 5000);
+	test_fast_worlds(2, 0, 0, 10000);
+	test_fast_worlds(3, 0, 0, 10000);
+	test_fast_worlds(2, 1, 0, 5000);
+	test_fast_worlds(3, 1, 0, 5000);
 	return done_testing();
 }

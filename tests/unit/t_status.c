@@ -162,6 +162,20 @@ test_refused(void)
 		{ "cluster mail\nelapsed 5\nhold_why \033[2J\n", "invalid" },
 		{ "cluster mail\nelapsed 5\nhold_by \n", "invalid" },
 		{ "cluster mail\nelapsed 5\nfailures x\n", "invalid" },
+		{ "cluster mail\nelapsed 5\ndeciding maybe\nsettle 500\n"
+		    "timeout 2000\n", "deciding: invalid" },
+		{ "cluster mail\nelapsed 5\ndeciding Yes\nsettle 500\n"
+		    "timeout 2000\n", "deciding: invalid" },
+		{ "cluster mail\nelapsed 5\ndeciding no\nsettle -1\n"
+		    "timeout 2000\n", "settle: invalid" },
+		{ "cluster mail\nelapsed 5\ndeciding no\nsettle 500\n"
+		    "timeout x\n", "timeout: invalid" },
+		{ "cluster mail\nelapsed 5\ndeciding no\n",
+		    "deciding without settle and timeout" },
+		{ "cluster mail\nelapsed 5\ndeciding no\nsettle 500\n",
+		    "deciding without settle and timeout" },
+		{ "cluster mail\nelapsed 5\ndeciding no\ndeciding yes\n"
+		    "settle 500\ntimeout 2000\n", "deciding twice" },
 	};
 	struct pg_status	 st;
 	char			 why[128], big[PG_STATUS_LINE_MAX + 64];
@@ -182,10 +196,51 @@ test_refused(void)
 	    why, sizeof(why)), -1, "a NUL in a line");
 }
 
+/*
+ * The fast rule's keys: written only when deciding is said, read back;
+ * absent, the peer decides by the settle rule (-1).
+ */
+static void
+test_deciding(void)
+{
+	struct pg_status	 st, back;
+	char			 buf[PG_STATUS_MAX], why[128];
+
+	pg_status_init(&st);
+	is_int(st.deciding, -1, "init: deciding not said");
+	strlcpy(st.cluster, "mail", sizeof(st.cluster));
+	st.elapsed_ms = 5;
+	ok(pg_status_format(&st, buf, sizeof(buf)) > 0, "formatted");
+	ok(strstr(buf, "deciding") == NULL && strstr(buf, "settle") == NULL,
+	    "not said: no deciding, settle or timeout line");
+	st.deciding = 1;
+	st.settle_ms = 500;
+	st.timeout_ms = 2000;
+	ok(pg_status_format(&st, buf, sizeof(buf)) > 0, "formatted");
+	like(buf, "\ndeciding yes\nsettle 500\ntimeout 2000\n",
+	    "deciding yes, settle and timeout in ms");
+	is_int(parse(buf, &back, why, sizeof(why)), 0, "read back");
+	is_int(back.deciding, 1, "deciding yes");
+	is_int(back.settle_ms, 500, "settle 500");
+	is_int(back.timeout_ms, 2000, "timeout 2000");
+	st.deciding = 0;
+	st.settle_ms = 0;
+	ok(pg_status_format(&st, buf, sizeof(buf)) > 0, "formatted");
+	like(buf, "\ndeciding no\nsettle 0\n", "deciding no, settle 0");
+	is_int(parse(buf, &back, why, sizeof(why)), 0, "read back");
+	is_int(back.deciding, 0, "deciding no");
+	is_int(back.settle_ms, 0, "settle 0");
+	is_int(parse("cluster mail\nelapsed 5\n", &back, why, sizeof(why)), 0,
+	    "a status before the fast rule");
+	ok(back.deciding == -1 && back.settle_ms == -1 &&
+	    back.timeout_ms == -1, "... says none of them (-1)");
+}
+
 int
 main(void)
 {
 	test_round_trip();
+	test_deciding();
 	test_later_versions();
 	test_refused();
 	return done_testing();
