@@ -427,7 +427,7 @@ check(int argc, char *argv[])
 		decided(&t, "%s: %s (not claimed: -n)", id, text);
 		return PG_GO;
 	}
-	if (d.failed < r.n)
+	if (d.failed < r.n || d.prefer < r.n || d.yielded < r.n)
 		decided(&t, "%s: %s; claiming", id, text);
 	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0) {
 		ch = claim_and_settle(&t, &r);
