@@ -238,8 +238,9 @@ if [[ ${POLLERS:2} =~ ^aaa$ ]]; then
 else
 	not_ok "(1) steady: a, the preferred node, polls"
 fi
+A="preferred|active"
 assert "(1) steady: b and c say a is preferred and healthy, or active" \
-    grep -qE "round  5: a GO b skip\(a (preferred|active)\) c skip\(a (preferred|active)\)" <<<"$TABLE"
+    grep -qE "round  5: a GO b skip\(a ($A)\) c skip\(a ($A)\)" <<<"$TABLE"
 down a
 rounds 8
 is "${POLLERS:5:1}" b "(1) failover: a down, b polls in the very next round"
@@ -251,7 +252,8 @@ diag "(1) a back from round 14: $f"
 if [[ $f =~ ^(b|bb)a+$ ]]; then
 	ok "(1) failback: a polls again within two rounds of its return ($f)"
 else
-	not_ok "(1) failback: a polls again within two rounds of its return ($f)"
+	not_ok "(1) failback: a polls again within two rounds of its" \
+	    "return ($f)"
 fi
 assert "(1) failback: b's last run announced the yield" \
     grep -qE "round 1[45]: .*b GO\(last,yield\)" <<<"$TABLE"
@@ -259,6 +261,12 @@ assert "(1) failback: a went because b yields to it" \
     grep -qE "round 1[56]: a GO\(failback\)" <<<"$TABLE"
 is "$DOUBLES" 0 "(1) no round with two pollers"
 is "$EMPTY" 0 "(1) no round without a poller"
+exit_is 0 "(1) pollguard-status on c: every node answered" \
+    "$PG_BIN/pollguard-status" -c "$T/c.conf" mail
+assert "(1) pollguard-status: the order" \
+    grep -qE '^mail: prefer a,b; failback after [0-9a-z]+ of checks$' "$T/out"
+assert "(1) pollguard-status: b yields to a" \
+    grep -qE '^mail: b yields to a \(for [0-9][0-9.a-z]*\)$' "$T/out"
 show
 
 # --- (2) a flapping preferred node ---
@@ -312,7 +320,8 @@ done
 if [[ $races =~ ^[bc]{5}$ ]]; then
 	ok "(3) b and c race five times on an empty cluster: one goes ($races)"
 else
-	not_ok "(3) b and c race five times on an empty cluster: one goes ($races)"
+	not_ok "(3) b and c race five times on an empty cluster: one" \
+	    "goes ($races)"
 fi
 rounds 4
 # c, if it won, hands over to b, which comes first, as to a preferred node.

@@ -426,7 +426,8 @@ run(const char *prefer, int64_t wait_ms, int64_t interval, int failback,
 		}
 		strlcpy(order, orders[o < 6 ? o : (r * 5 + o) % 6],
 		    sizeof(order));
-		round_(&m, interval, r + 1, order, who, getenv("VERBOSE") != NULL && r < 3);
+		round_(&m, interval, r + 1, order, who,
+		    getenv("VERBOSE") != NULL);
 		res->pollers[r] = who[0] == '\0' ? '.' : who[1] != '\0' ?
 		    '2' : who[0];
 		if (who[0] != '\0' && who[1] != '\0')
