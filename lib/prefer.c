@@ -90,11 +90,16 @@ pg_prefer_healthy(const struct pg_cluster *c, const struct pg_seen *s)
 	    s->status.checking_ms >= c->failback_after_ms;
 }
 
+/*
+ * A check of an earlier boot lies before this boot's clock began: a
+ * negative moment, still on the same line as the peers' answers, since
+ * only differences are compared.
+ */
 int64_t
 pg_prefer_prev_check(const struct pg_status *own)
 {
 	if (own == NULL || own->at_ns <= 0 || own->checked_ms == PG_NEVER ||
-	    own->checked_ms > own->at_ns / MS)
+	    own->checked_ms > INT64_MAX / MS / 4)
 		return INT64_MIN;
 	return own->at_ns - own->checked_ms * MS;
 }
