@@ -25,6 +25,7 @@ CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
+		prefer.o \
 		conn.o fleet.o listen.o local.o peers.o proto.o serve.o state.o \
 		status.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \

@@ -18,6 +18,7 @@
 #include "tool.h"
 
 static volatile sig_atomic_t	 got_signal;
+static int64_t			 prev_check_ns = INT64_MIN;	/* round 2 */
 
 static __dead void
 usage(void)
@@ -316,6 +317,8 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	cl.horizon_ms = pg_claim_horizon(t->cfg->timeout_ms,
 	    t->cfg->settle_ms);
 	cl.on_failure = c->on_failure;
+	cl.prev_check_ns = prev_check_ns;	/* pg_yield_ignores */
+	cl.yield_slack_ms = c->prefer_slack_ms;
 	if (pg_state_claim(&t->state, c->id, cl.horizon_ms, &rec,
 	    &cl.visible_ns) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
@@ -361,6 +364,49 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	return v;
 }
 
+/*
+ * Record this check in the checked record (pollguard(7), PREFERRED
+ * NODE): it began at start; go, and whom this go is the last run before
+ * yielding to. Peers read it through serve; a failure only costs this
+ * node its preference, so it is a warning.
+ */
+static void
+checked(struct tool *t, const struct pg_stamp *start, int go,
+    const char *yield)
+{
+	const struct pg_cluster	*c = t->cluster;
+	struct pg_checked	 ck;
+	int			 had;
+
+	if ((had = pg_checked_read(&t->state, c->id, &ck)) == -1)
+		had = 0;
+	pg_checked_next(&ck, had, start, c->wait_ms + c->prefer_slack_ms, go,
+	    yield);
+	if (pg_checked_write(&t->state, c->id, &ck) == -1)
+		tool_warn(t, "cannot record the check in %s/.%s.checked: %s",
+		    t->state.path, c->id, strerror(errno));
+}
+
+/*
+ * A peer announces another prefer order: prefer is not applied. Loud
+ * (syslog and stderr, also under cron), since the fleet's config is not
+ * what its operator thinks.
+ */
+static void
+disagree(const struct tool *t, const struct pg_seen *s)
+{
+	const char	*mine = t->cluster->prefer, *its = s->status.prefer;
+	char		 msg[PG_TEXT_MAX + 2 * PG_VALUE_MAX];
+
+	snprintf(msg, sizeof(msg), "cluster %s: peer %s announces prefer "
+	    "\"%s\", this node \"%s\": prefer is not applied until they "
+	    "agree", t->cluster->id, s->name, s->has_status ? its :
+	    "(no status: before 0.4)", mine);
+	syslog(LOG_WARNING, "%s", msg);
+	if (!t->quiet)
+		fprintf(stderr, "pollguard-check: %s\n", msg);
+}
+
 static int
 check(int argc, char *argv[])
 {
@@ -368,6 +414,7 @@ check(int argc, char *argv[])
 	struct pg_decision	 d;
 	static struct pg_round	 r;	/* static: reachable until exit */
 	struct pg_status	 own, *ownp = &own;
+	struct pg_stamp		 start;
 	const char		*conf = NULL, *id;
 	char			 text[PG_TEXT_MAX];
 	size_t			 other;
@@ -406,11 +453,15 @@ check(int argc, char *argv[])
 	tool_init();
 	tool_setup(&t, conf, argv[0]);
 	id = t.cluster->id;
+	if (pg_stamp_now(&start) == -1)
+		tool_die_errno(EX_OSERR, "clock");
 	read_own(&t);
 
 	if ((held = pg_lock_held(&t.state, id)) == -1)
 		tool_die_errno(EX_IOERR, "%s/.%s.lock", t.state.path, id);
 	if (held) {
+		if (claim)
+			checked(&t, &start, 0, NULL);
 		decided(&t, "%s: skip: a run on this node is still going", id);
 		return PG_SKIP_LOCAL;
 	}
@@ -445,6 +496,7 @@ check(int argc, char *argv[])
 		    own.claim_ms);
 		return PG_SKIP_LOCAL;
 	}
+	prev_check_ns = pg_prefer_prev_check(ownp);
 
 	memset(&r, 0, sizeof(r));
 	if (t.cluster->npeers > 0) {
@@ -466,6 +518,12 @@ check(int argc, char *argv[])
 		    r.seen[other].status.timeout_ms, t.cfg->settle_ms,
 		    t.cfg->timeout_ms);
 	pg_decide(t.cluster, t.cfg->node, ownp, 0, r.seen, r.n, &d);
+	if (d.disagree < r.n)
+		disagree(&t, &r.seen[d.disagree]);
+	/* Before any claim: a go that is not a yield ends a yield first. */
+	if (claim)
+		checked(&t, &start, d.verdict == PG_GO, d.yield ?
+		    r.seen[d.prefer].name : NULL);
 	if (d.standalone)
 		tool_warn(&t, "cluster %s has no peers: standalone, always "
 		    "polling", id);
@@ -478,7 +536,7 @@ check(int argc, char *argv[])
 		decided(&t, "%s: %s (not claimed: -n)", id, text);
 		return PG_GO;
 	}
-	if (d.failed < r.n)
+	if (d.failed < r.n || d.prefer < r.n || d.yielded < r.n)
 		decided(&t, "%s: %s; claiming", id, text);
 	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0) {
 		ch = claim_and_settle(&t, &r);

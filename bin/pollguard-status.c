@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "tool.h"
@@ -123,6 +124,50 @@ state_open(const struct pg_config *cfg, struct pg_state *st)
 	tool_die(EX_IOERR, "%s", err);
 }
 
+/*
+ * Below the table, for a cluster with a preference (pollguard(7),
+ * PREFERRED NODE): the order, who yields to whom, and a node that
+ * announces another order. Nothing for a cluster without one.
+ */
+static void
+prefer_lines(const struct pg_config *cfg, const struct pg_fleet *f,
+    size_t nf)
+{
+	const struct pg_cluster		*c;
+	const struct pg_fleet_node	*n;
+	char				 a[32];
+	size_t				 i, j;
+
+	for (i = 0; i < nf; i++) {
+		if ((c = pg_config_cluster(cfg, f[i].id)) == NULL)
+			continue;
+		if (c->prefer[0] != '\0') {
+			pg_duration_format(c->failback_after_ms, a, sizeof(a));
+			printf("%s: prefer %s; failback %s%s%s\n", c->id,
+			    c->prefer, c->failback ? "after " : "no",
+			    c->failback ? a : "", c->failback ? " of checks" :
+			    "");
+		}
+		for (j = 0; j < f[i].n; j++) {
+			n = &f[i].nodes[j];
+			if (n->reach != PG_REACH_STATUS)
+				continue;
+			if (n->st.yield[0] != '\0') {
+				pg_duration_format(n->st.yielded_ms, a,
+				    sizeof(a));
+				printf("%s: %s yields to %s (for %s)\n", c->id,
+				    n->name, n->st.yield, a);
+			}
+			if (!n->self && strcasecmp(n->st.prefer,
+			    c->prefer) != 0)
+				printf("%s: %s announces prefer %s: no "
+				    "preference is applied\n", c->id, n->name,
+				    n->st.prefer[0] != '\0' ? n->st.prefer :
+				    "(none)");
+		}
+	}
+}
+
 /* Say on stderr why each node that did not answer did not. */
 static int
 complain(const struct pg_fleet *f, size_t nf)
@@ -195,7 +240,11 @@ main(int argc, char *argv[])
 	if ((out = json ? pg_fleet_json(PG_VERSION, cfg->node, f, nf) :
 	    pg_fleet_table(f, nf)) == NULL)
 		tool_die_errno(EX_OSERR, "formatting the status");
-	if (fputs(out, stdout) == EOF || fflush(stdout) == EOF)
+	if (fputs(out, stdout) == EOF)
+		tool_die_errno(EX_IOERR, "stdout");
+	if (!json)
+		prefer_lines(cfg, f, nf);
+	if (fflush(stdout) == EOF)
 		tool_die_errno(EX_IOERR, "stdout");
 	free(out);
 	return complain(f, nf) ? EXIT_PARTIAL : 0;

@@ -51,6 +51,7 @@ struct parse {
 	int			 has_password;
 	char			**peerlists;	/* per cluster, NULL: default */
 	int			*peerlines;
+	int			*preferlines;	/* per cluster, 0: no prefer */
 	char			*err;
 	size_t			 errlen;
 	int			 failed;
@@ -132,7 +133,8 @@ key_bit(struct parse *p, const char *section, const char *const *keys,
 	if ((p->seen & (1U << i)) && strcmp(key, "allow") != 0)
 		return fail(p, p->line, "'%s' set twice in [%s]", key,
 		    section);
-	list = strcmp(key, "allow") == 0 || strcmp(key, "peers") == 0;
+	list = strcmp(key, "allow") == 0 || strcmp(key, "peers") == 0 ||
+	    strcmp(key, "prefer") == 0;
 	for (; *val != '\0'; val++)
 		if (((unsigned char)*val < 0x20 && !(list && *val == '\t')) ||
 		    *val == 0x7f)
@@ -407,8 +409,38 @@ peer_key(struct parse *p, const char *key, const char *val)
 
 static const char *const cluster_keys[] = {
 	"name", "wait", "peers", "unreachable", "max_runtime", "kill_after",
-	"on_failure", "cooldown", NULL
+	"on_failure", "cooldown", "prefer", "failback", "failback_after",
+	NULL
 };
+
+/*
+ * prefer, failback, failback_after (pollguard(7), PREFERRED NODE). The
+ * names of prefer are checked once the whole file is read (prefer_list).
+ */
+static int
+prefer_key(struct parse *p, struct pg_cluster *c, unsigned int k,
+    const char *val)
+{
+	switch (k) {
+	case 0:
+		if (val[strspn(val, SEPARATORS)] == '\0')
+			return fail(p, p->line, "prefer: no names");
+		p->preferlines[p->cfg->nclusters - 1] = p->line;
+		return copy(p, c->prefer, sizeof(c->prefer), val, "prefer");
+	case 1:
+		if (strcmp(val, "yes") == 0)
+			c->failback = 1;
+		else if (strcmp(val, "no") == 0)
+			c->failback = 0;
+		else
+			return fail(p, p->line, "failback: '%s' is neither "
+			    "'yes' nor 'no'", val);
+		return 1;
+	default:
+		return duration(p, "failback_after", val, 0, PG_WAIT_MAX_MS,
+		    &c->failback_after_ms);
+	}
+}
 
 static int
 cluster_key(struct parse *p, const char *key, const char *val)
@@ -459,9 +491,11 @@ cluster_key(struct parse *p, const char *key, const char *val)
 			return fail(p, p->line, "on_failure: '%s' is "
 			    "neither 'handover' nor 'stay'", val);
 		return 1;
-	default:
+	case 7:
 		return duration(p, key, val, 0, PG_WAIT_MAX_MS,
 		    &c->cooldown_ms);
+	default:
+		return prefer_key(p, c, k - 8, val);
 	}
 }
 
@@ -607,12 +641,15 @@ new_cluster(struct parse *p, const char *id)
 		    PG_CLUSTERS_MAX);
 	if (!grow(p, &cfg->clusters, n, sizeof(*cfg->clusters)) ||
 	    !grow(p, &p->peerlists, n, sizeof(*p->peerlists)) ||
-	    !grow(p, &p->peerlines, n, sizeof(*p->peerlines)))
+	    !grow(p, &p->peerlines, n, sizeof(*p->peerlines)) ||
+	    !grow(p, &p->preferlines, n, sizeof(*p->preferlines)))
 		return 0;
 	strlcpy(cfg->clusters[n].id, id, sizeof(cfg->clusters[0].id));
 	cfg->clusters[n].line = p->line;
 	cfg->clusters[n].kill_after_ms = PG_KILL_AFTER_MS;
 	cfg->clusters[n].cooldown_ms = -1;	/* not set: the wait */
+	cfg->clusters[n].failback = 1;
+	cfg->clusters[n].failback_after_ms = -1;	/* not set: the wait */
 	cfg->nclusters++;
 	return 1;
 }
@@ -741,6 +778,54 @@ check_horizon(struct parse *p)
 	return 1;
 }
 
+/*
+ * The prefer list of cluster i, once its peers are known: every name is
+ * this node or one of the cluster's peers, none twice. Kept as written,
+ * joined by commas: the form peers compare (without case) to their own.
+ */
+static int
+prefer_list(struct parse *p, size_t i)
+{
+	struct pg_config	*cfg = p->cfg;
+	struct pg_cluster	*c = &cfg->clusters[i];
+	char			 list[PG_VALUE_MAX], out[PG_VALUE_MAX];
+	char			*tok, *last, *o;
+	size_t			 j, k, len;
+
+	if (c->failback_after_ms == -1)
+		c->failback_after_ms = c->wait_ms;
+	j = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
+	c->prefer_slack_ms = (int64_t)j < c->wait_ms / 4 ? (int64_t)j :
+	    c->wait_ms / 4;
+	if (c->prefer[0] == '\0')
+		return 1;
+	strlcpy(list, c->prefer, sizeof(list));
+	out[0] = '\0';
+	for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
+	    tok = strtok_r(NULL, SEPARATORS, &last)) {
+		for (k = 0; k < c->npeers; k++)
+			if (strcasecmp(cfg->peers[c->peers[k]].name, tok) == 0)
+				break;
+		if (k == c->npeers && strcasecmp(tok, cfg->node) != 0)
+			return fail(p, p->preferlines[i], "prefer: %s is "
+			    "neither this node (%s) nor a peer of [cluster %s]",
+			    tok, cfg->node, c->id);
+		len = strlen(tok);
+		for (o = out; *o != '\0'; o += strcspn(o, ",") +
+		    (o[strcspn(o, ",")] == ',')) {
+			if (strcspn(o, ",") == len &&
+			    strncasecmp(o, tok, len) == 0)
+				return fail(p, p->preferlines[i], "prefer: %s "
+				    "listed twice", tok);
+		}
+		if (out[0] != '\0')
+			strlcat(out, ",", sizeof(out));
+		strlcat(out, tok, sizeof(out));
+	}
+	strlcpy(c->prefer, out, sizeof(c->prefer));
+	return 1;
+}
+
 /* Resolve what needs the whole file: defaults and cross-references. */
 static int
 finish(struct parse *p)
@@ -813,6 +898,9 @@ finish(struct parse *p)
 				c->peers[c->npeers++] = j;
 		}
 	}
+	for (i = 0; i < cfg->nclusters; i++)
+		if (!prefer_list(p, i))
+			return 0;
 	return check_horizon(p);
 }
 
@@ -902,6 +990,7 @@ out:
 		free(p.peerlists[i]);
 	free(p.peerlists);
 	free(p.peerlines);
+	free(p.preferlines);
 	if (p.failed) {
 		pg_config_free(cfg);
 		return -1;

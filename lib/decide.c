@@ -96,7 +96,8 @@ pg_decide(const struct pg_cluster *c, const char *node,
 	memset(d, 0, sizeof(*d));
 	d->verdict = PG_GO;
 	d->reason = PG_REASON_GO;
-	d->failed = n;
+	d->failed = d->prefer = d->yielded = n;
+	d->disagree = pg_prefer_disagree(c, seen, n);
 	if (local_run) {
 		d->verdict = PG_SKIP_LOCAL;
 		d->reason = PG_REASON_LOCAL;
@@ -128,6 +129,12 @@ pg_decide(const struct pg_cluster *c, const char *node,
 					d->failed = i;
 				break;
 			}
+			if (pg_yield_ignores(node, pg_prefer_prev_check(own),
+			    c->prefer_slack_ms, &seen[i])) {
+				if (d->yielded == n)
+					d->yielded = i;
+				break;
+			}
 			d->verdict = PG_SKIP_ACTIVE;
 			d->reason = PG_REASON_ACTIVE;
 			d->peer = i;
@@ -157,8 +164,10 @@ pg_decide(const struct pg_cluster *c, const char *node,
 		d->verdict = PG_SKIP_UNREACHABLE;
 		d->reason = PG_REASON_UNREACHABLE;
 		d->peer = unreachable;
-	} else
+	} else {
 		d->standalone = n == 0;
+		pg_prefer_decide(c, node, own, seen, n, d);
+	}
 }
 
 int64_t
@@ -258,7 +267,9 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 				return PG_SKIP_ACTIVE;
 			}
 			if (seen[i].answer.kind == PG_ANSWER_NEVER ||
-			    pg_handover_ignores(c->on_failure, &seen[i]))
+			    pg_handover_ignores(c->on_failure, &seen[i]) ||
+			    pg_yield_ignores(c->node, c->prev_check_ns,
+			    c->yield_slack_ms, &seen[i]))
 				continue;
 			break;
 		case PG_ANSWER_UNREACHABLE:
@@ -397,7 +408,9 @@ pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
 		/* Active as pg_settle counts it: a kept claim always is. */
 		if (s->answer.kind == PG_ANSWER_ELAPSED &&
 		    s->answer.elapsed_ms < wait_ms &&
-		    !pg_handover_ignores(c->on_failure, s)) {
+		    !pg_handover_ignores(c->on_failure, s) &&
+		    !pg_yield_ignores(c->node, c->prev_check_ns,
+		    c->yield_slack_ms, s)) {
 			*why = PG_LOST_KEPT;
 			return PG_SKIP_ACTIVE;
 		}
@@ -417,6 +430,30 @@ pg_claim_keep_horizon(const struct pg_claim *c, int64_t wait_ms)
 	if (late > 0)
 		h += (late + MS - 1) / MS;
 	return h < wait_ms ? h : 0;
+}
+
+/* A go while a more preferred peer is eligible: why this node goes. */
+static void
+prefer_text(const struct pg_decision *d, const struct pg_cluster *c,
+    const struct pg_seen *seen, char *buf, size_t len)
+{
+	const struct pg_seen	*p = &seen[d->prefer];
+	char			 t1[32], t2[32];
+
+	if (d->yield)
+		snprintf(buf, len, "go: the last run before yielding to %s "
+		    "(preferred and healthy)", p->name);
+	else if (!c->failback)
+		snprintf(buf, len, "go: this node polls; %s is preferred but "
+		    "failback = no", p->name);
+	else {
+		pg_duration_format(p->status.checking_ms < 0 ? 0 :
+		    p->status.checking_ms, t1, sizeof(t1));
+		pg_duration_format(c->failback_after_ms, t2, sizeof(t2));
+		snprintf(buf, len, "go: this node polls; %s is preferred but "
+		    "its checks have run only %s (failback_after %s)",
+		    p->name, t1, t2);
+	}
 }
 
 void
@@ -459,8 +496,25 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 		snprintf(buf, len, "skip: %s is unreachable (unreachable = "
 		    "skip)", s->name);
 		return;
+	case PG_REASON_PREFERRED:
+		snprintf(buf, len, "skip: %s is preferred and healthy",
+		    seen[d->prefer].name);
+		return;
+	case PG_REASON_YIELD:
+		snprintf(buf, len, "skip: yielding to %s, the preferred node "
+		    "(failback)", seen[d->prefer].name);
+		return;
 	default:
 		break;
+	}
+	if (d->prefer < n) {
+		prefer_text(d, c, seen, buf, len);
+		return;
+	}
+	if (d->yielded < n) {
+		snprintf(buf, len, "go: %s yields to this node (preferred)",
+		    seen[d->yielded].name);
+		return;
 	}
 	if (d->failed < n) {
 		pg_status_last_text(&seen[d->failed].status, how, sizeof(how));

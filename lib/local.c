@@ -61,6 +61,27 @@ hold(struct pg_state *st, const char *id, struct pg_status *s)
 	strlcpy(s->hold_why, h.why, sizeof(s->hold_why));
 }
 
+/*
+ * When this node's checks ran, and whom it yields to (pollguard(7),
+ * PREFERRED NODE). A damaged checked file reads as no check: the node
+ * then only loses its preference, never makes another node skip.
+ */
+static void
+checked(struct pg_state *st, const char *id, const struct pg_stamp *now,
+    struct pg_status *s)
+{
+	struct pg_checked	 ck;
+
+	if (pg_checked_read(st, id, &ck) != 1)
+		return;
+	s->checked_ms = pg_stamp_elapsed(&ck.last, now);
+	s->checking_ms = pg_stamp_elapsed(&ck.since, now);
+	if (ck.yield[0] != '\0') {
+		strlcpy(s->yield, ck.yield, sizeof(s->yield));
+		s->yielded_ms = pg_stamp_elapsed(&ck.yielded, now);
+	}
+}
+
 int
 pg_status_local(struct pg_state *st, const struct pg_cluster *c,
     const char *node, struct pg_status *s)
@@ -72,8 +93,10 @@ pg_status_local(struct pg_state *st, const struct pg_cluster *c,
 	strlcpy(s->cluster, c->id, sizeof(s->cluster));
 	strlcpy(s->node, node, sizeof(s->node));
 	strlcpy(s->version, PG_VERSION, sizeof(s->version));
+	strlcpy(s->prefer, c->prefer, sizeof(s->prefer));
 	if (pg_stamp_now(&now) == -1)
 		return -1;
+	s->at_ns = now.mono_ns;
 	if (st == NULL)
 		return 0;
 	if ((r = pg_state_read(st, c->id, &rec)) == -1)
@@ -85,6 +108,7 @@ pg_status_local(struct pg_state *st, const struct pg_cluster *c,
 	}
 	outcome(st, c->id, &now, s);
 	hold(st, c->id, s);
+	checked(st, c->id, &now, s);
 	return 0;
 }
 

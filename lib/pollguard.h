@@ -121,6 +121,14 @@ struct pg_cluster {
 	size_t		*peers;		/* indices into pg_config.peers */
 	size_t		 npeers;	/* 0: standalone */
 	int		 line;
+	/* pollguard(7), PREFERRED NODE */
+	char		 prefer[PG_VALUE_MAX];	/* "a,b", as the [peer] names
+						   are spelt; "": no prefer */
+	int		 failback;	/* 1 (the default): yield to a
+					   preferred node that is back */
+	int64_t		 failback_after_ms;	/* its checks must have run
+						   this long; default wait */
+	int64_t		 prefer_slack_ms;	/* min(claim horizon, wait/4) */
 };
 
 struct pg_serve {
@@ -479,6 +487,39 @@ int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
 int	 pg_hold_remove(struct pg_state *, const char *);
 
 /*
+ * The checked record, ".CLUSTER.checked", written by pollguard-check at
+ * each check that decides (not with -n), read and published by
+ * pollguard-serve (pollguard(7), PREFERRED NODE): when the latest check
+ * began, since when checks have run without a gap longer than the
+ * cluster's wait plus prefer_slack, and the preferred node this node
+ * yields to, with the moment it decided to. Written and read as the
+ * outcome file is.
+ */
+#define PG_CHECKED_MAX	384	/* the longest checked file, in bytes */
+
+struct pg_checked {
+	struct pg_stamp	 last;		/* the latest check began (no claim) */
+	struct pg_stamp	 since;		/* checks without a longer gap since */
+	char		 yield[PG_NAME_MAX + 1];	/* "": no yield */
+	struct pg_stamp	 yielded;	/* set with yield */
+};
+
+/*
+ * The checked file's text and back. format: the length, or -1 (EINVAL: a
+ * yield that is not a valid name; ENAMETOOLONG). parse: 0, or -1 with
+ * EBADMSG; unknown keys are skipped.
+ */
+int	 pg_checked_format(const struct pg_checked *, char *, size_t);
+int	 pg_checked_parse(const char *, size_t, struct pg_checked *);
+
+/* Read it: 1 and *ck, 0 when there is none, -1 with errno (EBADMSG). */
+int	 pg_checked_read(struct pg_state *, const char *, struct pg_checked *);
+
+/* Replace it atomically, under the record lock. -1 with errno. */
+int	 pg_checked_write(struct pg_state *, const char *,
+	    const struct pg_checked *);
+
+/*
  * status.c: the status answer (GET /v1/status/CLUSTER), both ends. Pure:
  * no I/O. Lines of "key value", a blank line after each cluster; readers
  * ignore keys they do not know (pollguard(7), The status answer).
@@ -516,6 +557,15 @@ struct pg_status {
 	int		 deciding;	/* a check there holds the claim lock */
 	int64_t		 settle_ms;
 	int64_t		 timeout_ms;
+	/* pollguard(7), PREFERRED NODE */
+	char		 prefer[PG_VALUE_MAX];	/* its order; "": none said */
+	int64_t		 checked_ms;	/* since its last check; PG_NEVER */
+	int64_t		 checking_ms;	/* its checks have run without a
+					   gap this long; -1: not said */
+	char		 yield[PG_NAME_MAX + 1];	/* it yields to; "": no */
+	int64_t		 yielded_ms;	/* since it decided to */
+	int64_t		 at_ns;		/* pg_status_local only: read at
+					   this CLOCK_BOOTTIME; else 0 */
 };
 
 /* An empty status: never active, no run, no hold. */
@@ -613,7 +663,11 @@ enum pg_reason {
 	PG_REASON_COOLDOWN,	/* SKIP_ACTIVE: our last run failed less
 				   than cooldown ago; handing over */
 	PG_REASON_INVALID,	/* REFUSE_INVALID: peer answered nonsense */
-	PG_REASON_UNREACHABLE	/* SKIP_UNREACHABLE */
+	PG_REASON_UNREACHABLE,	/* SKIP_UNREACHABLE */
+	PG_REASON_PREFERRED,	/* SKIP_ACTIVE: a more preferred peer is
+				   eligible, and this node is idle */
+	PG_REASON_YIELD		/* SKIP_ACTIVE: this node yielded to a
+				   preferred peer (failback) */
 };
 
 struct pg_decision {
@@ -624,6 +678,15 @@ struct pg_decision {
 	size_t		 peer;		/* index of the deciding peer */
 	size_t		 failed;	/* a peer whose failed run did not
 					   count against us; n: none */
+	/* pollguard(7), PREFERRED NODE; each n when none */
+	size_t		 prefer;	/* PREFERRED, YIELD: the preferred peer;
+					   GO with yield: the one to yield to */
+	int		 yield;		/* GO: this run is the last before
+					   yielding to seen[prefer] */
+	size_t		 yielded;	/* a peer whose yield to us did not
+					   count against us */
+	size_t		 disagree;	/* a peer with another prefer order:
+					   prefer is not applied */
 };
 
 /*
@@ -678,6 +741,77 @@ void	 pg_decide(const struct pg_cluster *, const char *,
 void	 pg_decision_text(const struct pg_decision *,
 	    const struct pg_cluster *, const struct pg_status *,
 	    const struct pg_seen *, size_t, char *, size_t);
+
+/*
+ * prefer.c: the preferred node (pollguard(7), PREFERRED NODE): order,
+ * eligibility, failback and the yield. Pure: no I/O. pg_decide calls
+ * them; a cluster without prefer behaves as before.
+ */
+
+/*
+ * True when node a comes before node b in c's order: the prefer list
+ * first, in its order, then the nodes it does not list by strcasecmp.
+ * Names compare without case.
+ */
+int	 pg_prefer_before(const struct pg_cluster *, const char *,
+	    const char *);
+
+/*
+ * The first peer (index) that answered but announces another order than
+ * c->prefer (a status without prefer, or none at all, is another order
+ * when c has one); n when all agree. A peer that did not answer is not
+ * asked about it.
+ */
+size_t	 pg_prefer_disagree(const struct pg_cluster *, const struct pg_seen *,
+	    size_t);
+
+/*
+ * True when the peer counts as a node that will poll if it may: it
+ * answered a status announcing c's order, its latest check is less than
+ * wait + prefer_slack ago (its cron runs), and, under on_failure
+ * handover, it is not in cooldown after a failed run. healthy: also its
+ * checks have run without a gap for failback_after.
+ */
+int	 pg_prefer_eligible(const struct pg_cluster *, const struct pg_seen *);
+int	 pg_prefer_healthy(const struct pg_cluster *, const struct pg_seen *);
+
+/*
+ * This node's previous check as a moment of its CLOCK_BOOTTIME (ns),
+ * from its own status (pg_status_local); INT64_MIN when not known.
+ */
+int64_t	 pg_prefer_prev_check(const struct pg_status *);
+
+/*
+ * True when a peer's activity does not count against node (this node)
+ * because the peer yields to it: the peer announces "yield NODE", no run
+ * is going and no claim is reported, and the yield was decided no later
+ * than slack ms after this node's previous check (prev_ns, of
+ * pg_prefer_prev_check): the peer's last run, if it made one after the
+ * yield, belongs to a round this node has already checked in. pg_decide
+ * and pg_settle both use this.
+ */
+int	 pg_yield_ignores(const char *, int64_t, int64_t,
+	    const struct pg_seen *);
+
+/*
+ * The prefer rules, for pg_decide once nothing else stops this node: d
+ * is a GO. Sets d->prefer and, when a more preferred peer is eligible,
+ * turns d into a skip (PREFERRED: this node is idle; YIELD: it has
+ * yielded) or marks the go as the last run before a yield (d->yield).
+ */
+void	 pg_prefer_decide(const struct pg_cluster *, const char *,
+	    const struct pg_status *, const struct pg_seen *, size_t,
+	    struct pg_decision *);
+
+/*
+ * The checked record to write at a check that began at now, after prev
+ * (had: 0 when there was none): since carries on unless the gap since
+ * prev's last check exceeds gap_ms; a go clears the yield, a go that is
+ * the last before a yield sets it (to name, decided now), a skip keeps
+ * it.
+ */
+void	 pg_checked_next(struct pg_checked *, int, const struct pg_stamp *,
+	    int64_t, int, const char *);
 
 /*
  * proto.c: the peer protocol, both ends. Pure: no I/O.
@@ -799,6 +933,8 @@ struct pg_claim {
 	enum pg_on_failure on_failure;	/* pg_handover_ignores */
 	int		 slept;		/* round 2 came after the settle
 					   sleep (pg_settle_sleep_ns) */
+	int64_t		 prev_check_ns;	/* pg_yield_ignores: this node's */
+	int64_t		 yield_slack_ms;	/* previous check; slack */
 };
 
 enum pg_settle_why {
@@ -849,7 +985,8 @@ size_t	 pg_settle_disagrees(int64_t, int64_t, const struct pg_seen *, size_t);
 
 /*
  * Decide whether to keep the claim, from the answers of round 2.
- * A peer that pg_handover_ignores (with
+ * A peer that pg_yield_ignores (with c->prev_check_ns,
+ * c->yield_slack_ms) or pg_handover_ignores (with
  * c->on_failure) is not active; one that shows a hold makes us withdraw.
  * An active peer of the fast rule (pg_peer_fast) is ignored when its claim
  * certainly lies after ours became visible (LATER); else, when our name

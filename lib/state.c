@@ -2,7 +2,7 @@
  * state.c: the state directory. Stamps of this host's clocks, the record
  * format, and the records themselves: read by anyone, replaced atomically
  * by writers that exclude each other; the outcome of the job's runs; the
- * run lock and the claim lock; a hold on the cluster.
+ * run lock and the claim lock; a hold on the cluster; when checks ran.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -1408,4 +1408,139 @@ pg_hold_remove(struct pg_state *st, const char *cluster)
 	r = remove_locked(st, name);
 	rec_unlock(st);
 	return r;
+}
+
+/*
+ * The checked file, ".CLUSTER.checked", named, written and read as the
+ * outcome file is. Its text:
+ *
+ *	pollguard-checked 1
+ *	last BOOT MONO WALL	the latest check began
+ *	since BOOT MONO WALL	checks have run without a longer gap since
+ *	yield NODE		(optional) the preferred node it yields to
+ *	yielded BOOT MONO WALL	(with yield) when it decided to
+ */
+#define CHECKED_MAGIC	"pollguard-checked 1\n"
+
+enum { C_LAST, C_SINCE, C_YIELD, C_YIELDED };
+static const char *const checked_keys[] = {
+	"last", "since", "yield", "yielded", NULL
+};
+
+static int
+checked_name(char *buf, size_t len, const char *cluster)
+{
+	if (strlen(cluster) > PG_NAME_MAX ||
+	    (size_t)snprintf(buf, len, ".%s.checked", cluster) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int
+pg_checked_format(const struct pg_checked *ck, char *buf, size_t len)
+{
+	size_t	 r;
+	int	 n;
+
+	if (ck->yield[0] != '\0' && !pg_peer_name_valid(ck->yield)) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = snprintf(buf, len, CHECKED_MAGIC);
+	if (n < 0 || (size_t)n >= len)
+		goto toolong;
+	r = n;
+	n = stamp_fields(buf + r, len - r, "last", &ck->last);
+	if (n < 0 || (size_t)n >= len - r)
+		goto toolong;
+	r += n;
+	n = stamp_fields(buf + r, len - r, "since", &ck->since);
+	if (n < 0 || (size_t)n >= len - r)
+		goto toolong;
+	r += n;
+	if (ck->yield[0] != '\0') {
+		n = snprintf(buf + r, len - r, "yield %s\n", ck->yield);
+		if (n < 0 || (size_t)n >= len - r)
+			goto toolong;
+		r += n;
+		n = stamp_fields(buf + r, len - r, "yielded", &ck->yielded);
+		if (n < 0 || (size_t)n >= len - r)
+			goto toolong;
+		r += n;
+	}
+	return r;
+toolong:
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
+static int
+checked_bad(struct pg_checked *ck)
+{
+	memset(ck, 0, sizeof(*ck));
+	errno = EBADMSG;
+	return -1;
+}
+
+int
+pg_checked_parse(const char *buf, size_t len, struct pg_checked *ck)
+{
+	const char	*p, *val;
+	unsigned int	 seen = 0, k;
+	size_t		 n;
+	int		 r;
+
+	memset(ck, 0, sizeof(*ck));
+	if (kv_begin(buf, len, CHECKED_MAGIC, PG_CHECKED_MAX, &p) == -1)
+		return checked_bad(ck);
+	while ((r = kv_next(&p, buf + len, checked_keys, &seen, &k, &val,
+	    &n)) == 1) {
+		if (k == C_YIELD) {
+			if (n == 0 || n > PG_NAME_MAX)
+				return checked_bad(ck);
+			memcpy(ck->yield, val, n);
+			ck->yield[n] = '\0';
+			if (!pg_peer_name_valid(ck->yield))
+				return checked_bad(ck);
+			continue;
+		}
+		if (outcome_stamp(val, n, k == C_LAST ? &ck->last :
+		    k == C_SINCE ? &ck->since : &ck->yielded) == -1)
+			return checked_bad(ck);
+	}
+	if (r == -1 ||
+	    (seen & (1U << C_LAST | 1U << C_SINCE)) !=
+	    (1U << C_LAST | 1U << C_SINCE) ||
+	    !(seen & (1U << C_YIELD)) != !(seen & (1U << C_YIELDED)))
+		return checked_bad(ck);
+	return 0;
+}
+
+int
+pg_checked_read(struct pg_state *st, const char *cluster,
+    struct pg_checked *ck)
+{
+	char		 name[PG_NAME_MAX + 16], buf[PG_CHECKED_MAX];
+	ssize_t		 n;
+
+	if (checked_name(name, sizeof(name), cluster) == -1)
+		return -1;
+	if ((n = read_small(st, name, buf, sizeof(buf))) <= 0)
+		return n;
+	return pg_checked_parse(buf, n, ck) == -1 ? -1 : 1;
+}
+
+int
+pg_checked_write(struct pg_state *st, const char *cluster,
+    const struct pg_checked *ck)
+{
+	char	 name[PG_NAME_MAX + 16], buf[PG_CHECKED_MAX];
+	int	 len;
+
+	if (checked_name(name, sizeof(name), cluster) == -1 ||
+	    (len = pg_checked_format(ck, buf, sizeof(buf))) == -1)
+		return -1;
+	return put_locked(st, cluster, name, buf, len);
 }

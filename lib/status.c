@@ -29,6 +29,8 @@ pg_status_init(struct pg_status *st)
 	st->deciding = -1;
 	st->settle_ms = -1;
 	st->timeout_ms = -1;
+	st->checked_ms = PG_NEVER;
+	st->checking_ms = -1;
 }
 
 /* Append one line to buf at *off; -1 when it does not fit. */
@@ -60,6 +62,28 @@ put_ms(char *buf, size_t len, size_t *off, const char *key, int64_t ms)
 	if (ms == PG_NEVER)
 		return put(buf, len, off, "%s never\n", key);
 	return put(buf, len, off, "%s %" PRId64 "\n", key, ms);
+}
+
+/* The keys of pollguard(7), PREFERRED NODE, each only when it is set. */
+static int
+prefer_format(const struct pg_status *st, char *buf, size_t len,
+    size_t *off)
+{
+	int	 r = 0;
+
+	if (st->prefer[0] != '\0')
+		r |= put(buf, len, off, "prefer %s\n", st->prefer);
+	if (st->checked_ms != PG_NEVER) {
+		r |= put_ms(buf, len, off, "checked", st->checked_ms);
+		if (st->checking_ms >= 0)
+			r |= put_ms(buf, len, off, "checking",
+			    st->checking_ms);
+	}
+	if (st->yield[0] != '\0') {
+		r |= put(buf, len, off, "yield %s\n", st->yield);
+		r |= put_ms(buf, len, off, "yielded", st->yielded_ms);
+	}
+	return r;
 }
 
 int
@@ -119,6 +143,7 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 			r |= put(buf, len, &off, "hold_why %s\n", why);
 		}
 	}
+	r |= prefer_format(st, buf, len, &off);
 	return r == 0 ? (int)off : -1;
 }
 
@@ -158,15 +183,40 @@ enum key {
 	K_CLUSTER, K_NODE, K_VERSION, K_ELAPSED, K_CLAIM, K_RUNNING, K_PID,
 	K_LAST_EXIT, K_LAST_SIGNAL, K_LAST_TIMEOUT, K_LAST_DURATION,
 	K_LAST_END, K_LAST_SUCCESS, K_FAILURES, K_HOLD, K_HOLD_BY,
-	K_HOLD_WHY, K_DECIDING, K_SETTLE, K_TIMEOUT, K_COUNT
+	K_HOLD_WHY, K_DECIDING, K_SETTLE, K_TIMEOUT, K_PREFER, K_CHECKED,
+	K_CHECKING, K_YIELD, K_YIELDED, K_COUNT
 };
 
 static const char *const keys[K_COUNT] = {
 	"cluster", "node", "version", "elapsed", "claim", "running", "pid",
 	"last_exit", "last_signal", "last_timeout", "last_duration",
 	"last_end", "last_success", "failures", "hold", "hold_by",
-	"hold_why", "deciding", "settle", "timeout"
+	"hold_why", "deciding", "settle", "timeout", "prefer", "checked",
+	"checking", "yield", "yielded"
 };
+
+/* A prefer order: node names joined by commas, nothing else. */
+static int
+prefer_text(const char *v, char *out, size_t size)
+{
+	char	 name[PG_NAME_MAX + 1];
+	size_t	 n;
+
+	if (text(v, out, size) == -1)
+		return -1;
+	for (;;) {
+		n = strcspn(v, ",");
+		if (n == 0 || n > PG_NAME_MAX)
+			return -1;
+		memcpy(name, v, n);
+		name[n] = '\0';
+		if (!pg_peer_name_valid(name))
+			return -1;
+		if (v[n] == '\0')
+			return 0;
+		v += n + 1;
+	}
+}
 
 /* One known key's value into st. -1 when the value is not valid. */
 static int
@@ -237,6 +287,17 @@ value(struct pg_status *st, enum key k, const char *v)
 		return num(v, 0, MS_MAX, 0, &st->settle_ms);
 	case K_TIMEOUT:
 		return num(v, 0, MS_MAX, 0, &st->timeout_ms);
+	case K_PREFER:
+		return prefer_text(v, st->prefer, sizeof(st->prefer));
+	case K_CHECKED:
+		return num(v, 0, MS_MAX, 0, &st->checked_ms);
+	case K_CHECKING:
+		return num(v, 0, MS_MAX, 0, &st->checking_ms);
+	case K_YIELD:
+		return pg_peer_name_valid(v) ? text(v, st->yield,
+		    sizeof(st->yield)) : -1;
+	case K_YIELDED:
+		return num(v, 0, MS_MAX, 0, &st->yielded_ms);
 	default:
 		return -1;
 	}
@@ -334,6 +395,11 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 	}
 	if (st->last_signal > 0)
 		st->last_exit = -1;
+	/* A yield says when; a time without whom is nonsense. */
+	if (!(seen & (1U << K_YIELD)) != !(seen & (1U << K_YIELDED))) {
+		snprintf(why, wlen, "yield and yielded go together");
+		return -1;
+	}
 	*used = off;
 	return 0;
 }

@@ -310,7 +310,7 @@ assert "touch -H, 64-character ID: .ID.hold written" test -f "$STATE/.$ID64.hold
 now=$(snap | grep -v ' \./state')
 is "$now" "$BEFORE" "64-character ID: nothing written outside the state directory"
 extra=$(state_ls | grep -v -x -F -e ".$ID64.claim" -e ".$ID64.lock" \
-    -e ".$ID64.rec" -e ".$ID64.outcome" -e ".$ID64.hold")
+    -e ".$ID64.rec" -e ".$ID64.outcome" -e ".$ID64.hold" -e ".$ID64.checked")
 is "$extra" "" "64-character ID: the state directory holds only its lock files"
 
 # --- check: a peer that mangles its status line ---

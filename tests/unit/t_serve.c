@@ -225,7 +225,8 @@ test_status_routes(void)
 	char			 why[128];
 	static const char	 idle[] = "cluster idle\nnode t1\nversion "
 				    PG_VERSION "\nelapsed never\nrunning 0\n"
-				    "last_success never\nfailures 0\n\n";
+				    "last_success never\nfailures 0\n"
+				    "deciding no\nsettle 500\ntimeout 2000\n\n";
 	char			 want[512];
 	size_t			 used, off;
 	int			 n = 0;

@@ -1,0 +1,203 @@
+/*
+ * prefer.c: the preferred node (pollguard(7), PREFERRED NODE). Which
+ * node comes first, whether a more preferred peer will poll if it may,
+ * when a substitute that polls hands the cluster back (failback), and
+ * when its activity no longer counts against the node it yields to.
+ * Pure functions of plain data, like decide.c, which calls them; they
+ * only ever turn a go into a skip, except pg_yield_ignores, which is
+ * argued where it is defined.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pollguard.h"
+
+#define MS	1000000LL	/* ns */
+
+/* The position of name in the comma-separated list, or -1. */
+static int
+position(const char *list, const char *name)
+{
+	size_t	 n, len = strlen(name);
+	int	 i;
+
+	for (i = 0; *list != '\0'; i++) {
+		n = strcspn(list, ",");
+		if (n == len && strncasecmp(list, name, len) == 0)
+			return i;
+		list += n + (list[n] == ',');
+	}
+	return -1;
+}
+
+int
+pg_prefer_before(const struct pg_cluster *c, const char *a, const char *b)
+{
+	int	 ia = position(c->prefer, a), ib = position(c->prefer, b);
+
+	if (ia >= 0 && ib >= 0)
+		return ia < ib;
+	if (ia >= 0 || ib >= 0)
+		return ia >= 0;
+	return strcasecmp(a, b) < 0;
+}
+
+/* It answered the question. */
+static int
+answered(const struct pg_seen *s)
+{
+	return s->answer.kind == PG_ANSWER_ELAPSED ||
+	    s->answer.kind == PG_ANSWER_NEVER;
+}
+
+size_t
+pg_prefer_disagree(const struct pg_cluster *c, const struct pg_seen *seen,
+    size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		if (!answered(&seen[i]))
+			continue;
+		if (!seen[i].has_status) {
+			if (c->prefer[0] != '\0')
+				return i;
+			continue;
+		}
+		if (strcasecmp(seen[i].status.prefer, c->prefer) != 0)
+			return i;
+	}
+	return n;
+}
+
+int
+pg_prefer_eligible(const struct pg_cluster *c, const struct pg_seen *s)
+{
+	const struct pg_status	*st = &s->status;
+
+	return answered(s) && s->has_status && c->prefer[0] != '\0' &&
+	    strcasecmp(st->prefer, c->prefer) == 0 &&
+	    st->checked_ms < c->wait_ms + c->prefer_slack_ms &&
+	    !(c->on_failure == PG_ON_FAILURE_HANDOVER &&
+	    pg_status_cooldown(st, c->cooldown_ms));
+}
+
+int
+pg_prefer_healthy(const struct pg_cluster *c, const struct pg_seen *s)
+{
+	return pg_prefer_eligible(c, s) && s->status.checking_ms >= 0 &&
+	    s->status.checking_ms >= c->failback_after_ms;
+}
+
+/*
+ * A check of an earlier boot lies before this boot's clock began: a
+ * negative moment, still on the same line as the peers' answers, since
+ * only differences are compared.
+ */
+int64_t
+pg_prefer_prev_check(const struct pg_status *own)
+{
+	if (own == NULL || own->at_ns <= 0 || own->checked_ms == PG_NEVER ||
+	    own->checked_ms > INT64_MAX / MS / 4)
+		return INT64_MIN;
+	return own->at_ns - own->checked_ms * MS;
+}
+
+/*
+ * Why ignoring a yielding peer S is safe (node P, this node). S writes
+ * "yield P" in its checked record only at a check that goes (its last
+ * run) or keeps it at one that skips; a check of S that goes for any
+ * other reason removes it before it claims. So after the yield, S makes
+ * at most the one run that began with that check, and any later claim
+ * is reported as a claim, or the yield is gone. Ignoring S needs: no
+ * claim reported and no run going (that one run is over), and the yield
+ * decided no later than slack after P's previous check. The yield moment
+ * is at most recv - yielded on our clock (the answer was made before we
+ * read it), so the test is safe to the last millisecond. P's previous
+ * check was for an earlier firing of the schedule than this one; S's
+ * run, begun at the yield, was for that firing or an earlier one, as
+ * long as two firings lie more than slack apart (slack is at most wait/4
+ * and the claim horizon; pollguard(7) asks for wait at most four check
+ * intervals). So S's last run and P's go are never for the same firing.
+ */
+int
+pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
+    const struct pg_seen *s)
+{
+	const struct pg_status	*st = &s->status;
+
+	return prev_ns != INT64_MIN && s->has_status &&
+	    s->answer.kind == PG_ANSWER_ELAPSED &&
+	    st->yield[0] != '\0' && strcasecmp(st->yield, node) == 0 &&
+	    !st->running && st->claim_ms < 0 &&
+	    s->recv_ns - st->yielded_ms * MS <= prev_ns + slack_ms * MS;
+}
+
+/*
+ * A substitute gives the cluster back in two steps, so that no firing
+ * is lost when the preferred node checks first: the go at which it
+ * first sees the preferred node healthy is its last run (it announces
+ * the yield before it claims); from then on it skips while the yield
+ * lasts, and the preferred node, at its next check, does not count it.
+ * A yield lasts while the preferred node stays eligible, at most two
+ * waits when that node never polls: then the substitute polls again.
+ */
+void
+pg_prefer_decide(const struct pg_cluster *c, const char *node,
+    const struct pg_status *own, const struct pg_seen *seen, size_t n,
+    struct pg_decision *d)
+{
+	size_t	 i, best = n;
+
+	if (c->prefer[0] == '\0' || d->disagree < n)
+		return;
+	for (i = 0; i < n; i++)
+		if (pg_prefer_before(c, seen[i].name, node) &&
+		    pg_prefer_eligible(c, &seen[i]) && (best == n ||
+		    pg_prefer_before(c, seen[i].name, seen[best].name)))
+			best = i;
+	if (best == n)
+		return;
+	d->prefer = best;
+	/* Idle: not the poller; the preferred node goes, not us. */
+	if (own == NULL || own->elapsed_ms >= c->wait_ms) {
+		d->verdict = PG_SKIP_ACTIVE;
+		d->reason = PG_REASON_PREFERRED;
+		return;
+	}
+	/* The poller: it stays, unless failback and the node is healthy. */
+	if (!c->failback || !pg_prefer_healthy(c, &seen[best]))
+		return;
+	if (strcasecmp(own->yield, seen[best].name) == 0 &&
+	    own->yielded_ms < 2 * c->wait_ms) {
+		d->verdict = PG_SKIP_ACTIVE;
+		d->reason = PG_REASON_YIELD;
+		return;
+	}
+	d->yield = 1;
+}
+
+void
+pg_checked_next(struct pg_checked *ck, int had, const struct pg_stamp *now,
+    int64_t gap_ms, int go, const char *yield)
+{
+	struct pg_checked	 prev = *ck;
+
+	if (!had) {
+		memset(&prev, 0, sizeof(prev));
+		prev.since = *now;
+	} else if (pg_stamp_elapsed(&prev.last, now) > gap_ms)
+		prev.since = *now;
+	memset(ck, 0, sizeof(*ck));
+	ck->last = *now;
+	ck->since = prev.since;
+	if (go && yield != NULL) {
+		strlcpy(ck->yield, yield, sizeof(ck->yield));
+		ck->yielded = *now;
+	} else if (!go && prev.yield[0] != '\0') {
+		strlcpy(ck->yield, prev.yield, sizeof(ck->yield));
+		ck->yielded = prev.yielded;
+	}
+	ck->last.claim_ns = ck->last.horizon_ms = 0;
+}
