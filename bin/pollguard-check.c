@@ -378,6 +378,9 @@ checked(struct tool *t, const struct pg_stamp *start, int go,
 	struct pg_checked	 ck;
 	int			 had;
 
+	/* Only prefer reads it: no durable write for the others. */
+	if (c->prefer[0] == '\0')
+		return;
 	if ((had = pg_checked_read(&t->state, c->id, &ck)) == -1)
 		had = 0;
 	pg_checked_next(&ck, had, start, c->wait_ms + c->prefer_slack_ms, go,

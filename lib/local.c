@@ -108,7 +108,9 @@ pg_status_local(struct pg_state *st, const struct pg_cluster *c,
 	}
 	outcome(st, c->id, &now, s);
 	hold(st, c->id, s);
-	checked(st, c->id, &now, s);
+	/* Without prefer, a left-over yield must not make a peer go. */
+	if (c->prefer[0] != '\0')
+		checked(st, c->id, &now, s);
 	return 0;
 }
 
