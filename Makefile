@@ -180,9 +180,11 @@ bench: deps
 	@bash bench/run
 
 # make race: the race on a busy machine (tests/race-load.sh), three
-# nodes, RACE_ROUNDS rounds (1000) in RACE_SECONDS at most (900).
+# nodes, RACE_ROUNDS rounds (1000) in RACE_SECONDS at most (900);
+# RACE_DELAY_MS delays every question (tests/delayproxy).
 race:
-	@$(MAKE) --no-print-directory all $(B)tests/pgstate $(B)tests/preempt.so
+	@$(MAKE) --no-print-directory all $(B)tests/pgstate $(B)tests/preempt.so \
+	    $(B)tests/delayproxy
 	@PG_TOP=$(CURDIR) PG_BUILD=$(CURDIR)/$(B) PG_BIN=$(CURDIR)/$(B)bin \
 	    PG_PGSTATE=$(CURDIR)/$(B)tests/pgstate bash tests/race-load.sh
 

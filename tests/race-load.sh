@@ -1,24 +1,28 @@
 #!/bin/bash
 # The race on a busy machine (make race; not part of make check): nodes
-# a, b and c with their serves on loopback, settle 100ms; in each round
-# the three checks start at the same instant on a cluster nobody polled,
-# while a busy loop per core competes with them for the CPU, so that
-# the scheduler preempts them at random moments. Prints how many rounds
-# had 0, 1, 2 and 3 pollers, the median time a go took (from the check's
-# start to its exit) and how often a check waited for a peer to decide
-# (the fast rule), and fails when any round had two or more pollers, or
-# when a check exited with an error.
+# a, b and c with their serves on loopback and the default settle (500ms);
+# in each round the three checks start at the same instant on a cluster
+# nobody polled, while a busy loop per core competes with them for the
+# CPU, so that the scheduler preempts them at random moments. Prints how
+# many rounds had 0, 1, 2 and 3 pollers and fails when any had two or
+# more, when more than 1% had none, or when a check exited with an error.
 #
 # RACE_ROUNDS: rounds (1000); no new round is begun after RACE_SECONDS
-# (900) seconds. RACE_PREEMPT_MS: also run the checks under
-# tests/preempt.so with that delay after each send (0..RACE_PREEMPT_MS
-# more at random).
+# (900) seconds. RACE_SETTLE: the settle of every node (500ms).
+# RACE_PREEMPT_MS: also run the checks under tests/preempt.so with that
+# delay after each send (0..RACE_PREEMPT_MS more at random).
+# RACE_DELAY_MS: every question to a serve passes a delaying proxy
+# (tests/delayproxy) that holds the request RACE_DELAY_MS ± half of it,
+# drawn per connection.
 : "${PG_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
 . "$PG_TOP/tests/lib.sh"
 
 ROUNDS=${RACE_ROUNDS:-1000}
 SECONDS_MAX=${RACE_SECONDS:-900}
 PREEMPT=${RACE_PREEMPT_MS:-}
+SETTLE=${RACE_SETTLE:-500ms}
+DELAY=${RACE_DELAY_MS:-}
+[[ $DELAY =~ ^[0-9]*$ ]] || bail "RACE_DELAY_MS must be a number"
 [[ $ROUNDS =~ ^[0-9]+$ ]] || bail "RACE_ROUNDS must be a number"
 [[ $SECONDS_MAX =~ ^[0-9]+$ ]] || bail "RACE_SECONDS must be a number"
 [[ $PREEMPT =~ ^[0-9]*$ ]] || bail "RACE_PREEMPT_MS must be a number"
@@ -30,9 +34,30 @@ if [ -n "$PREEMPT" ]; then
 	    LD_PRELOAD="$SHIM")
 fi
 
-fleet_start "settle = 100ms" a b c
+fleet_start "settle = $SETTLE" a b c
 ok "three serves on 127.0.0.1:${FLEET_PORT[a]}, :${FLEET_PORT[b]}," \
     ":${FLEET_PORT[c]}"
+proxies=()
+if [ -n "$DELAY" ]; then
+	# A proxy in front of each serve; the configs name the proxies.
+	PROXY=${PG_BUILD:-$PG_TOP}/tests/delayproxy
+	[ -x "$PROXY" ] || bail "$PROXY is not built (make tests/delayproxy)"
+	FLEET_PEERS=
+	for n in a b c; do
+		bg "dp$n" "$PROXY" -d "$DELAY:$((DELAY / 2))" -w up \
+		    -l 127.0.0.1:0 "127.0.0.1:${FLEET_PORT[$n]}"
+		proxies+=("$BGPID")
+		listen_port "dp$n" pport ||
+		    bail "the delaying proxy of $n did not start"
+		printf -v FLEET_PEERS '%s[peer %s]\nurl = http://127.0.0.1:%s/\n' \
+		    "$FLEET_PEERS" "$n" "$pport"
+	done
+	for n in a b c; do
+		fleet_conf "$n" "$T/$n.conf" "settle = $SETTLE"
+		kill -HUP "${FLEET_SPID[$n]}"
+	done
+	ok "every question delayed ${DELAY}ms ± $((DELAY / 2))ms"
+fi
 
 # One busy loop per core, each bounded by timeout(1) should this script
 # be killed before it stops them.
@@ -86,7 +111,7 @@ for p in "${burners[@]}"; do
 	wait_exit "$p" 10
 done
 
-diag "$RACES of $ROUNDS rounds in ${secs}s; settle 100ms; $cores busy loops${PREEMPT:+; ${PREEMPT}..$((2 * PREEMPT))ms after each send}"
+diag "$RACES of $ROUNDS rounds in ${secs}s; settle $SETTLE; $cores busy loops${PREEMPT:+; ${PREEMPT}..$((2 * PREEMPT))ms after each send}${DELAY:+; questions delayed ${DELAY}ms ± $((DELAY / 2))ms}"
 diag "rounds where two or more checks claimed: $claimed; where a check waited for a peer to decide: $waited"
 if [ "${#gos[@]}" -gt 0 ]; then
 	median=$(printf '%s\n' "${gos[@]}" | sort -n |
@@ -96,7 +121,9 @@ fi
 diag "rounds with 0 pollers: ${went[0]} ($SLOWS claims withdrawn as too slow); 1: ${went[1]}; 2: ${went[2]}; 3: ${went[3]}"
 num_between "$RACES" 1 "$ROUNDS" "rounds ran"
 is "$((${went[2]} + ${went[3]}))" 0 "no round with two or more pollers"
+num_between "${went[0]}" 0 "$((RACES / 100))" "at most 1% of the rounds without a poller"
 is "$ODDS" 0 "every check exited 0 or 1"
+[ "${#proxies[@]}" -eq 0 ] || stop_pids "${proxies[@]}"
 for n in a b c; do
 	serve_stop "${FLEET_SPID[$n]}"
 	is "$?" 0 "serve $n: SIGTERM, exit 0"
