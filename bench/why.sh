@@ -31,27 +31,27 @@ durable write stays: it is what makes the claim hold.
 
 EOF
 fi
-if ! le "$R64" 1.5; then
-	FAN1=$(get "$DATA/peers.txt" 1e6 5 5 3)
-	FAN64=$(get "$DATA/peers.txt" 1e6 5 8 3)
+if ! le "$R256" 2; then
+	FAN1=$(get "$DATA/peers.txt" 1e6 6 6 3)
+	FAN256=$(get "$DATA/peers.txt" 1e6 6 10 3)
 	md <<EOF
-**64 peers** ($(printf '%.2f' "$R64")× one peer, $(printf '%.1f' "$(calc "$M64 - $M1")") ms more).
+**256 peers** ($(printf '%.2f' "$R256")× one peer, $(printf '%.1f' "$(calc "$M256 - $M1")") ms more).
 Every peer is a separate serve process, and each question a new TCP
-connection on loopback: 64 handshakes and 64 serves to wake, on
+connection on loopback: 256 handshakes and 256 serves to wake, on
 $(nproc) cores that the check shares with them. The floor measured beside
 it, plain non-blocking sockets sending the same requests to the same
 serves and nothing else (\`pgbench fan\`), takes
-$(printf '%.1f' "$(calc "$FAN64 - $FAN1")") ms more for 64 peers than for one;
-curl, fetching the 64 URLs at once with libcurl's own parallel mode
-(\`-Z\`), takes $(printf '%.2f' "$CURLZR")× its time for one URL. With the 64 peer
+$(printf '%.1f' "$(calc "$FAN256 - $FAN1")") ms more for 256 peers than for one;
+curl, fetching the 256 URLs at once with libcurl's own parallel mode
+(\`-Z\`), takes $(printf '%.2f' "$CURLZR")× its time for one URL. With the 256 peer
 names on one serve (one process to wake) the check takes
-$(printf '%.2f' "$R64ONE")× one peer. By instructions the check with 64 peers
+$(printf '%.2f' "$R256ONE")× one peer. By instructions the check with 64 peers
 runs $(irratio "$IR_CHECK64" "$IR_CHECK") what it runs with one: libcurl's
 work per transfer (an easy handle, a connection, the answer's headers),
 about $(commas "$(calc "($IR_CHECK64 - $IR_CHECK) / 63")") instructions a peer.
 The rest is the kernel's and the serves' work, the
-cost of 64 TCP connections on one small machine, which the check cannot
-take away; on a real fleet the 64 serves run on 64 hosts.
+cost of 256 TCP connections on one small machine, which the check cannot
+take away; on a real fleet the serves run on their own hosts.
 
 EOF
 fi
@@ -147,7 +147,7 @@ close_call()
 "
 }
 close_call "pollguard-check against curl" "$R_CHECK" 1.0
-close_call "64 peers against one" "$R64" 1.5
+close_call "256 peers against one" "$R256" 2
 close_call "pollguard-check against etcdctl lock" "${R_ETCD:-}" 0.5
 close_call "a peer that never answers, longest run against the timeout" "$(calc "$HI_HUNG / 2000")" 1.1
 close_call "pollguard-touch against touch" "$R_TOUCH" 1.5
