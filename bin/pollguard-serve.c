@@ -180,7 +180,14 @@ accept_some(struct server *s, int lfd, struct pg_conn **conns, size_t *nconn)
 		} else if ((c = pg_conn_new(fd, fd, &from, s->t.cfg)) == NULL)
 			close(fd);
 		else {
-			if (c->state == PG_CONN_WRITE)	/* refused: 403 */
+			/*
+			 * A client sends its request right after connecting:
+			 * it is usually here already, and read now it needs
+			 * no round of poll (a read that finds nothing costs
+			 * one EAGAIN).
+			 */
+			if (c->state == PG_CONN_WRITE ||	/* refused: 403 */
+			    pg_conn_read(c, s->t.cfg, &s->t.state))
 				log_reply(s, &c->reply);
 			conns[(*nconn)++] = c;
 		}

@@ -1023,6 +1023,7 @@ struct pg_conn {
 	char		*out;
 	size_t		 outlen, outoff;
 	size_t		 drained;
+	int		 whole;		/* read: one whole head, nothing more */
 	struct pg_client client;
 	struct pg_reply	 reply;		/* once answered: the log lines */
 };
@@ -1068,7 +1069,9 @@ int	 pg_conn_expire(struct pg_conn *, int64_t, const struct pg_config *,
 
 /*
  * PG_CONN_WRITE: write what the client takes; once all is out, shut down
- * the writing side and drain (PG_CONN_DRAIN), at most PG_CONN_DRAIN_MS.
+ * the writing side and drain (PG_CONN_DRAIN), at most PG_CONN_DRAIN_MS;
+ * or, when the client sent one whole request head and nothing after it
+ * and no byte waits unread on the socket, close at once (PG_CONN_DONE).
  */
 void	 pg_conn_write(struct pg_conn *);
 
