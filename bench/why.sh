@@ -93,11 +93,12 @@ core. By instructions serve does less per request than nginx
 ($(irratio "$IR_SREQ" "$IR_NREQ")); by CPU time it takes $(printf '%.2f' "$R_CPU")× what
 nginx's worker takes. serve makes $SYS_S system calls per request to
 nginx's $SYS_N (strace -c, requests one after another): it checks that the state directory was not replaced (a
-stat), reads the record (open, fstat, read, close), and closes with a
-lingering close (shutdown, then reading until the client closes, so
-that unread bytes from the client cannot make the kernel reset the
-connection and destroy the answer). nginx opens the file, reads it,
-sends the answer with one writev and closes. The runs vary by a quarter from one
+stat and an fstat), reads the record (open, fstat, read, close), and
+before it closes looks whether the client sent anything more (recv
+with MSG_PEEK; if so, a lingering close: shutdown, then reading until
+the client closes, so that unread bytes cannot make the kernel reset
+the connection and destroy the answer). nginx opens the file, reads
+it, sends the answer with one writev and closes. The runs vary by a quarter from one
 to the next on this machine (see the spread), more than the difference.
 
 EOF
