@@ -16,7 +16,18 @@ override CFLAGS +=	-std=c99 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
 		-DLIBBSD_OPENBSD_VIS -Wall -Wextra -Ilib \
 		-DPG_SYSCONFDIR='"$(SYSCONFDIR)"' \
 		$(shell $(PKG_CONFIG) --cflags libbsd-overlay inih)
+# STATIC_BASE=1 (the default) links libinih, libbsd and libmd from their
+# static archives (Debian's libinih-dev, libbsd-dev, libmd-dev ship them):
+# the dynamic loader then maps and relocates libc alone for
+# pollguard-touch and pollguard-serve, which halves the instructions of a
+# pollguard-touch run (BENCHMARKS.md). STATIC_BASE=0 links them shared.
+STATIC_BASE ?=	1
+ifeq ($(STATIC_BASE),1)
+BASE_LIBS =	-Wl,-Bstatic $(shell $(PKG_CONFIG) --libs --static inih \
+		libbsd-overlay) -Wl,-Bdynamic
+else
 BASE_LIBS =	$(shell $(PKG_CONFIG) --libs inih libbsd-overlay)
+endif
 CURL_CFLAGS =	$(shell $(PKG_CONFIG) --cflags libcurl)
 CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 

@@ -1,44 +1,75 @@
-# bench/b-peers.sh: pollguard-check with 1, 4, 16 and 64 peers, against
-# the floor of plain sockets (pgbench fan) and curl -Z, and the plot
-# bench/check-peers.png (sourced by bench/run). Sets R64, R64ONE, M1, M64
-# and CURLZR for bench/why.sh.
+# bench/b-peers.sh: pollguard-check with 1, 4, 16, 64 and 256 peers,
+# against the floor of plain sockets (pgbench fan) and curl -Z, and the
+# plot bench/check-peers.png (sourced by bench/run, after
+# bench/fixtures.sh: its 64 serves are the first peers; this file starts
+# the other 192 and stops them at its end). Sets R64, R256, R256ONE, M1,
+# M64, M256 and CURLZR for bench/why.sh.
 
-section peers "pollguard-check with 1, 4, 16 and 64 peers"
+section peers "pollguard-check with 1, 4, 16, 64 and 256 peers"
+# Peers 65 to 256: launched all at once (free_port never gives a port
+# twice), then each waited for; one that does not listen is started
+# again on another port.
+MOREPIDS=()
+declare -A MOREPORT
+for ((NPEER = 65; NPEER <= 256; NPEER++)); do
+	free_port || die "no free port for peer $NPEER"
+	MOREPORT[$NPEER]=$FREE_PORT
+	launch_peer "$FREE_PORT"
+	MOREPIDS+=("$BGPID")
+done
+for ((NPEER = 65; NPEER <= 256; NPEER++)); do
+	p=${MOREPORT[$NPEER]}
+	if ! wait_listen "$p" "${MOREPIDS[$((NPEER - 65))]}" 20; then
+		start_on_port "peer$NPEER" launch_peer || die "a peer did not start"
+		p=$SPORT
+		MOREPIDS+=("$SPID")
+	fi
+	PEERPORTS[$((NPEER - 1))]=$p
+done
+mkcheck "$T/c256.conf" "$T/state" 0 "${PEERPORTS[@]:0:256}"
+ONE=()
+for ((i = 0; i < 256; i++)); do
+	ONE+=("$P1")
+done
+mkcheck "$T/c256one.conf" "$T/state" 0 "${ONE[@]}"
+"$CHECK" -c "$T/c256.conf" mail || die "pollguard-check with 256 peers failed"
 N=$(rounds 40)
 F=$DATA/peers.txt
 ALT=("$PGB" alt -n "$N" -w 2 -e "$T/log/peers.err")
-for n in 1 4 16 64; do
+for n in 1 4 16 64 256; do
 	[ "$n" = 1 ] || ALT+=(:::)
 	ALT+=("$CHECK" -c "$T/c$n.conf" mail)
 done
-ALT+=(::: "$CHECK" -c "$T/c64one.conf" mail)
-for n in 1 4 16 64; do
+ALT+=(::: "$CHECK" -c "$T/c256one.conf" mail)
+for n in 1 4 16 64 256; do
 	ALT+=(::: "$PGB" fan "${PEERPORTS[@]:0:$n}")
 done
-# libcurl's own tool, for scale: curl fetching 64 URLs at once (-Z).
-URLS64=()
-for ((i = 0; i < 64; i++)); do
-	URLS64+=("http://127.0.0.1:${PEERPORTS[$i]}/v1/elapsed/mail")
+# libcurl's own tool, for scale: curl fetching 256 URLs at once (-Z).
+URLS=()
+for ((i = 0; i < 256; i++)); do
+	URLS+=("http://127.0.0.1:${PEERPORTS[$i]}/v1/elapsed/mail")
 done
-ALT+=(::: "${CMD_CURL[@]}" ::: curl -s -Z --parallel-max 64 "${URLS64[@]}")
+ALT+=(::: "${CMD_CURL[@]}" ::: curl -s -Z --parallel-max 256 "${URLS[@]}")
 "${ALT[@]}" >"$F"
 R64=$(get "$F" 1e6 0 3 6)
-R64ONE=$(get "$F" 1e6 0 4 6)
-CURLZR=$(get "$F" 1e6 9 10 6)
+R256=$(get "$F" 1e6 0 4 6)
+R256ONE=$(get "$F" 1e6 0 5 6)
+CURLZR=$(get "$F" 1e6 11 12 6)
 M1=$(get "$F" 1e6 0 0 3)
 M64=$(get "$F" 1e6 0 3 3)
+M256=$(get "$F" 1e6 0 4 3)
 : >"$DATA/peers.dat"
-for i in 0 1 2 3; do
+for i in 0 1 2 3 4; do
 	n=$((4 ** i))
 	read -r _ _ cm _ _ _ _ cq1 cq3 < <(stats "$F" 1e6 0 | awk -v c=$i '$1 == c')
-	read -r _ _ fm _ _ _ _ fq1 fq3 < <(stats "$F" 1e6 0 | awk -v c=$((i + 5)) '$1 == c')
+	read -r _ _ fm _ _ _ _ fq1 fq3 < <(stats "$F" 1e6 0 | awk -v c=$((i + 6)) '$1 == c')
 	echo "$n $cm $cq1 $cq3 $fm $fq1 $fq3" >>"$DATA/peers.dat"
 done
-read -r _ _ om _ _ _ _ oq1 oq3 < <(stats "$F" 1e6 0 | awk '$1 == 4')
-echo "64 $om $oq1 $oq3" >"$DATA/peers-one.dat"
-read -r _ _ um _ _ _ _ uq1 uq3 < <(stats "$F" 1e6 0 | awk '$1 == 9')
-read -r _ _ zm _ _ _ _ zq1 zq3 < <(stats "$F" 1e6 0 | awk '$1 == 10')
-printf '1 %s %s %s\n64 %s %s %s\n' "$um" "$uq1" "$uq3" "$zm" "$zq1" "$zq3" \
+read -r _ _ om _ _ _ _ oq1 oq3 < <(stats "$F" 1e6 0 | awk '$1 == 5')
+echo "256 $om $oq1 $oq3" >"$DATA/peers-one.dat"
+read -r _ _ um _ _ _ _ uq1 uq3 < <(stats "$F" 1e6 0 | awk '$1 == 11')
+read -r _ _ zm _ _ _ _ zq1 zq3 < <(stats "$F" 1e6 0 | awk '$1 == 12')
+printf '1 %s %s %s\n256 %s %s %s\n' "$um" "$uq1" "$uq3" "$zm" "$zq1" "$zq3" \
     >"$DATA/peers-curl.dat"
 gnuplot <<EOF 2>"$T/log/gnuplot.err" || say "gnuplot failed: $(head -n 3 "$T/log/gnuplot.err")"
 set terminal pngcairo size 800,500 font "sans,10"
@@ -47,39 +78,41 @@ set title "pollguard-check latency against the number of peers (median and quart
 set xlabel "peers (each a standalone pollguard-serve on 127.0.0.1)"
 set ylabel "milliseconds, whole process"
 set logscale x 2
-set xrange [0.8:80]
-set xtics ("1" 1, "4" 4, "16" 16, "64" 64)
+set xrange [0.8:320]
+set xtics ("1" 1, "4" 4, "16" 16, "64" 64, "256" 256)
 set yrange [0:*]
 set grid ytics
 set key top left
 set offsets 0, 0, graph 0.3, 0
 plot "$DATA/peers.dat" using 1:2:3:4 with yerrorlines lw 2 pt 7 title "pollguard-check", \
      "$DATA/peers.dat" using 1:5:6:7 with yerrorlines lw 2 pt 5 title "plain sockets, same requests (pgbench fan): the floor", \
-     "$DATA/peers-one.dat" using 1:2:3:4 with yerrorbars pt 9 ps 1.5 title "pollguard-check, 64 peer names on one serve", \
-     "$DATA/peers-curl.dat" using 1:2:3:4 with yerrorbars pt 6 ps 1.5 title "curl: 1 URL; 64 URLs at once (-Z)"
+     "$DATA/peers-one.dat" using 1:2:3:4 with yerrorbars pt 9 ps 1.5 title "pollguard-check, 256 peer names on one serve", \
+     "$DATA/peers-curl.dat" using 1:2:3:4 with yerrorbars pt 6 ps 1.5 title "curl: 1 URL; 256 URLs at once (-Z)"
 EOF
 LABELS=("pollguard-check, 1 peer" "pollguard-check, 4 peers"
     "pollguard-check, 16 peers" "pollguard-check, 64 peers"
-    "pollguard-check, 64 peer names, all on one serve"
+    "pollguard-check, 256 peers"
+    "pollguard-check, 256 peer names, all on one serve"
     "pgbench fan, 1 port" "pgbench fan, 4 ports" "pgbench fan, 16 ports"
-    "pgbench fan, 64 ports" "curl -s URL (1 URL)"
-    "curl -s -Z --parallel-max 64 (64 URLs, one per serve)")
+    "pgbench fan, 64 ports" "pgbench fan, 256 ports" "curl -s URL (1 URL)"
+    "curl -s -Z --parallel-max 256 (256 URLs, one per serve)")
 md <<EOF
-## pollguard-check with 4, 16 and 64 peers
+## pollguard-check with 4, 16, 64 and 256 peers
 
-The peers are 64 real, separate \`pollguard-serve\` processes, one per
-port on 127.0.0.1; the check with N peers asks the first N, all at once
-(libcurl's multi interface). One more row lists 64 peer names that all
-point at one serve, to separate the cost of 64 processes being woken from
-the cost of 64 connections. For a floor, \`pgbench fan\` sends the same
+The peers are 256 real, separate \`pollguard-serve\` processes, one per
+port on 127.0.0.1, with the default \`[serve]\` limits (\`backlog\` and
+\`max_connections\` 1024); the check with N peers asks the first N, all
+at once (libcurl's multi interface). One more row lists 256 peer names
+that all point at one serve, to separate the cost of 256 processes being
+woken from the cost of 256 connections. For a floor, \`pgbench fan\` sends the same
 requests to the same serves over plain non-blocking sockets, with no
 libcurl, config or state: what the kernel and the serves alone take.
 The last two rows are libcurl's own tool, curl, fetching one URL and
-the 64 serves' URLs at once (\`-Z\`): 64 URLs take
+the 256 serves' URLs at once (\`-Z\`): 256 URLs take
 $(printf '%.2f' "$CURLZR")× one there.
 \`settle = 0\`.
 
-    $(show "${ALT[@]:0:12}") ... (11 commands in all: the rows below)
+    $(show "${ALT[@]:0:12}") ... (13 commands in all: the rows below)
 
 $(table "$F" 1e6 ms 0 "1 peer" "${LABELS[@]}")
 
@@ -89,7 +122,9 @@ The plot shows the medians and the quartiles (the middle half of the
 runs); the table above gives the whole spread.
 
 EOF
-target "\`pollguard-check\`, 4, 16, 64 peers" "the same check with 1 peer" "64 peers ≤ 1.5×" \
-    "64 peers: $(printf '%.2f×' "$R64") ($(printf '%.1f' "$M64") ms vs $(printf '%.1f' "$M1") ms); 16: $(printf '%.2f×' "$(get "$F" 1e6 0 2 6)"); 4: $(printf '%.2f×' "$(get "$F" 1e6 0 1 6)")" \
-    "$(verdict le "$R64" 1.5)"
+target "\`pollguard-check\`, 4, 16, 64, 256 peers" "the same check with 1 peer" "256 peers ≤ 2×" \
+    "256 peers: $(printf '%.2f×' "$R256") ($(printf '%.1f' "$M256") ms vs $(printf '%.1f' "$M1") ms); 64: $(printf '%.2f×' "$R64"); 16: $(printf '%.2f×' "$(get "$F" 1e6 0 2 6)"); 4: $(printf '%.2f×' "$(get "$F" 1e6 0 1 6)")" \
+    "$(verdict le "$R256" 2)"
+stop_pids "${MOREPIDS[@]}"
+PEERPORTS=("${PEERPORTS[@]:0:64}")
 section_done

@@ -139,8 +139,8 @@ SYS_S=$(syscalls "$SVPID" "127.0.0.1:$SVPORT" /v1/elapsed/mail)
 SYS_N=$(syscalls "$NWPID" "127.0.0.1:$NPORT" /mail)
 read -r RSS_IDLE PSS_IDLE _ ANON_IDLE < <(rss "$SVPID")
 read -r NRSS_IDLE NPSS_IDLE < <(rss_tree "$NPID")
-# 1000 connections that send nothing: serve holds 256 (its limit) and
-# answers the others 503 at once; nginx holds them all.
+# 1000 connections that send nothing: serve (max_connections 1024 by
+# default) and nginx hold them all.
 flood()
 {
 	local port=$1 name=$2
@@ -202,9 +202,9 @@ started as peers, idle and not yet asked: median $(printf '%.2f' "$(mib "$PRSS_M
 $(printf '%.2f' "$(mib "$PRSS_MIN")") to $(printf '%.2f' "$(mib "$PRSS_MAX")") MiB; the same 64, idle after answering the checks above:
 median $(printf '%.2f' "$(mib "$URSS_MED")") MiB, from $(printf '%.2f' "$(mib "$URSS_MIN")") to $(printf '%.2f' "$(mib "$URSS_MAX")") MiB (PSS median $(printf '%.2f' "$(mib "$UPSS_MED")") MiB).
 The 1000 connections come from \`tests/connflood -f -n 1000\` and send
-nothing. serve holds at most 256 connections (CONN_MAX) and answers
-the others 503 at once ($SFD descriptors open at the sample; connflood:
-\`$FLOODLINE_S\`); nginx holds all of them.
+nothing. serve holds up to \`max_connections\` (1024 by default) and
+would answer more 503 at once ($SFD descriptors open at the sample;
+connflood: \`$FLOODLINE_S\`); nginx holds all of them.
 
 EOF
 target "serve standalone, requests/s, new connection per request" "nginx, 1 worker, static file of the same size" "≥ 1.0×" \

@@ -27,13 +27,18 @@
 
 #include "tool.h"
 
-#define CONN_MAX	256		/* open connections, standalone */
 #define ACCEPT_BURST	64		/* accepts per wake-up */
 
-/* t.cfg is the config in force, t.state the state directory (or -1). */
+/*
+ * t.cfg is the config in force, t.state the state directory (or -1).
+ * maxconn: the connections held at once, [serve] max_connections at
+ * start (the arrays are sized for it); 1 under inetd.
+ */
 struct server {
 	struct tool	 t;
 	const char	*confpath;
+	size_t		 maxconn;
+	struct pollfd	*pfd;		/* maxconn + 1 */
 };
 
 static volatile sig_atomic_t	 got_term, got_hup;
@@ -102,15 +107,19 @@ static void
 reload(struct server *s)
 {
 	struct pg_config	*cfg;
-	char			 err[PG_ERR_MAX], old[PG_VALUE_MAX];
+	struct pg_serve		 old;
+	char			 err[PG_ERR_MAX];
 
-	strlcpy(old, s->t.cfg->serve.listen, sizeof(old));
+	old = s->t.cfg->serve;
 	if (pg_config_load(s->confpath, &cfg, err, sizeof(err)) == -1)
 		cfg = NULL;
 	else if (server_use(s, cfg, err, sizeof(err)) == 0) {
-		if (strcmp(old, s->t.cfg->serve.listen) != 0)
-			tool_log(&s->t, LOG_WARNING, "listen changed in %s; "
-			    "it takes effect at the next start", s->confpath);
+		if (strcmp(old.listen, cfg->serve.listen) != 0 ||
+		    old.backlog != cfg->serve.backlog ||
+		    old.max_conn != cfg->serve.max_conn)
+			tool_log(&s->t, LOG_WARNING, "listen, backlog or "
+			    "max_connections changed in %s; it takes effect "
+			    "at the next start", s->confpath);
 		tool_log(&s->t, LOG_INFO, "reloaded %s", s->confpath);
 		return;
 	}
@@ -119,7 +128,7 @@ reload(struct server *s)
 }
 
 /*
- * Descriptors for CONN_MAX connections and a few more, as far as the hard
+ * Descriptors for maxconn connections and a few more, as far as the hard
  * limit allows. Below that, accept fails with EMFILE before the limit is
  * reached, and clients beyond it wait in the listen queue instead of
  * being answered 503.
@@ -128,7 +137,7 @@ static void
 raise_nofile(struct server *s)
 {
 	struct rlimit	 rl;
-	rlim_t		 want = CONN_MAX + 16;
+	rlim_t		 want = s->maxconn + 16;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
 	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
@@ -139,8 +148,8 @@ raise_nofile(struct server *s)
 		getrlimit(RLIMIT_NOFILE, &rl);
 	if (rl.rlim_cur < want)
 		tool_log(&s->t, LOG_WARNING, "open file limit %llu: fewer than "
-		    "%d connections fit; raise it (ulimit -n)",
-		    (unsigned long long)rl.rlim_cur, CONN_MAX);
+		    "%zu connections fit; raise it (ulimit -n)",
+		    (unsigned long long)rl.rlim_cur, s->maxconn);
 }
 
 /* Accept what is waiting; false when out of descriptors for a while. */
@@ -165,13 +174,20 @@ accept_some(struct server *s, int lfd, struct pg_conn **conns, size_t *nconn)
 		}
 		if (fd == -1)
 			break;
-		if (*nconn == CONN_MAX) {
-			pg_conn_refuse(fd, &from, CONN_MAX, &r);
+		if (*nconn == s->maxconn) {
+			pg_conn_refuse(fd, &from, (int)s->maxconn, &r);
 			log_reply(s, &r);
 		} else if ((c = pg_conn_new(fd, fd, &from, s->t.cfg)) == NULL)
 			close(fd);
 		else {
-			if (c->state == PG_CONN_WRITE)	/* refused: 403 */
+			/*
+			 * A client sends its request right after connecting:
+			 * it is usually here already, and read now it needs
+			 * no round of poll (a read that finds nothing costs
+			 * one EAGAIN).
+			 */
+			if (c->state == PG_CONN_WRITE ||	/* refused: 403 */
+			    pg_conn_read(c, s->t.cfg, &s->t.state))
 				log_reply(s, &c->reply);
 			conns[(*nconn)++] = c;
 		}
@@ -187,7 +203,7 @@ accept_some(struct server *s, int lfd, struct pg_conn **conns, size_t *nconn)
 static void
 serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 {
-	struct pollfd	 pfd[CONN_MAX + 1];
+	struct pollfd	*pfd = s->pfd;
 	struct timespec	 ts;
 	struct pg_conn	*c;
 	sigset_t	 empty;
@@ -269,10 +285,14 @@ serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 static int
 serve_inetd(struct server *s, const char *err)
 {
+	static struct pollfd	 pfd[2];
 	struct pg_conn	*c;
 	struct pg_reply	 r;
 	char		 msg[PG_ERR_MAX];
 	int		 code = EX_CONFIG;
+
+	s->maxconn = 1;
+	s->pfd = pfd;
 
 	if (err == NULL && (code = pg_drop_privileges(s->t.cfg->serve.run_as,
 	    msg, sizeof(msg))) != 0)
@@ -311,7 +331,7 @@ remove_pidfile(void)
 static int
 serve_standalone(struct server *s, const char *spec, const char *pidpath)
 {
-	static struct pg_conn	*conns[CONN_MAX];
+	struct pg_conn		**conns;
 	struct sockaddr_storage	 ss;
 	struct sigaction	 sa;
 	sigset_t		 block;
@@ -332,9 +352,13 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	}
 	/* From now on every exit removes it, also when binding fails. */
 	atexit(remove_pidfile);
+	s->maxconn = s->t.cfg->serve.max_conn;
+	if ((conns = calloc(s->maxconn, sizeof(*conns))) == NULL ||
+	    (s->pfd = calloc(s->maxconn + 1, sizeof(*s->pfd))) == NULL)
+		tool_die_errno(EX_OSERR, "%zu connections", s->maxconn);
 	raise_nofile(s);
-	if ((lfd = pg_listen_open(spec, name, sizeof(name), msg,
-	    sizeof(msg))) == -1)
+	if ((lfd = pg_listen_open(spec, s->t.cfg->serve.backlog, name,
+	    sizeof(name), msg, sizeof(msg))) == -1)
 		tool_die(EX_OSERR, "%s", msg);
 	if ((r = pg_drop_privileges(s->t.cfg->serve.run_as, msg,
 	    sizeof(msg))) != 0)
@@ -358,6 +382,8 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	tool_log(&s->t, LOG_INFO, "listening on %s", name);
 	serve_loop(s, lfd, conns, 0);
 	tool_log(&s->t, LOG_INFO, "exiting");
+	free(s->pfd);
+	free(conns);
 	return 0;
 }
 

@@ -510,8 +510,33 @@ user_name_valid(const char *s)
 }
 
 static const char *const serve_keys[] = {
-	"listen", "user", "password", "allow", "run_as", NULL
+	"listen", "user", "password", "allow", "run_as", "backlog",
+	"max_connections", NULL
 };
+
+/* A whole number from min to max, digits only. */
+static int
+count(struct parse *p, const char *key, const char *val, long long min,
+    long long max, int *n)
+{
+	const char	*errstr;
+	long long	 v;
+
+	if (val[strspn(val, "0123456789")] != '\0')
+		return fail(p, p->line, "%s: '%s' is not a whole number",
+		    key, val);
+	/* More digits than a long long holds is too large all the same. */
+	v = strlen(val) > 18 ? LLONG_MAX : strtonum(val, 0, LLONG_MAX,
+	    &errstr);
+	if (v < min)
+		return fail(p, p->line, "%s: %s is too small (minimum %lld)",
+		    key, val, min);
+	if (v > max)
+		return fail(p, p->line, "%s: %s is too large (maximum %lld)",
+		    key, val, max);
+	*n = (int)v;
+	return 1;
+}
 
 static int
 serve_key(struct parse *p, const char *key, const char *val)
@@ -553,11 +578,15 @@ serve_key(struct parse *p, const char *key, const char *val)
 			sv->nallow++;
 		}
 		return 1;
-	default:
+	case 4:
 		if (!user_name_valid(val))
 			return fail(p, p->line, "run_as: invalid user name "
 			    "'%s'", val);
 		return copy(p, sv->run_as, sizeof(sv->run_as), val, key);
+	case 5:
+		return count(p, key, val, 1, PG_BACKLOG_MAX, &sv->backlog);
+	default:
+		return count(p, key, val, 1, PG_CONN_MAX_MAX, &sv->max_conn);
 	}
 }
 
@@ -948,6 +977,8 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 	cfg->timeout_ms = 2000;
 	cfg->connect_timeout_ms = 1000;
 	cfg->settle_ms = 500;
+	cfg->serve.backlog = PG_BACKLOG_DEFAULT;
+	cfg->serve.max_conn = PG_CONN_MAX_DEFAULT;
 
 	/* O_NONBLOCK: a FIFO named as the config must not hang the tool. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) ==

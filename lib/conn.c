@@ -140,8 +140,10 @@ pg_conn_read(struct pg_conn *c, const struct pg_config *cfg,
 	}
 	if (n <= 0)
 		return answer(c, 400, NULL, cfg, st);
-	if ((status = pg_request_parse(c->in, c->inlen += n, &req)) != 0)
+	if ((status = pg_request_parse(c->in, c->inlen += n, &req)) != 0) {
+		c->whole = status == 200 && req.used == c->inlen;
 		return answer(c, status, &req, cfg, st);
+	}
 	return 0;
 }
 
@@ -158,10 +160,31 @@ pg_conn_expire(struct pg_conn *c, int64_t now, const struct pg_config *cfg,
 }
 
 /*
+ * Nothing to drain: the client sent one whole request head, which has
+ * no body, and nothing after it, and no byte of it waits unread on the
+ * socket (or it has closed its side). Such a client has no reason to
+ * send more, so closing cannot reset the connection under the answer;
+ * it saves the drain's poll, read and shutdown (nginx's lingering_close
+ * on decides the same way). Not under inetd: stdin may not be a socket.
+ */
+static int
+nothing_to_drain(struct pg_conn *c)
+{
+	char	 b;
+	ssize_t	 n;
+
+	if (!c->whole || c->rfd != c->wfd)
+		return 0;
+	n = recv(c->rfd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n == -1 && (errno == EAGAIN ||
+	    errno == EWOULDBLOCK));
+}
+
+/*
  * Once all is out, closing now, with bytes of the client still unread,
  * would make the kernel reset the connection and could destroy the
  * answer in flight: shut down our side and drain until the client
- * closes.
+ * closes, unless there is nothing to drain.
  */
 void
 pg_conn_write(struct pg_conn *c)
@@ -179,6 +202,10 @@ pg_conn_write(struct pg_conn *c)
 			return;
 		}
 		c->outoff += n;
+	}
+	if (nothing_to_drain(c)) {
+		c->state = PG_CONN_DONE;
+		return;
 	}
 	c->state = shutdown(c->wfd, SHUT_WR) == -1 ? PG_CONN_DONE :
 	    PG_CONN_DRAIN;

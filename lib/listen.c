@@ -67,8 +67,8 @@ pg_listen_parse(const char *spec, void *ssp, const char **errstr)
 }
 
 int
-pg_listen_open(const char *spec, char *name, size_t nlen, char *err,
-    size_t elen)
+pg_listen_open(const char *spec, int backlog, char *name, size_t nlen,
+    char *err, size_t elen)
 {
 	struct sockaddr_storage	 ss;
 	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
@@ -101,7 +101,7 @@ pg_listen_open(const char *spec, char *name, size_t nlen, char *err,
 	len = ss.ss_family == AF_INET6 ? sizeof(*sin6) : sizeof(*sin);
 	what = "listen on";
 	if (bind(fd, (struct sockaddr *)&ss, len) == -1 ||
-	    listen(fd, 128) == -1)
+	    listen(fd, backlog) == -1)
 		goto fail;
 	len = sizeof(ss);
 	what = "getsockname";

@@ -30,6 +30,11 @@
 #define PG_PEERS_MAX	256
 #define PG_CLUSTERS_MAX	256
 #define PG_ALLOW_MAX	64
+/* [serve] backlog and max_connections: defaults and ranges. */
+#define PG_BACKLOG_DEFAULT	1024
+#define PG_BACKLOG_MAX		65535
+#define PG_CONN_MAX_DEFAULT	1024
+#define PG_CONN_MAX_MAX		65536
 #define PG_ERR_MAX	512	/* size for error buffers */
 
 #define PG_WAIT_MIN_MS		(10LL * 1000)
@@ -138,6 +143,8 @@ struct pg_serve {
 	char		 run_as[PG_NAME_MAX + 1];
 	struct pg_net	 allow[PG_ALLOW_MAX];
 	size_t		 nallow;		/* 0: any client */
+	int		 backlog;		/* listen(2) queue */
+	int		 max_conn;		/* max_connections */
 };
 
 struct pg_config {
@@ -1103,10 +1110,12 @@ int	 pg_listen_parse(const char *, void *, const char **);
 /*
  * A listening TCP socket (non-blocking, close-on-exec, SO_REUSEADDR) on
  * the address of pg_listen_parse; ":port" falls back to IPv4 where the
- * kernel has no IPv6. Store the address bound ("127.0.0.1:8080",
- * "[::]:8080") in name. -1 and the reason in err on failure.
+ * kernel has no IPv6, with a listen queue of backlog connections (the
+ * kernel caps it at net.core.somaxconn). Store the address bound
+ * ("127.0.0.1:8080", "[::]:8080") in name. -1 and the reason in err on
+ * failure.
  */
-int	 pg_listen_open(const char *, char *, size_t, char *, size_t);
+int	 pg_listen_open(const char *, int, char *, size_t, char *, size_t);
 
 /*
  * serve.c: the answer to a request. Pure but for reading the state
@@ -1231,6 +1240,7 @@ struct pg_conn {
 	char		*out;
 	size_t		 outlen, outoff;
 	size_t		 drained;
+	int		 whole;		/* read: one whole head, nothing more */
 	struct pg_client client;
 	struct pg_reply	 reply;		/* once answered: the log lines */
 };
@@ -1276,7 +1286,9 @@ int	 pg_conn_expire(struct pg_conn *, int64_t, const struct pg_config *,
 
 /*
  * PG_CONN_WRITE: write what the client takes; once all is out, shut down
- * the writing side and drain (PG_CONN_DRAIN), at most PG_CONN_DRAIN_MS.
+ * the writing side and drain (PG_CONN_DRAIN), at most PG_CONN_DRAIN_MS;
+ * or, when the client sent one whole request head and nothing after it
+ * and no byte waits unread on the socket, close at once (PG_CONN_DONE).
  */
 void	 pg_conn_write(struct pg_conn *);
 

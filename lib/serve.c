@@ -121,7 +121,16 @@ auth_ok(const struct pg_config *cfg, const struct pg_request *req)
 	return ok;
 }
 
-/* Append an escaped message to buf (for the log), after "; " if needed. */
+#define PRINTABLE \
+	" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+	"[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
+
+/*
+ * Append an escaped message to buf (for the log), after "; " if needed.
+ * Printable ASCII is its own escape with these flags: copied as it is,
+ * for libbsd's strnvis converts every byte to a wide character and back,
+ * most of what a request cost serve.
+ */
 static void
 add_escaped(char *buf, size_t len, const char *msg)
 {
@@ -131,7 +140,9 @@ add_escaped(char *buf, size_t len, const char *msg)
 		strlcat(buf, "; ", len);
 		n += 2;
 	}
-	if (n < len)
+	if (n < len && msg[strspn(msg, PRINTABLE)] == '\0')
+		strlcpy(buf + n, msg, len - n);
+	else if (n < len)
 		strnvis(buf + n, msg, len - n, VIS_CSTYLE | VIS_OCTAL |
 		    VIS_TAB | VIS_NL | VIS_NOSLASH);
 }

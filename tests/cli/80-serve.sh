@@ -938,34 +938,53 @@ else
 	skip "no server" 5
 fi
 
-# --- the connection limit: 256 ---
+# --- the connection limit: max_connections, and the default ---
 
 NFD=$(ulimit -n)
 mkconf "$T/t10.conf" <<EOF
 timeout = 20s
 [cluster mail]
 wait = 10m
+[serve]
+max_connections = 40
+backlog = 7
+EOF
+mkconf "$T/t10d.conf" <<EOF
+timeout = 20s
+[cluster mail]
+wait = 10m
 EOF
 CONF=$MAIN
+# listen_queue PORT: the length of the listen queue of the socket
+# listening on PORT, as ss reports it (Send-Q).
+listen_queue()
+{
+	ss -Hltn "sport = :$1" 2>/dev/null | awk 'NR == 1 { print $3 }'
+}
 if [ "$NFD" != unlimited ] && [ "$NFD" -lt 700 ]; then
-	skip "ulimit -n is $NFD: too few descriptors for 300 connections" 5
+	skip "ulimit -n is $NFD: too few descriptors for 300 connections" 9
 elif serve_start lim "$T/t10.conf"; then
-	LPORT=$PORT
+	LPORT=$PORT LIMPID=$SERVE_PID
+	if command -v ss >/dev/null; then
+		is "$(listen_queue "$LPORT")" 7 "backlog = 7: the listen queue is 7 long (ss)"
+	else
+		skip "no ss(8)" 1
+	fi
 	fds=()
-	for i in $(seq 1 300); do
+	for i in $(seq 1 50); do
 		exec {fd}<>"/dev/tcp/127.0.0.1/$LPORT" || break
 		fds+=("$fd")
 	done
-	is "${#fds[@]}" 300 "300 idle connections opened"
+	is "${#fds[@]}" 50 "50 idle connections opened"
 	curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"
-	is "$CODE" 503 "beyond 256 connections: curl gets 503"
+	is "$CODE" 503 "max_connections = 40, 50 open: curl gets 503"
 	line=
-	IFS= read -r -t 5 line <&"${fds[299]}"
+	IFS= read -r -t 5 line <&"${fds[49]}"
 	line=${line%"$CR"}
 	if [[ $line =~ ^HTTP/1\.[01]\ 503\  ]]; then
-		ok "the 300th idle connection got a 503 at once"
+		ok "the 50th idle connection got a 503 at once"
 	else
-		not_ok "the 300th idle connection got a 503 at once"
+		not_ok "the 50th idle connection got a 503 at once"
 		diag "read: '$(printf %s "$line" | cat -v)'"
 	fi
 	for fd in "${fds[@]}"; do
@@ -973,10 +992,37 @@ elif serve_start lim "$T/t10.conf"; then
 	done
 	wait_for 10 eval 'curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"; [ "$CODE" = 200 ]'
 	is "$CODE" 200 "connections closed: 200 again"
-	assert "503 logged" grep -q 'client 127\.0\.0\.1: 503' "$T/lim.err"
+	assert "503 logged with the limit" grep -q 'client 127\.0\.0\.1: 503 Service Unavailable (40 connections open)' "$T/lim.err"
+	serve_stop "$LIMPID" >/dev/null
+	# The defaults: 300 idle clients do not crowd a peer out.
+	if serve_start limd "$T/t10d.conf"; then
+		LPORT=$PORT LIMPID=$SERVE_PID
+		if command -v ss >/dev/null; then
+			q=$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)
+			[ "$q" -gt 1024 ] && q=1024
+			is "$(listen_queue "$LPORT")" "$q" "default backlog: 1024, or somaxconn when lower ($q)"
+		else
+			skip "no ss(8)" 1
+		fi
+		fds=()
+		for i in $(seq 1 300); do
+			exec {fd}<>"/dev/tcp/127.0.0.1/$LPORT" || break
+			fds+=("$fd")
+		done
+		is "${#fds[@]}" 300 "default limit: 300 idle connections opened"
+		curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"
+		is "$CODE" 200 "default limit (1024): with 300 idle connections open, curl gets 200"
+		for fd in "${fds[@]}"; do
+			exec {fd}>&-
+		done
+		serve_stop "$LIMPID" >/dev/null
+	else
+		not_ok "server with the default limits started"
+		skip "no server" 2
+	fi
 else
 	not_ok "limit server started"
-	skip "no server" 4
+	skip "no server" 8
 fi
 
 # --- pidfile, SIGTERM ---

@@ -1,11 +1,14 @@
 #!/bin/bash
 # pollguard-serve standalone under load. A thousand connections at once,
-# half of them silent, half trickling a byte every 200 ms: serve holds at
-# most 256, answers the others 503 at once, answers every held one 408 at
-# its deadline (trickling does not extend it), logs each refusal, and a
+# half of them silent, half trickling a byte every 200 ms: serve with
+# max_connections = 256 holds at most 256, answers the others 503 at
+# once, answers every held one 408 at its deadline (trickling does not
+# extend it), logs each refusal, and a
 # pollguard-check asking it meanwhile ends within its own bounds. Below the
 # limit, slow clients do not keep a check from its answer. Under a low
-# soft open file limit the limit of 256 still holds. Then 100,000 requests
+# soft open file limit the limit of 256 still holds. A listen queue of
+# backlog = 4, full while serve is stopped: the kernel holds 5, and every
+# client gets in once serve runs again. Then 100,000 requests
 # one after another, good and bad ones mixed: no growth in open
 # descriptors or resident memory.
 #
@@ -99,6 +102,8 @@ mkconf <<EOF
 timeout = ${TIMEOUT_MS}ms
 [cluster mail]
 wait = 10m
+[serve]
+max_connections = $CONN_MAX
 EOF
 SCONF=$CONF
 "$PGSTATE" -c "$SCONF" write mail 5000 || bail "pgstate write failed"
@@ -214,6 +219,8 @@ mkconf "$T/low.conf" <<EOF
 timeout = 2s
 [cluster mail]
 wait = 10m
+[serve]
+max_connections = $CONN_MAX
 EOF
 HARD=$(ulimit -Hn)
 if [ "$HARD" != unlimited ] && [ "$HARD" -lt 400 ]; then
@@ -258,6 +265,48 @@ else
 		diag_file "$T/low2.err" "serve stderr"
 	fi
 	serve_stop "$BGPID" >/dev/null
+fi
+
+# --- a full listen queue: backlog -----------------------------------------
+
+# serve stopped (SIGSTOP), with backlog = 4, while 40 clients connect at
+# once, each sending a byte every 200 ms: the kernel queues backlog + 1
+# of them and drops the others' handshakes, which their packets retry;
+# once serve runs again, every one is accepted and answered 408 at its
+# deadline. (A client that sends nothing while the queue is full can stay
+# half-connected: what it sends completes the handshake.)
+mkconf "$T/bl.conf" <<EOF
+timeout = 1s
+[cluster mail]
+wait = 10m
+[serve]
+backlog = 4
+EOF
+# queued PORT: the connections waiting in the listen queue of PORT (ss's
+# Recv-Q).
+queued()
+{
+	ss -Hltn "sport = :$1" 2>/dev/null | awk 'NR == 1 { print $2 }'
+}
+if ! command -v ss >/dev/null; then
+	skip "no ss(8) to read the listen queue" 3
+elif serve_start bl "$T/bl.conf"; then
+	BPID=$SERVE_PID BPORT=$PORT
+	kill -STOP "$BPID"
+	bg flood4 "$FLOOD" -f -n 40 -k 40 -t 40 127.0.0.1 "$BPORT"
+	FPID=$BGPID
+	wait_for 10 eval '[ "$(queued "$BPORT")" -ge 5 ]'
+	sleep 0.5
+	is "$(queued "$BPORT")" 5 "backlog = 4, serve stopped, 40 clients at once: the kernel queues 5"
+	kill -CONT "$BPID"
+	flood_wait "$FPID" "$BPID"
+	diag "connflood: $(tail -n 1 "$T/flood4.out")"
+	is "$(field s408 "$T/flood4.out")" 40 "serve running again: all 40 accepted, in time, and answered 408"
+	serve_stop "$BPID"
+	is "$?" 0 "serve: SIGTERM, exit 0"
+else
+	not_ok "serve with backlog = 4 started"
+	skip "no server" 2
 fi
 
 # --- 100,000 requests, one after another ----------------------------------

@@ -102,16 +102,59 @@ pieces(void)
 	is_str(c->reply.log, "client -: 404 Not Found (no such cluster "
 	    "here): \"GET /v1/elapsed/x HTTP/1.1\"", "the log line");
 	is_int(c->reply.level, LOG_NOTICE, "at LOG_NOTICE");
+	say("more");
 	pg_conn_write(c);
-	is_int(c->state, PG_CONN_DRAIN, "written: draining");
+	is_int(c->state, PG_CONN_DRAIN, "written, bytes of the client "
+	    "unread: draining");
 	like(hear(), "HTTP/1.1 404 Not Found\r\n", "the client has the 404 "
 	    "and the end of input");
-	say("more");
 	pg_conn_drain(c);
 	is_int(c->state, PG_CONN_DRAIN, "the client's bytes are drained");
 	close(cl);
 	pg_conn_drain(c);
 	is_int(c->state, PG_CONN_DONE, "the client closed: done");
+	pg_conn_free(c);
+}
+
+/*
+ * One whole request head and nothing after it: closed once written, no
+ * drain. Bytes after the head, read with it: drained.
+ */
+static void
+whole(void)
+{
+	struct pg_conn	*c = conn(NULL);
+
+	say(REQ);
+	is_int(pg_conn_read(c, &cfg, &st), 1, "a whole head: answered");
+	pg_conn_write(c);
+	is_int(c->state, PG_CONN_DONE, "nothing more sent: done once "
+	    "written, no drain");
+	pg_conn_free(c);
+	like(hear(), "HTTP/1.1 404 Not Found\r\n", "the client has the "
+	    "answer and the end of input");
+	close(cl);
+
+	c = conn(NULL);
+	say(REQ);
+	close(cl);
+	pg_conn_read(c, &cfg, &st);
+	pg_conn_write(c);
+	is_int(c->state, PG_CONN_DONE, "the client closed after its "
+	    "request: done");
+	pg_conn_free(c);
+
+	c = conn(NULL);
+	say(REQ "GET /");
+	pg_conn_read(c, &cfg, &st);
+	pg_conn_write(c);
+	is_int(c->state, PG_CONN_DRAIN, "more than one head read: "
+	    "draining");
+	like(hear(), "HTTP/1.1 404 Not Found\r\n", "the client has the "
+	    "answer");
+	close(cl);
+	pg_conn_drain(c);
+	is_int(c->state, PG_CONN_DONE, "then its end: done");
 	pg_conn_free(c);
 }
 
@@ -199,7 +242,7 @@ slow(void)
 	ssize_t		 n;
 	int		 rounds = 0;
 
-	say(REQ);
+	say(REQ "x");		/* a byte after the head: a drain follows */
 	pg_conn_read(c, &cfg, &st);
 	memset(buf, 'j', sizeof(buf));
 	while ((n = write(c->wfd, buf, sizeof(buf))) > 0)
@@ -241,7 +284,7 @@ drain(void)
 	size_t		 sent = 0;
 	ssize_t		 n;
 
-	say(REQ);
+	say(REQ "d");		/* a byte after the head: a drain follows */
 	pg_conn_read(c, &cfg, &st);
 	pg_conn_write(c);
 	hear();
@@ -334,6 +377,7 @@ main(void)
 	    tap_tmpdir("t_conn")) >= (int)sizeof(cfg.state))
 		errx(1, "TMPDIR too long");
 	pieces();
+	whole();
 	bounds();
 	deadline();
 	slow();
