@@ -326,13 +326,20 @@ check_pid()
 	return 1
 }
 
-# settling N: SETTLE, the ms that node N's check said it settles for.
+# settling N: SETTLE, the ms that node N's check said it settles for
+# (0: "settling at once", the fast rule).
 settling()
 {
 	local l
 	SETTLE=
 	[ -e "$T/out/$r.$1.err" ] || return 1
 	while IFS= read -r l; do
+		# The fast rule asks again at once: its settle round is
+		# its second round and the waits for peers.
+		if [[ $l =~ settling\ at\ once ]]; then
+			SETTLE=0
+			return 0
+		fi
 		[[ $l =~ settling\ ([0-9]+) ]] || continue
 		SETTLE=${BASH_REMATCH[1]}
 		return 0
@@ -482,7 +489,7 @@ act()
 			check_pid "$x" && rnd 200 && ms_sleep "$R"
 		else
 			w=settling
-			first_settling "$n" && { rnd "$SETTLE"; ms_sleep "$R"; }
+			first_settling "$n" && { rnd $((SETTLE + 1)); ms_sleep "$R"; }
 		fi
 		if check_pid "$x" && kill -KILL "$CPID" 2>/dev/null; then
 			echo "killed $x $r" >>"$T/rc.log"
