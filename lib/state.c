@@ -1337,3 +1337,56 @@ pg_hold_remove(struct pg_state *st, const char *cluster)
 	rec_unlock(st);
 	return r;
 }
+
+/*
+ * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
+ * record, lib/lease.c): the same atomic replacement under the record
+ * lock, and the same bounded read.
+ */
+static int
+aux_name(char *buf, size_t len, const char *cluster, const char *suffix)
+{
+	if (strlen(cluster) > PG_NAME_MAX ||
+	    (size_t)snprintf(buf, len, ".%s.%s", cluster, suffix) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int
+pg_state_aux_write(struct pg_state *st, const char *cluster,
+    const char *suffix, const char *buf, size_t len)
+{
+	char	 name[PG_NAME_MAX + 32];
+
+	if (aux_name(name, sizeof(name), cluster, suffix) == -1)
+		return -1;
+	return put_locked(st, cluster, name, buf, len);
+}
+
+ssize_t
+pg_state_aux_read(struct pg_state *st, const char *cluster,
+    const char *suffix, char *buf, size_t len)
+{
+	char	 name[PG_NAME_MAX + 32];
+
+	if (aux_name(name, sizeof(name), cluster, suffix) == -1)
+		return -1;
+	return read_small(st, name, buf, len);
+}
+
+int
+pg_state_aux_remove(struct pg_state *st, const char *cluster,
+    const char *suffix)
+{
+	char	 name[PG_NAME_MAX + 32];
+	int	 r;
+
+	if (aux_name(name, sizeof(name), cluster, suffix) == -1 ||
+	    rec_lock(st, cluster) == -1)
+		return -1;
+	r = remove_locked(st, name);
+	rec_unlock(st);
+	return r;
+}
