@@ -4,7 +4,9 @@
 # Members are named (a, b, c...); every member has a client and a peer
 # URL on 127.0.0.1, ports from free_port, and its data in $T/etcd/NAME.
 # Several clusters may run side by side: each member remembers its own
-# command line, so that it can be stopped and restarted by name.
+# command line, so that it can be stopped and restarted by name; the last
+# one started is the current one (ETCD_CUR, its members: set it to
+# switch).
 #
 #	etcd_need COUNT		skip COUNT tests and finish when etcd, etcdctl
 #				or openssl is missing
@@ -331,9 +333,9 @@ etcd_lease_ttl()
 
 # etcd_mkconf NODE FILE [LINE...] < CLUSTERS: a config for node NODE:
 # state $T/NODE.state, an [etcd] section on the current cluster (prefix
-# $ETCD_PREFIX, timeout $ETCD_PG_TIMEOUT, default 3s, the TLS files of
-# the cluster, and the LINEs), then the cluster sections from stdin.
-# Mode 600.
+# $ETCD_PREFIX, timeout $ETCD_PG_TIMEOUT, default 3s, the CA as cafile
+# when the cluster serves https, and the LINEs), then the cluster
+# sections from stdin. Mode 600.
 etcd_mkconf()
 {
 	local node=$1 f=$2
@@ -345,8 +347,9 @@ etcd_mkconf()
 		printf '[etcd]\nendpoints = %s\nprefix = %s\ntimeout = %s\n' \
 		    "$(etcd_endpoints | sed 's/,/, /g')" "$ETCD_PREFIX" \
 		    "${ETCD_PG_TIMEOUT:-3s}"
-		[ "$ETCD_SCHEME" = https ] &&
-		    printf 'cafile = %s\n' "$ETCD_TLS/ca.crt"
+		case ${ETCD_URL[${ETCD_CUR[0]}]} in
+		https:*) printf 'cafile = %s\n' "$ETCD_TLS/ca.crt" ;;
+		esac
 		[ $# -eq 0 ] || printf '%s\n' "$@"
 		cat
 	} >"$f"
