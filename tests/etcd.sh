@@ -26,6 +26,9 @@
 #	etcd_auth		root and a user $ETCD_USER with a role allowed
 #				the prefix $ETCD_PREFIX, then auth enable
 #	etcd_endpoints [NAME...]	the client URLs, comma-separated
+#	etcd_key CLUSTER	the key of a cluster's activity
+#	etcd_lease CLUSTER, etcd_lease_ttl LEASE	its lease, and TTL
+#	etcd_section [LINE...]	a config's [etcd] section on the cluster
 #	etcd_mkconf NODE FILE [LINE...] < CLUSTERS	a pollguard config of
 #				node NODE on the current cluster
 #
@@ -331,10 +334,22 @@ etcd_lease_ttl()
 	    awk -F' : ' '$1 == "\"TTL\"" { print $2 }'
 }
 
+# etcd_section [LINE...]: an [etcd] section on the current cluster:
+# its endpoints, prefix $ETCD_PREFIX, timeout $ETCD_PG_TIMEOUT (default
+# 3s), the CA as cafile when the cluster serves https, and the LINEs.
+etcd_section()
+{
+	printf '[etcd]\nendpoints = %s\nprefix = %s\ntimeout = %s\n' \
+	    "$(etcd_endpoints | sed 's/,/, /g')" "$ETCD_PREFIX" \
+	    "${ETCD_PG_TIMEOUT:-3s}"
+	case ${ETCD_URL[${ETCD_CUR[0]}]} in
+	https:*) printf 'cafile = %s\n' "$ETCD_TLS/ca.crt" ;;
+	esac
+	[ $# -eq 0 ] || printf '%s\n' "$@"
+}
+
 # etcd_mkconf NODE FILE [LINE...] < CLUSTERS: a config for node NODE:
-# state $T/NODE.state, an [etcd] section on the current cluster (prefix
-# $ETCD_PREFIX, timeout $ETCD_PG_TIMEOUT, default 3s, the CA as cafile
-# when the cluster serves https, and the LINEs), then the cluster
+# state $T/NODE.state, etcd_section with the LINEs, then the cluster
 # sections from stdin. Mode 600.
 etcd_mkconf()
 {
@@ -344,13 +359,7 @@ etcd_mkconf()
 	{
 		printf '[pollguard]\nnode = %s\nstate = %s\n' "$node" \
 		    "$T/$node.state"
-		printf '[etcd]\nendpoints = %s\nprefix = %s\ntimeout = %s\n' \
-		    "$(etcd_endpoints | sed 's/,/, /g')" "$ETCD_PREFIX" \
-		    "${ETCD_PG_TIMEOUT:-3s}"
-		case ${ETCD_URL[${ETCD_CUR[0]}]} in
-		https:*) printf 'cafile = %s\n' "$ETCD_TLS/ca.crt" ;;
-		esac
-		[ $# -eq 0 ] || printf '%s\n' "$@"
+		etcd_section "$@"
 		cat
 	} >"$f"
 	chmod 600 "$f"
