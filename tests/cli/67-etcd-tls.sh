@@ -1,0 +1,102 @@
+#!/bin/bash
+# The etcd backend over TLS and with etcd's authentication, against
+# single-member etcds on loopback (tests/etcd.sh) and certificates made
+# by the test (a CA, a server certificate for IP 127.0.0.1, a client
+# certificate, and another CA with a client certificate of its own).
+#
+# s: https, server certificate only. With the CA as cafile the checks
+#    work; without a cafile, or with the other CA, the endpoint is not
+#    trusted: refused with exit 76, as a peer whose certificate does not
+#    verify is (the TLS error named), never a go.
+# m: https with --client-cert-auth. cafile, cert and key work; without a
+#    client certificate, or with one of the other CA, etcd refuses the
+#    handshake: a skip (3) or a refusal (76), never a go.
+# p: http with etcd's auth on (user pollguard, a role on the prefix).
+#    The right password works; a wrong one, none, or a prefix the role
+#    does not cover is a refused login: 76.
+. "${PG_TOP:-.}/tests/lib.sh"
+. "$PG_TOP/tests/etcd.sh"
+
+etcd_need 26
+etcd_certs || bail "openssl could not make the certificates"
+ok "a CA, a server certificate (IP:127.0.0.1), a client certificate, another CA and its client certificate"
+
+CLUSTERS='[cluster mail]
+backend = etcd
+wait = 60s'
+TLS=$ETCD_TLS
+
+# --- s: https, the server's certificate --------------------------------------
+
+ETCD_SCHEME=https ETCD_CLIENT_CERT_AUTH=0
+etcd_cluster s || bail "etcd s (https) did not start"
+ok "etcd s serves https on $(etcd_endpoints)"
+URL_S=$(etcd_endpoints)
+etcd_mkconf s1 "$T/s1.conf" <<<"$CLUSTERS"
+etcd_mkconf s2 "$T/s2.conf" <<<"$CLUSTERS"
+exit_is 0 "cafile is the CA: s1's check goes" "$CHECK" -c "$T/s1.conf" mail
+exit_is 1 "cafile is the CA: s2's check skips (s1 holds the key)" \
+    "$CHECK" -v -c "$T/s2.conf" mail
+err_has s1 "-v names the holder, s1"
+exit_is 0 "s1: -r releases over https" "$TOUCH" -c "$T/s1.conf" -r mail
+grep -v '^cafile' "$T/s2.conf" >"$T/s-nocafile.conf"
+chmod 600 "$T/s-nocafile.conf"
+exit_is 76 "no cafile: the test CA is not trusted, refused (76)" \
+    "$CHECK" -c "$T/s-nocafile.conf" mail
+err_has "$URL_S" "... the error names the endpoint"
+sed "s|^cafile = .*|cafile = $TLS/otherca.crt|" "$T/s2.conf" \
+    >"$T/s-otherca.conf"
+chmod 600 "$T/s-otherca.conf"
+exit_is 76 "cafile is another CA: refused (76)" \
+    "$CHECK" -c "$T/s-otherca.conf" mail
+err_like 'certificate|SSL|TLS' "... the error says what TLS said"
+exit_is 0 "the refusals claimed nothing: s2 goes" "$CHECK" -c "$T/s2.conf" mail
+
+# --- m: https, client certificates required ----------------------------------
+
+ETCD_CLIENT_CERT_AUTH=1
+etcd_cluster m || bail "etcd m (https, client-cert-auth) did not start"
+ok "etcd m requires client certificates on $(etcd_endpoints)"
+etcd_mkconf m1 "$T/m1.conf" "cert = $TLS/client.crt" \
+    "key = $TLS/client.key" <<<"$CLUSTERS"
+etcd_mkconf m2 "$T/m2.conf" "cert = $TLS/client.crt" \
+    "key = $TLS/client.key" <<<"$CLUSTERS"
+exit_is 0 "cert and key of the CA: m1's check goes" "$CHECK" -c "$T/m1.conf" mail
+exit_is 1 "cert and key of the CA: m2's check skips" "$CHECK" -c "$T/m2.conf" mail
+etcd_mkconf m3 "$T/m3.conf" <<<"$CLUSTERS"
+exit_is "3|76" "no client certificate: refused, never a go" \
+    "$CHECK" -c "$T/m3.conf" mail
+diag "no client certificate: exit $RC"
+etcd_mkconf m4 "$T/m4.conf" "cert = $TLS/otherclient.crt" \
+    "key = $TLS/otherclient.key" <<<"$CLUSTERS"
+exit_is "3|76" "a client certificate of another CA: refused, never a go" \
+    "$CHECK" -c "$T/m4.conf" mail
+diag "client certificate of another CA: exit $RC"
+exit_is 0 "m1: -r releases with its certificate" "$TOUCH" -c "$T/m1.conf" -r mail
+exit_is 0 "m2 goes once m1 released" "$CHECK" -c "$T/m2.conf" mail
+
+# --- p: etcd's user/password auth ---------------------------------------------
+
+ETCD_SCHEME=http ETCD_CLIENT_CERT_AUTH=0
+etcd_cluster p || bail "etcd p did not start"
+etcd_auth || bail "etcd p: auth enable failed"
+ok "etcd p has auth on: root, user $ETCD_USER with readwrite on $ETCD_PREFIX"
+URL_P=$(etcd_endpoints)
+AUTH=("user = $ETCD_USER" "password = $ETCD_PASSWORD")
+etcd_mkconf p1 "$T/p1.conf" "${AUTH[@]}" <<<"$CLUSTERS"
+etcd_mkconf p2 "$T/p2.conf" "${AUTH[@]}" <<<"$CLUSTERS"
+exit_is 0 "the right password: p1's check goes" "$CHECK" -c "$T/p1.conf" mail
+exit_is 1 "the right password: p2's check skips" "$CHECK" -c "$T/p2.conf" mail
+WRONG=wrong-$RANDOM$RANDOM
+etcd_mkconf p3 "$T/p3.conf" "user = $ETCD_USER" "password = $WRONG" \
+    <<<"$CLUSTERS"
+exit_is 76 "a wrong password: a refused login (76)" "$CHECK" -c "$T/p3.conf" mail
+err_has "$URL_P" "... the error names the endpoint"
+err_lacks "$WRONG" "... and does not show the password"
+etcd_mkconf p4 "$T/p4.conf" <<<"$CLUSTERS"
+exit_is 76 "no user and password on an etcd with auth: refused (76)" \
+    "$CHECK" -c "$T/p4.conf" mail
+ETCD_PREFIX=/elsewhere/ etcd_mkconf p5 "$T/p5.conf" "${AUTH[@]}" <<<"$CLUSTERS"
+exit_is 76 "the right password, a prefix the role does not cover: 76" \
+    "$CHECK" -c "$T/p5.conf" mail
+finish
