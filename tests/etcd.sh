@@ -2,7 +2,8 @@
 # Source it after tests/lib.sh (it sources tests/http.sh for free_port).
 #
 # Members are named (a, b, c...); every member has a client and a peer
-# URL on 127.0.0.1, ports from free_port, and its data in $T/etcd/NAME.
+# URL on 127.0.0.1, ports from free_port (outside the ephemeral range),
+# and its data in $ETCD_DATA/NAME (on tmpfs when there is one).
 # Several clusters may run side by side: each member remembers its own
 # command line, so that it can be stopped and restarted by name; the last
 # one started is the current one (ETCD_CUR, its members: set it to
@@ -52,6 +53,38 @@ ETCD_START_SECS=${ETCD_START_SECS:-60}
 declare -A ETCD_PID=() ETCD_URL=() ETCD_CMD=() ETCD_AUTH=() ETCD_TLSARGS=()
 ETCD_CUR=()
 _etcd_n=0
+
+# The members' data: on tmpfs (/dev/shm) when there is one, where etcd's
+# fsync of every write costs next to nothing, so that rounds are bounded
+# by pollguard's work and not by the disk of a shared machine; removed
+# on exit after what tests/lib.sh removes (the EXIT trap is chained).
+ETCD_DATA=$T/etcd
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+    ETCD_DATA=$(mktemp -d /dev/shm/pollguard-etcd.XXXXXX); then
+	eval "_etcd_trap=($(trap -p EXIT))"
+	trap "${_etcd_trap[2]:-}; rm -rf '$ETCD_DATA'" EXIT
+else
+	ETCD_DATA=$T/etcd
+fi
+
+# The ports the kernel hands out for outgoing connections (the members'
+# own, among them) are not used: one could be taken between free_port
+# and etcd's bind.
+read -r _etcd_eph_lo _etcd_eph_hi </proc/sys/net/ipv4/ip_local_port_range \
+    2>/dev/null
+: "${_etcd_eph_lo:=32768}" "${_etcd_eph_hi:=60999}"
+
+# _etcd_port: free_port outside the ephemeral range; FREE_PORT.
+_etcd_port()
+{
+	local i
+	for ((i = 0; i < 100; i++)); do
+		free_port || return 1
+		[ "$FREE_PORT" -ge "$_etcd_eph_lo" ] &&
+		    [ "$FREE_PORT" -le "$_etcd_eph_hi" ] || return 0
+	done
+	return 1
+}
 
 # etcd_need COUNT: skip the COUNT tests of the script, and finish, when
 # what the etcd tests need is not installed.
@@ -175,7 +208,11 @@ etcd_healthy()
 		wait_for "$secs" eval '_etcd_ctl "$n" endpoint health \
 		    >"$T/etcd-health.out" 2>&1 || ! _pg_alive "${ETCD_PID[$n]}"' \
 		    && _pg_alive "${ETCD_PID[$n]}" || {
-			diag "etcd member $n is not healthy after ${secs}s"
+			if _pg_alive "${ETCD_PID[$n]}"; then
+				diag "etcd member $n is not healthy after ${secs}s"
+			else
+				diag "etcd member $n exited"
+			fi
 			diag_file "$T/etcd-health.out" "etcdctl endpoint health"
 			diag_file "$T/etcd-$n.err" "etcd $n stderr"
 			return 1
@@ -210,14 +247,14 @@ etcd_cluster()
 		init=
 		declare -A pport=()
 		for n; do
-			free_port && pport[$n]=$FREE_PORT || return 1
-			free_port || return 1
+			_etcd_port && pport[$n]=$FREE_PORT || return 1
+			_etcd_port || return 1
 			ETCD_URL[$n]=$ETCD_SCHEME://127.0.0.1:$FREE_PORT
 			init="$init${init:+,}$n=http://127.0.0.1:${pport[$n]}"
 		done
 		for n; do
-			rm -rf "$T/etcd/$n"
-			mkdir -p -m 700 "$T/etcd/$n"
+			rm -rf "${ETCD_DATA:?}/$n"
+			mkdir -p -m 700 "$ETCD_DATA/$n"
 			ETCD_AUTH[$n]=
 			ETCD_TLSARGS[$n]=
 			if [ "$ETCD_SCHEME" = https ]; then
@@ -225,7 +262,7 @@ etcd_cluster()
 				[ "$ETCD_CLIENT_CERT_AUTH" = 1 ] &&
 				    ETCD_TLSARGS[$n]="${ETCD_TLSARGS[$n]} --cert $ETCD_TLS/client.crt --key $ETCD_TLS/client.key"
 			fi
-			ETCD_CMD[$n]="etcd --name $n --data-dir $T/etcd/$n/data
+			ETCD_CMD[$n]="etcd --name $n --data-dir $ETCD_DATA/$n/data
 			    --listen-client-urls ${ETCD_URL[$n]}
 			    --advertise-client-urls ${ETCD_URL[$n]}
 			    --listen-peer-urls http://127.0.0.1:${pport[$n]}
