@@ -4,7 +4,8 @@
 # R_ETCDGO and R_ETCDSKIP (empty when etcd was not measured).
 
 section etcd "strict mode (etcd backend) against etcdctl lock"
-ETCD_PREFIX=/pollguard-bench/
+# etcd's data on the disk of $T, as in bench/b-locks.sh: etcd fsyncs.
+ETCD_PREFIX=/pollguard-bench/ ETCD_DATA=$T/etcd-strict
 . "$TOP/tests/etcd.sh"
 R_ETCDGO="" R_ETCDSKIP=""
 if command -v etcd >/dev/null && command -v etcdctl >/dev/null &&
@@ -37,6 +38,7 @@ EOF
 	# do not exit 0 as failed, so its 1 becomes 0 and a go becomes 99.
 	awk '$1 == "run" && $3 == 2 { $5 = $5 == 1 ? 0 : $5 == 0 ? 99 : $5 } 1' \
 	    "$F.raw" >"$F"
+	grep -q '^run ' "$F" || die "pgbench alt measured nothing: $F"
 	R_ETCDGO=$(get "$F" 1e6 0 1 6)
 	R_ETCDSKIP=$(get "$F" 1e6 0 2 6)
 	M_ETCDGO=$(get "$F" 1e6 0 1 3)
