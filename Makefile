@@ -44,7 +44,8 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		systemd/pollguard.socket systemd/pollguard@.service \
 		systemd/pollguard.service tmpfiles.d/pollguard.conf \
 		stunnel/pollguard.conf systemd/pollguard-job@.service \
-		systemd/pollguard-job@.timer prometheus/pollguard.rules.yml
+		systemd/pollguard-job@.timer prometheus/pollguard.rules.yml \
+		pollguard-etcd.conf
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o \
@@ -229,6 +230,7 @@ deb:
 # Only the tools' paths: PATH lines and other programs keep theirs.
 SUBST =		sed -e 's|/usr/local/bin/pollguard-|$(BINDIR)/pollguard-|g' \
 		    -e 's|/usr/local/share/doc/pollguard|$(DOCDIR)|g' \
+		    -e 's|/usr/local/lib/pollguard|$(LIBEXECDIR)|g' \
 		    -e 's|/etc/pollguard\.conf|$(SYSCONFDIR)/pollguard.conf|g'
 CONF =		$(DESTDIR)$(SYSCONFDIR)/pollguard.conf
 

@@ -54,13 +54,13 @@ now_ms(void)
 }
 
 static struct pg_etcd_conn *
-open_conn(const struct tool *t)
+open_conn(const struct pg_config *cfg)
 {
 	if (conn != NULL)
 		return conn;
 	if (pg_etcd_init() == -1)
 		tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
-	if ((conn = pg_etcd_open(t->cfg)) == NULL)
+	if ((conn = pg_etcd_open(cfg)) == NULL)
 		tool_die_errno(EX_OSERR, "etcd client");
 	return conn;
 }
@@ -148,7 +148,7 @@ etcd_check(struct tool *t, int claim)
 	const char		*id = t->cluster->id;
 	int			 has, found;
 
-	open_conn(t);
+	open_conn(t->cfg);
 	has = own_lease(t, &mine);
 	if (!claim) {
 		if ((r = pg_etcd_peek(conn, t->cluster, &h, &found)) !=
@@ -209,7 +209,7 @@ etcd_hold_start(struct tool *t)
 	const char		*id = t->cluster->id;
 	int64_t			 now;
 
-	open_conn(t);
+	open_conn(t->cfg);
 	if (!own_lease(t, &held))
 		tool_die(1, "%s: this node does not hold the key in etcd; "
 		    "pollguard-check %s claims it", id, id);
@@ -286,7 +286,7 @@ etcd_release(struct tool *t)
 	enum pg_etcd_result	 r;
 	const char		*id = t->cluster->id;
 
-	open_conn(t);
+	open_conn(t->cfg);
 	if (own_lease(t, &l)) {
 		/* The key is on this lease only while this node holds it. */
 		r = pg_etcd_revoke(conn, l.id);
@@ -299,4 +299,44 @@ etcd_release(struct tool *t)
 			    t->state.path, id);
 	} else
 		decided(t, "%s: this node does not hold the key", id);
+}
+
+void
+etcd_fleet(const struct pg_config *cfg, const struct pg_cluster *c,
+    struct pg_fleet_node *n)
+{
+	struct pg_etcd_holder	 h;
+	enum pg_etcd_result	 r;
+	int64_t			 left;
+	int			 found;
+
+	pg_status_init(&n->st);
+	n->name = "(etcd)";
+	open_conn(cfg);
+	if ((r = pg_etcd_peek(conn, c, &h, &found)) == PG_ETCD_OK && found &&
+	    (r = pg_etcd_ttl(conn, h.lease, &left)) == PG_ETCD_LOST) {
+		found = 0;	/* expired between the two requests */
+		r = PG_ETCD_OK;
+	}
+	if (r != PG_ETCD_OK) {
+		n->reach = r == PG_ETCD_UNREACHABLE ? PG_REACH_UNREACHABLE :
+		    r == PG_ETCD_REFUSED ? PG_REACH_REFUSED : PG_REACH_INVALID;
+		snprintf(n->why, sizeof(n->why), "%s", r == PG_ETCD_ERROR ?
+		    strerror(errno) : pg_etcd_why(conn));
+		return;
+	}
+	n->reach = PG_REACH_STATUS;
+	if (!found) {
+		n->name = NULL;		/* nobody holds the key */
+		return;
+	}
+	if (h.node[0] != '\0' && (n->name = strdup(h.node)) == NULL)
+		tool_die_errno(EX_OSERR, "memory");
+	/* The key lasts a wait after the holder's last activity. */
+	if (left >= 0 && left * 1000 < c->wait_ms)
+		n->st.elapsed_ms = c->wait_ms - left * 1000;
+	else
+		n->st.elapsed_ms = 0;
+	strlcpy(n->st.cluster, c->id, sizeof(n->st.cluster));
+	strlcpy(n->st.node, n->name, sizeof(n->st.node));
 }

@@ -45,4 +45,12 @@ void	 etcd_hold_force(void);
 /* pollguard-touch -r: revoke the lease (deleting the key) and forget it. */
 void	 etcd_release(struct tool *);
 
+/*
+ * pollguard-status: the key's holder as a node of the fleet, read from
+ * etcd (elapsed: the wait less the lease's time left). n->name is NULL
+ * when nobody holds the key; a failure sets n->reach and n->why.
+ */
+void	 etcd_fleet(const struct pg_config *, const struct pg_cluster *,
+	    struct pg_fleet_node *);
+
 #endif /* ETCD_H */
