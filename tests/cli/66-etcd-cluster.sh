@@ -17,7 +17,7 @@
 #
 # PG_ETCD_ROUNDS rounds of the race (default 60, what make check runs);
 # no new round is begun after PG_ETCD_SECONDS seconds (default 20).
-# .ci/run runs 1000 rounds with a budget of 900 s.
+# .ci/run runs 1000 rounds with a budget of 1800 s.
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/etcd.sh"
 
