@@ -22,6 +22,10 @@ CURL_CFLAGS =	$(shell $(PKG_CONFIG) --cflags libcurl)
 CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
 JANSSON_CFLAGS =	$(shell $(PKG_CONFIG) --cflags jansson)
 JANSSON_LIBS =	$(shell $(PKG_CONFIG) --libs jansson)
+# libssl: only to hear the TLS alert by which etcd refuses a client
+# certificate (lib/etcd.c, on_alert): libcurl reports only its text.
+SSL_CFLAGS =	$(shell $(PKG_CONFIG) --cflags openssl)
+SSL_LIBS =	$(shell $(PKG_CONFIG) --libs openssl)
 
 # O=DIR builds objects, tools and test programs under DIR (make
 # check-sanitize uses it); by default they are built in place.
@@ -76,7 +80,7 @@ $(B)lib/peers.o: lib/peers.c
 # from LIBEXECDIR). lease.o needs neither.
 $(B)lib/etcd.o $(B)lib/etcdjson.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SSL_CFLAGS) -c -o $@ $<
 $(B)bin/pollguard-touch.o: override CFLAGS += \
 		-DPG_LIBEXECDIR='"$(LIBEXECDIR)"'
 $(B)bin/pollguard-touch-etcd.o: bin/pollguard-touch.c bin/etcd.h \
@@ -84,7 +88,7 @@ $(B)bin/pollguard-touch-etcd.o: bin/pollguard-touch.c bin/etcd.h \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DPG_ETCD -c -o $@ bin/pollguard-touch.c
 $(B)bin/etcd.o $(B)bin/pollguard-check.o: bin/etcd.h
-ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS)
+ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
 
 $(LIB): $(LIB_OBJS)
 	rm -f $@
@@ -294,7 +298,8 @@ FUZZ_TIME ?=	60
 FUZZ_DIR =	build/fuzz
 FUZZ_CFLAGS =	$(CFLAGS) -O1 -g -fno-omit-frame-pointer \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
-		-fsanitize=fuzzer-no-link $(CURL_CFLAGS) $(JANSSON_CFLAGS)
+		-fsanitize=fuzzer-no-link $(CURL_CFLAGS) $(JANSSON_CFLAGS) \
+		$(SSL_CFLAGS)
 FUZZ_TARGETS =	request answer config numbers outcome status etcd
 FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
 
@@ -313,7 +318,7 @@ $(FUZZ_DIR)/fuzz_answer: FUZZ_LINK = $(CURL_LIBS) \
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ibin -o $@ $< \
 	    $(filter $(FUZZ_DIR)/bin/%.o,$^) $(FUZZ_LIB) $(BASE_LIBS) \
-	    $(FUZZ_LINK) $(CURL_LIBS) $(JANSSON_LIBS)
+	    $(FUZZ_LINK) $(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
 .SECONDARY: $(FUZZ_LIB)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)

@@ -14,6 +14,7 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
+#include <openssl/ssl.h>
 
 #include "pollguard.h"
 
@@ -26,6 +27,8 @@ struct pg_etcd_conn {
 	size_t			 len;
 	int			 toolong;
 	int			 tls;		/* the failure was TLS trust */
+	int			 alert;		/* a fatal TLS alert etcd sent
+						   in this request, or -1 */
 	char			 cerr[CURL_ERROR_SIZE];
 	char			 why[PG_ERR_MAX];
 };
@@ -39,10 +42,18 @@ struct pg_etcd_conn {
 #define GRPC_UNAVAILABLE	14
 #define GRPC_UNAUTHENTICATED	16
 
+/* The SSL_CTX ex_data index of the connection: on_alert's. */
+static int	 ctx_index = -1;
+
 int
 pg_etcd_init(void)
 {
-	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return -1;
+	if (ctx_index == -1 && (ctx_index = SSL_CTX_get_ex_new_index(0, NULL,
+	    NULL, NULL, NULL)) == -1)
+		return -1;
+	return 0;
 }
 
 struct pg_etcd_conn *
@@ -120,23 +131,81 @@ on_body(char *p, size_t size, size_t n, void *arg)
 	return n;
 }
 
-/* The TLS failures that a retry will not mend: the peer is not trusted. */
+/*
+ * The fatal alerts etcd sends: it is OpenSSL (libcurl's TLS) that reads
+ * them, and libcurl passes on only its text, so they are recorded here.
+ */
+static void
+on_alert(const SSL *ssl, int where, int ret)
+{
+	struct pg_etcd_conn	*c;
+
+	if (!(where & SSL_CB_READ_ALERT) || (ret >> 8) != SSL3_AL_FATAL)
+		return;
+	if ((c = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ctx_index)) !=
+	    NULL)
+		c->alert = ret & 0xff;
+}
+
+/* libcurl's new TLS context for a connection: listen for alerts. */
+static CURLcode
+on_ctx(CURL *x, void *ctx, void *arg)
+{
+	(void)x;
+	if (SSL_CTX_set_ex_data(ctx, ctx_index, arg) != 1)
+		return CURLE_OUT_OF_MEMORY;
+	SSL_CTX_set_info_callback(ctx, on_alert);
+	return CURLE_OK;
+}
+
+/*
+ * The alerts by which a TLS server refuses this client's certificate, or
+ * the lack of one (TLS 1.3's certificate_required): an operator's matter.
+ * Not handshake_failure and the like, which also mean other things.
+ */
 static int
-tls_refused(CURLcode e)
+cert_alert(int a)
+{
+	switch (a) {
+	case SSL3_AD_BAD_CERTIFICATE:
+	case SSL3_AD_UNSUPPORTED_CERTIFICATE:
+	case SSL3_AD_CERTIFICATE_REVOKED:
+	case SSL3_AD_CERTIFICATE_EXPIRED:
+	case SSL3_AD_CERTIFICATE_UNKNOWN:
+	case TLS1_AD_UNKNOWN_CA:
+	case TLS1_AD_ACCESS_DENIED:
+	case TLS13_AD_CERTIFICATE_REQUIRED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The TLS failures that a retry will not mend: the peer is not trusted,
+ * or it refused this client's certificate.
+ */
+static int
+tls_refused(const struct pg_etcd_conn *c, CURLcode e)
 {
 	return e == CURLE_PEER_FAILED_VERIFICATION ||
 	    e == CURLE_SSL_CACERT_BADFILE || e == CURLE_SSL_CERTPROBLEM ||
-	    e == CURLE_SSL_ISSUER_ERROR || e == CURLE_SSL_PINNEDPUBKEYNOTMATCH;
+	    e == CURLE_SSL_ISSUER_ERROR || e == CURLE_SSL_PINNEDPUBKEYNOTMATCH ||
+	    cert_alert(c->alert);
 }
 
-/* One POST to endpoint i; the answer in c->body. -1: no answer (c->why). */
+/*
+ * One POST to endpoint i; the answer in c->body. -1: no answer (c->why).
+ * tls12: on a new connection, with TLS 1.2 at most (see late_verdict).
+ */
 static int
 post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
-    long *status, CURLcode *ce)
+    int tls12, long *status, CURLcode *ce)
 {
 	const struct pg_etcd	*e = &c->cfg->etcd;
 	struct curl_slist	*hdr = NULL, *h;
 	char			 url[PG_VALUE_MAX + 32], auth[PG_ETCD_TOKEN_MAX + 16];
+	char			 msg[256];
 	size_t			 n = strlen(e->endpoints[i]);
 	CURL			*x = c->easy;
 	int64_t			 cto;
@@ -148,6 +217,7 @@ post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
 	c->body = NULL;
 	c->len = 0;
 	c->toolong = 0;
+	c->alert = -1;
 	c->cerr[0] = '\0';
 	if ((h = curl_slist_append(hdr, "Content-Type: application/json")) ==
 	    NULL)
@@ -166,6 +236,12 @@ post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
 	curl_easy_setopt(x, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x, CURLOPT_FOLLOWLOCATION, 0L);
+	/*
+	 * HTTP/1.1, as over http: one request at a time needs nothing of
+	 * HTTP/2, and its failures after a handshake are libcurl's plain
+	 * send and receive errors, which late_verdict knows.
+	 */
+	curl_easy_setopt(x, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(x, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(x, CURLOPT_PROXY, "");
 	curl_easy_setopt(x, CURLOPT_NOPROXY, "*");
@@ -190,10 +266,26 @@ post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
 		curl_easy_setopt(x, CURLOPT_SSLCERT, e->cert);
 		curl_easy_setopt(x, CURLOPT_SSLKEY, e->key);
 	}
+	curl_easy_setopt(x, CURLOPT_SSL_CTX_FUNCTION, on_ctx);
+	curl_easy_setopt(x, CURLOPT_SSL_CTX_DATA, c);
+	if (tls12) {
+		curl_easy_setopt(x, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(x, CURLOPT_SSLVERSION,
+		    (long)(CURL_SSLVERSION_TLSv1_2 |
+		    CURL_SSLVERSION_MAX_TLSv1_2));
+	}
 	*ce = curl_easy_perform(x);
 	curl_slist_free_all(hdr);
 	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, status);
 	c->cur = i;
+	if (*ce != CURLE_OK && cert_alert(c->alert)) {
+		snprintf(msg, sizeof(msg), "TLS alert \"%s\": etcd refuses "
+		    "this node's client certificate%s",
+		    SSL_alert_desc_string_long(c->alert), e->cert[0] == '\0' ?
+		    " (none is configured: [etcd] cert and key)" : "");
+		say(c, msg);
+		return -1;
+	}
 	if (*ce != CURLE_OK) {
 		say(c, c->toolong ? "an answer longer than 64 KiB" :
 		    c->cerr[0] != '\0' ? c->cerr : curl_easy_strerror(*ce));
@@ -205,6 +297,32 @@ nomem:
 	*ce = CURLE_OUT_OF_MEMORY;
 	say(c, strerror(ENOMEM));
 	return -1;
+}
+
+/*
+ * Under TLS 1.3 the client's handshake is over before the server has
+ * judged the client's certificate (or its lack): a refusal is an alert
+ * after it, which may reach libcurl only after it sent the request, and
+ * is often overtaken by the reset of the closed connection ("Connection
+ * reset by peer"), which a network fault gives too. So a connection lost
+ * right after a handshake of this request is told apart by asking once
+ * more on a new connection with TLS 1.2 at most, where the server's
+ * verdict on the certificate is part of the handshake: a certificate
+ * alert there is a refusal (76), anything else leaves the first failure
+ * as it was (3). Only these failures cost the second try.
+ */
+static int
+late_verdict(struct pg_etcd_conn *c, size_t i, CURLcode ce)
+{
+	curl_off_t	 hs = 0;
+
+	if (ce != CURLE_SEND_ERROR && ce != CURLE_RECV_ERROR &&
+	    ce != CURLE_GOT_NOTHING)
+		return 0;
+	if (strncmp(c->cfg->etcd.endpoints[i], "https:", 6) != 0)
+		return 0;
+	return curl_easy_getinfo(c->easy, CURLINFO_APPCONNECT_TIME_T, &hs) ==
+	    CURLE_OK && hs > 0;
 }
 
 /* An error etcd answered, as a result; the message goes to c->why. */
@@ -242,18 +360,27 @@ ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
     const char *path, const char *json, const char *key,
     struct pg_etcd_reply *r)
 {
-	char		 why[PG_WHY_MAX];
+	char		 why[PG_WHY_MAX], first[PG_ERR_MAX];
 	long		 status = 0;
 	CURLcode	 ce;
+	int		 rc;
 
-	if (post(c, i, path, json, &status, &ce) == -1) {
+	if ((rc = post(c, i, path, json, 0, &status, &ce)) == -1 &&
+	    !tls_refused(c, ce) && late_verdict(c, i, ce)) {
+		strlcpy(first, c->why, sizeof(first));
+		/* No verdict: what the first try said stands. */
+		if ((rc = post(c, i, path, json, 1, &status, &ce)) == -1 &&
+		    !tls_refused(c, ce))
+			strlcpy(c->why, first, sizeof(c->why));
+	}
+	if (rc == -1) {
 		if (ce == CURLE_OUT_OF_MEMORY) {
 			errno = ENOMEM;
 			return PG_ETCD_ERROR;
 		}
 		if (c->toolong)
 			return PG_ETCD_INVALID;
-		c->tls = tls_refused(ce);
+		c->tls = tls_refused(c, ce);
 		return c->tls ? PG_ETCD_REFUSED : PG_ETCD_UNREACHABLE;
 	}
 	if (pg_etcd_parse(op, key, c->body, c->len, r, why, sizeof(why)) ==

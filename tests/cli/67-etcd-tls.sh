@@ -9,16 +9,19 @@
 #    trusted: refused with exit 76, as a peer whose certificate does not
 #    verify is (the TLS error named), never a go.
 # m: https with --client-cert-auth. cafile, cert and key work; a client
-#    certificate of the other CA is refused by etcd (a TLS alert): 76, as
-#    pollguard-check(1) says. Without any client certificate, etcd drops
-#    the connection: a skip (3) or a refusal (76), never a go.
+#    certificate of the other CA, or none, is refused by etcd with a TLS
+#    alert: 76, as pollguard-check(1) says, whether the alert or the
+#    reset of the closed connection reaches the client first (TLS 1.3).
+# r: a TLS server that completes the handshake, takes no certificate and
+#    closes (a reset, as a network fault would give, and no alert): 3,
+#    not a refusal.
 # p: http with etcd's auth on (user pollguard, a role on the prefix).
 #    The right password works; a wrong one, none, or a prefix the role
 #    does not cover is a refused login: 76.
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/etcd.sh"
 
-etcd_need 26
+etcd_need 30
 etcd_certs || bail "openssl could not make the certificates"
 ok "a CA, a server certificate (IP:127.0.0.1), a client certificate, another CA and its client certificate"
 
@@ -65,15 +68,30 @@ etcd_mkconf m2 "$T/m2.conf" "cert = $TLS/client.crt" \
 exit_is 0 "cert and key of the CA: m1's check goes" "$CHECK" -c "$T/m1.conf" mail
 exit_is 1 "cert and key of the CA: m2's check skips" "$CHECK" -c "$T/m2.conf" mail
 etcd_mkconf m3 "$T/m3.conf" <<<"$CLUSTERS"
-exit_is "3|76" "no client certificate: refused, never a go" \
+exit_is 76 "no client certificate: etcd refuses the handshake (76)" \
     "$CHECK" -c "$T/m3.conf" mail
-diag "no client certificate: exit $RC"
+err_like 'TLS alert.*none is configured' "... a TLS alert, and no cert configured"
 etcd_mkconf m4 "$T/m4.conf" "cert = $TLS/otherclient.crt" \
     "key = $TLS/otherclient.key" <<<"$CLUSTERS"
 exit_is 76 "a client certificate of another CA: etcd refuses it, 76" \
     "$CHECK" -c "$T/m4.conf" mail
+err_like 'TLS alert .*client certificate$' "... the TLS alert named"
 exit_is 0 "m1: -r releases with its certificate" "$TOUCH" -c "$T/m1.conf" -r mail
 exit_is 0 "m2 goes once m1 released" "$CHECK" -c "$T/m2.conf" mail
+
+# --- r: a TLS server that drops the connection after the handshake ------------
+
+_etcd_port || bail "no free port"
+RPORT=$FREE_PORT
+bg socat-r socat "OPENSSL-LISTEN:$RPORT,bind=127.0.0.1,reuseaddr,fork,cert=$TLS/server.crt,key=$TLS/server.key,verify=0" SYSTEM:true
+wait_for 10 port_listening "$RPORT" || bail "socat did not listen on $RPORT"
+sed "s|^endpoints = .*|endpoints = https://127.0.0.1:$RPORT|" "$T/m1.conf" \
+    >"$T/r.conf"
+chmod 600 "$T/r.conf"
+exit_is 3 "a connection closed after the handshake, no alert: unreachable (3)" \
+    "$CHECK" -c "$T/r.conf" mail
+err_lacks 'TLS alert' "... and not called a refusal"
+stop_pids "$BGPID"
 
 # --- p: etcd's user/password auth ---------------------------------------------
 
