@@ -570,6 +570,15 @@ holder(const struct pg_etcd_reply *r, struct pg_etcd_holder *h)
 	h->revision = r->kv.create_revision;
 }
 
+/* The key as it is: a linearizable read, no write. */
+static enum pg_etcd_result
+range(struct pg_etcd_conn *c, const char *key, const char *k64,
+    struct pg_etcd_reply *r)
+{
+	return call(c, PG_ETCD_RANGE, "/v3/kv/range",
+	    json_pack("{s:s}", "key", k64), key, r);
+}
+
 enum pg_etcd_result
 pg_etcd_peek(struct pg_etcd_conn *c, const struct pg_cluster *cl,
     struct pg_etcd_holder *h, int *found)
@@ -583,8 +592,7 @@ pg_etcd_peek(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	if (pg_etcd_key(c->cfg, cl->id, key, sizeof(key)) == -1 ||
 	    b64(key, strlen(key), k64, sizeof(k64)) == -1)
 		return PG_ETCD_ERROR;
-	res = call(c, PG_ETCD_RANGE, "/v3/kv/range",
-	    json_pack("{s:s}", "key", k64), key, &r);
+	res = range(c, key, k64, &r);
 	if (res == PG_ETCD_OK && r.found) {
 		*found = 1;
 		holder(&r, h);
@@ -628,6 +636,7 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	char			 key[PG_ETCD_KEY_MAX], k64[PG_ETCD_KEY_MAX * 2];
 	char			 val[PG_NAME_MAX + 8], v64[sizeof(val) * 2];
 	int64_t			 ttl, granted;
+	int			 known = 0;	/* r has the key as it is */
 
 	memset(l, 0, sizeof(*l));
 	memset(h, 0, sizeof(*h));
@@ -653,7 +662,23 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 			}
 			if (res != PG_ETCD_LOST)
 				return res;
-		}
+		} else
+			known = 1;	/* the failure branch read it */
+	} else {
+		if ((res = range(c, key, k64, &r)) != PG_ETCD_OK)
+			return res;
+		known = 1;
+	}
+
+	/*
+	 * Held by another lease: a skip for a read alone, with no lease
+	 * granted and nothing written (etcd writes every grant, txn and
+	 * revoke to its log). Absent: only the create-if-absent txn below
+	 * decides a go; a claim that loses the race to it is a skip there.
+	 */
+	if (known && r.found) {
+		holder(&r, h);
+		return PG_ETCD_HELD;
 	}
 
 	/* The TTL is the wait, rounded up to whole seconds. */

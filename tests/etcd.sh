@@ -29,6 +29,8 @@
 #	etcd_endpoints [NAME...]	the client URLs, comma-separated
 #	etcd_key CLUSTER	the key of a cluster's activity
 #	etcd_lease CLUSTER, etcd_lease_ttl LEASE	its lease, and TTL
+#	etcd_raft_index		the current cluster's raft index (it counts
+#				every write: grants, txns, revokes)
 #	etcd_section [LINE...]	a config's [etcd] section on the cluster
 #	etcd_mkconf NODE FILE [LINE...] < CLUSTERS	a pollguard config of
 #				node NODE on the current cluster
@@ -372,6 +374,15 @@ etcd_lease_ttl()
 {
 	etcd_ctl lease timetolive "$(printf '%x' "$1")" -w fields 2>/dev/null |
 	    awk -F' : ' '$1 == "\"TTL\"" { print $2 }'
+}
+
+# etcd_raft_index: the raft index of the first member of the current
+# cluster (the same on every member once applied); empty when it cannot
+# be read.
+etcd_raft_index()
+{
+	_etcd_ctl "${ETCD_CUR[0]}" endpoint status -w fields 2>/dev/null |
+	    awk -F' : ' '$1 == "\"RaftIndex\"" { print $2 }'
 }
 
 # etcd_section [LINE...]: an [etcd] section on the current cluster:

@@ -2,7 +2,7 @@
 # The etcd backend against one etcd member on loopback (tests/etcd.sh),
 # nodes a and b sharing it: a go claims the key, a skip names the holder
 # and its TTL, the holder goes again with the same fencing token, touch --
-# keeps the key past its TTL, the key expires a wait after the last
+# keeps the key past its TTL, a skip writes nothing (a read only), the key expires a wait after the last
 # activity and another node goes with a greater token, -r releases, a
 # lease revoked under a running job stops it (on_lease_lost = kill) or
 # only warns (warn), a wrong password is refused (76), and a stopped etcd
@@ -10,7 +10,7 @@
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/etcd.sh"
 
-etcd_need 49
+etcd_need 50
 
 CLUSTERS='[cluster mail]
 backend = etcd
@@ -43,9 +43,11 @@ LEASE_A=$(etcd_lease mail)
 is "$(sed -n 's/^lease //p' "$T/a.state/.mail.lease")" "$LEASE_A" \
     "the recorded lease is the key's"
 
+RAFT=$(etcd_raft_index)
 exit_is 1 "b: skip, a holds the key" "$CHECK" -v -c "$T/b.conf" mail
 err_like 'held by a \(revision [0-9]+, lease [0-9]+; [0-9]+s left\)' \
     "-v names the holder a and its time left"
+is "$(etcd_raft_index)" "${RAFT:-unreadable}" "the skip wrote nothing to etcd (raft index $RAFT)"
 exit_is 1 "b -n: skip too" "$CHECK" -n -c "$T/b.conf" mail
 exit_is 1 "b: touch refuses, b does not hold the key" \
     "$TOUCH" -c "$T/b.conf" mail -- true
