@@ -4,6 +4,7 @@ PREFIX ?=	/usr/local
 BINDIR ?=	$(PREFIX)/bin
 MANDIR ?=	$(PREFIX)/share/man
 DOCDIR ?=	$(PREFIX)/share/doc/pollguard
+LIBEXECDIR ?=	$(PREFIX)/lib/pollguard
 SYSCONFDIR ?=	/etc
 BASHCOMPDIR ?=	$(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
@@ -30,6 +31,12 @@ BASE_LIBS =	$(shell $(PKG_CONFIG) --libs inih libbsd-overlay)
 endif
 CURL_CFLAGS =	$(shell $(PKG_CONFIG) --cflags libcurl)
 CURL_LIBS =	$(shell $(PKG_CONFIG) --libs libcurl)
+JANSSON_CFLAGS =	$(shell $(PKG_CONFIG) --cflags jansson)
+JANSSON_LIBS =	$(shell $(PKG_CONFIG) --libs jansson)
+# libssl: only to hear the TLS alert by which etcd refuses a client
+# certificate (lib/etcd.c, on_alert): libcurl reports only its text.
+SSL_CFLAGS =	$(shell $(PKG_CONFIG) --cflags openssl)
+SSL_LIBS =	$(shell $(PKG_CONFIG) --libs openssl)
 
 # O=DIR builds objects, tools and test programs under DIR (make
 # check-sanitize uses it); by default they are built in place.
@@ -38,9 +45,10 @@ LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
 		prefer.o \
 		conn.o fleet.o listen.o local.o peers.o proto.o serve.o state.o \
-		status.o)
+		status.o lease.o etcd.o etcdjson.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
 		bin/pollguard-status
+LIBEXEC =	bin/pollguard-touch-etcd
 MAN1 =		man/pollguard-check.1 man/pollguard-touch.1 man/pollguard-status.1
 MAN5 =		man/pollguard.conf.5
 MAN7 =		man/pollguard.7
@@ -52,13 +60,15 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		systemd/pollguard.socket systemd/pollguard@.service \
 		systemd/pollguard.service tmpfiles.d/pollguard.conf \
 		stunnel/pollguard.conf systemd/pollguard-job@.service \
-		systemd/pollguard-job@.timer prometheus/pollguard.rules.yml
+		systemd/pollguard-job@.timer prometheus/pollguard.rules.yml \
+		pollguard-etcd.conf
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o \
-		pollguard-touch.o pollguard-serve.o pollguard-status.o)
+		pollguard-touch.o pollguard-serve.o pollguard-status.o etcd.o \
+		pollguard-touch-etcd.o)
 
-all: $(addprefix $(B),$(TOOLS))
+all: $(addprefix $(B),$(TOOLS) $(LIBEXEC))
 
 $(B)%.o: %.c
 	@mkdir -p $(@D)
@@ -75,6 +85,22 @@ $(BIN_OBJS): bin/tool.h
 $(B)lib/peers.o: lib/peers.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ lib/peers.c
+# The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
+# from the archive only by the tools that use it: check, status and
+# pollguard-touch-etcd, the build of pollguard-touch with -DPG_ETCD that
+# pollguard-touch execs for an etcd cluster (from beside itself, else
+# from LIBEXECDIR). lease.o needs neither.
+$(B)lib/etcd.o $(B)lib/etcdjson.o: $(B)lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SSL_CFLAGS) -c -o $@ $<
+$(B)bin/pollguard-touch.o: override CFLAGS += \
+		-DPG_LIBEXECDIR='"$(LIBEXECDIR)"'
+$(B)bin/pollguard-touch-etcd.o: bin/pollguard-touch.c bin/etcd.h \
+    bin/tool.h lib/pollguard.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DPG_ETCD -c -o $@ bin/pollguard-touch.c
+$(B)bin/etcd.o $(B)bin/pollguard-check.o: bin/etcd.h
+ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
 
 $(LIB): $(LIB_OBJS)
 	rm -f $@
@@ -82,13 +108,20 @@ $(LIB): $(LIB_OBJS)
 
 # Each tool links only what it uses: only pollguard-check and
 # pollguard-status, which ask peers, link libcurl.
-$(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o tool.o) $(LIB)
+$(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o tool.o etcd.o) \
+    $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
-	    $(CURL_LIBS) $(BASE_LIBS)
+	    $(ETCD_LINK) $(BASE_LIBS)
 
-$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o tool.o) $(LIB)
+$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o tool.o etcd.o) \
+    $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
-	    $(CURL_LIBS) $(BASE_LIBS)
+	    $(ETCD_LINK) $(BASE_LIBS)
+
+$(B)bin/pollguard-touch-etcd: $(addprefix $(B)bin/,pollguard-touch-etcd.o \
+    tool.o etcd.o) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
+	    $(ETCD_LINK) $(BASE_LIBS)
 
 $(B)bin/pollguard-serve: $(addprefix $(B)bin/,pollguard-serve.o tool.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(BASE_LIBS)
@@ -98,8 +131,9 @@ $(B)bin/pollguard-touch: $(addprefix $(B)bin/,pollguard-touch.o tool.o) $(LIB)
 
 $(TEST_PROGS): $(B)%: %.c $(LIB) lib/pollguard.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(BASE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(TEST_LIBS) $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
+$(B)tests/unit/t_etcdjson: TEST_LIBS = $(JANSSON_LIBS)
 
 # tests/connflood: the load test's client (tests/cli/94-load.sh), which
 # holds a thousand connections; it needs none of lib/.
@@ -236,6 +270,7 @@ deb:
 # Only the tools' paths: PATH lines and other programs keep theirs.
 SUBST =		sed -e 's|/usr/local/bin/pollguard-|$(BINDIR)/pollguard-|g' \
 		    -e 's|/usr/local/share/doc/pollguard|$(DOCDIR)|g' \
+		    -e 's|/usr/local/lib/pollguard|$(LIBEXECDIR)|g' \
 		    -e 's|/etc/pollguard\.conf|$(SYSCONFDIR)/pollguard.conf|g'
 CONF =		$(DESTDIR)$(SYSCONFDIR)/pollguard.conf
 
@@ -244,6 +279,8 @@ install: all
 	    $(addprefix $(DESTDIR)$(MANDIR)/man,1 5 7 8) \
 	    $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(sort $(dir $(EXAMPLES))))
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(LIBEXECDIR)
+	install -m 755 $(LIBEXEC) $(DESTDIR)$(LIBEXECDIR)
 	set -e; for f in $(MANPAGES); do \
 	    d=$(DESTDIR)$(MANDIR)/man$${f##*.}/$${f#man/}; \
 	    $(SUBST) $$f >$$d; chmod 644 $$d; done
@@ -270,6 +307,7 @@ install: all
 # changed since make install put it there.
 uninstall:
 	rm -f $(TOOLS:bin/%=$(DESTDIR)$(BINDIR)/%) \
+	    $(LIBEXEC:bin/%=$(DESTDIR)$(LIBEXECDIR)/%) \
 	    $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) \
 	    $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%) \
 	    $(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%) \
@@ -282,6 +320,7 @@ uninstall:
 
 clean:
 	rm -f lib/*.o lib/libpollguard.a sysconfdir.stamp bin/*.o $(TOOLS) \
+	    $(LIBEXEC) \
 	    $(TEST_PROGS)
 	rm -rf build
 
@@ -295,8 +334,9 @@ FUZZ_TIME ?=	60
 FUZZ_DIR =	build/fuzz
 FUZZ_CFLAGS =	$(CFLAGS) -O1 -g -fno-omit-frame-pointer \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
-		-fsanitize=fuzzer-no-link $(CURL_CFLAGS)
-FUZZ_TARGETS =	request answer config numbers outcome status
+		-fsanitize=fuzzer-no-link $(CURL_CFLAGS) $(JANSSON_CFLAGS) \
+		$(SSL_CFLAGS)
+FUZZ_TARGETS =	request answer config numbers outcome status etcd
 FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
 
 $(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h
@@ -314,7 +354,7 @@ $(FUZZ_DIR)/fuzz_answer: FUZZ_LINK = $(CURL_LIBS) \
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ibin -o $@ $< \
 	    $(filter $(FUZZ_DIR)/bin/%.o,$^) $(FUZZ_LIB) $(BASE_LIBS) \
-	    $(FUZZ_LINK) $(CURL_LIBS)
+	    $(FUZZ_LINK) $(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
 .SECONDARY: $(FUZZ_LIB)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "etcd.h"
 #include "tool.h"
 
 static volatile sig_atomic_t	 got_signal;
@@ -477,6 +478,9 @@ check(int argc, char *argv[])
 		    id);
 		return PG_SKIP_LOCAL;
 	}
+	/* Strict mode: etcd orders the claims (bin/etcd.c). */
+	if (t.cluster->backend == PG_BACKEND_ETCD)
+		return etcd_check(&t, claim);
 	/* This node's status, as its serve tells peers: a hold, a failure. */
 	if (pg_status_local(&t.state, t.cluster, t.cfg->node, &own) == -1) {
 		tool_warn(&t, "cluster %s: this node's status cannot be read "

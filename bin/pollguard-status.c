@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "etcd.h"
 #include "tool.h"
 
 #define EXIT_PARTIAL	1	/* some node did not answer */
@@ -106,6 +107,16 @@ ask(const struct pg_config *cfg, const struct pg_cluster *c,
 	self_node(cfg, c, st, &f->nodes[0]);
 	for (i = 0; i < r->n; i++)
 		peer_node(&r->seen[i], &f->nodes[i + 1]);
+	if (c->backend != PG_BACKEND_ETCD)
+		return;
+	/* On etcd, the other node is the key's holder, read from etcd. */
+	if ((f->nodes = reallocarray(f->nodes, 2, sizeof(*f->nodes))) == NULL)
+		tool_die_errno(EX_OSERR, "memory");
+	memset(&f->nodes[1], 0, sizeof(f->nodes[1]));
+	etcd_fleet(cfg, c, &f->nodes[1]);
+	if (f->nodes[1].name != NULL &&
+	    strcasecmp(f->nodes[1].name, cfg->node) != 0)
+		f->n = 2;
 }
 
 /*

@@ -16,6 +16,14 @@
 #include <unistd.h>
 
 #include "tool.h"
+#ifdef PG_ETCD
+#include "etcd.h"
+#endif
+
+#ifndef PG_LIBEXECDIR
+#define PG_LIBEXECDIR	"/usr/local/lib/pollguard"	/* make LIBEXECDIR= */
+#endif
+#define TOUCH_ETCD	"pollguard-touch-etcd"
 
 #define FILTER_REFRESH_MS	1000
 #define HEARTBEAT_MIN_MS	1000
@@ -56,6 +64,11 @@ refresh(struct tool *t, int fatal)
 {
 	static int	 reported;	/* errno of the failure last reported */
 
+#ifdef PG_ETCD
+	/* The lease first: it is what other nodes see. */
+	if (t->cluster->backend == PG_BACKEND_ETCD)
+		etcd_hold_refresh(t, now_ms());
+#endif
 	if (pg_state_touch(&t->state, t->cluster->id) == 0) {
 		reported = 0;
 		return;
@@ -87,6 +100,60 @@ until(int64_t now, int64_t a, int64_t b, int64_t c)
 		d = c;
 	return d - now;
 }
+
+#ifdef PG_ETCD
+/*
+ * Keep the lease alive when due; once it is lost while the job runs, say
+ * so (etcd_hold_refresh did) and, under on_lease_lost = kill, stop the
+ * job's process group as the runtime limit does. 1 when it did now.
+ */
+static int
+lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
+    int64_t *killat)
+{
+	static int	 done;
+
+	if (t->cluster->backend != PG_BACKEND_ETCD || done)
+		return 0;
+	if (!etcd_hold_lost() && !etcd_hold_refresh(t, now))
+		return 0;
+	done = 1;
+	if (reaped || t->cluster->on_lease_lost == PG_LEASE_LOST_WARN)
+		return 0;
+	tool_error("%s: the lease is lost: SIGTERM to the job's process "
+	    "group (on_lease_lost = kill)", t->cluster->id);
+	kill(-pid, SIGTERM);
+	if (*killat == 0)
+		*killat = now + t->cluster->kill_after_ms;
+	return 1;
+}
+#else
+/*
+ * A cluster on etcd is pollguard-touch-etcd's, which links libcurl and
+ * jansson (this program does not): beside this one, else in the
+ * libexec directory.
+ */
+static __dead void
+exec_etcd(char **argv)
+{
+	char	 self[PATH_MAX], path[PATH_MAX], *slash;
+	ssize_t	 n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			slash[1] = '\0';
+			if ((size_t)snprintf(path, sizeof(path), "%s%s", self,
+			    TOUCH_ETCD) < sizeof(path) &&
+			    access(path, X_OK) == 0)
+				execv(path, argv);
+		}
+	}
+	execv(PG_LIBEXECDIR "/" TOUCH_ETCD, argv);
+	tool_die_errno(EX_UNAVAILABLE, "the cluster is on etcd, but %s",
+	    PG_LIBEXECDIR "/" TOUCH_ETCD);
+}
+#endif
 
 /*
  * Run the job in a process group of its own, so that signals and the
@@ -162,6 +229,10 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 		deadline = now + limit_ms;
 	for (;;) {
 		now = now_ms();
+#ifdef PG_ETCD
+		if (lease_lost(t, pid, now, reaped, &killat))
+			continue;
+#endif
 		if (next - now <= 0) {
 			refresh(t, 0);
 			next += interval;
@@ -194,6 +265,10 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 		poll = reaped ? now + 100 : 0;
 		left = until(now, next, deadline > 0 ? deadline : killat,
 		    poll);
+#ifdef PG_ETCD
+		if (!etcd_hold_lost() && etcd_hold_due() - now < left)
+			left = etcd_hold_due() > now ? etcd_hold_due() - now : 0;
+#endif
 		ts.tv_sec = left / 1000;
 		ts.tv_nsec = left % 1000 * 1000000;
 		if ((sig = sigtimedwait(&set, NULL, &ts)) == -1) {
@@ -212,6 +287,10 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 		if (r == pid)
 			reaped = 1;
 	}
+#ifdef PG_ETCD
+	if (t->cluster->backend == PG_BACKEND_ETCD)
+		etcd_hold_force();
+#endif
 	refresh(t, 0);
 	if (pg_outcome_finish(&t->state, id, status, timed_out, &o) == -1)
 		tool_error("cannot record the outcome of the run in %s/.%s."
@@ -315,6 +394,7 @@ int
 main(int argc, char *argv[])
 {
 	static struct tool	 t;	/* static: reachable until exit */
+	char		**av = argv;
 	struct pg_hold	 h;
 	const char	*conf = NULL, *errstr, *topt = NULL, *msg = NULL;
 	int64_t		 limit_ms = -1, hold_ms = -1;
@@ -378,6 +458,16 @@ main(int argc, char *argv[])
 
 	tool_init();
 	tool_setup(&t, conf, argv[0]);
+#ifdef PG_ETCD
+	(void)av;
+	if (t.cluster->backend == PG_BACKEND_ETCD && rflag)
+		etcd_release(&t);
+	else if (t.cluster->backend == PG_BACKEND_ETCD && hold_ms < 0)
+		etcd_hold_start(&t);
+#else
+	if (t.cluster->backend == PG_BACKEND_ETCD)
+		exec_etcd(av);
+#endif
 	if (hold_ms >= 0)
 		hold(&t, hold_ms, msg);
 	if (argc > 1)

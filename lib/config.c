@@ -36,7 +36,8 @@ enum section {
 	SEC_GLOBAL,
 	SEC_SERVE,
 	SEC_PEER,
-	SEC_CLUSTER
+	SEC_CLUSTER,
+	SEC_ETCD
 };
 
 struct parse {
@@ -48,6 +49,7 @@ struct parse {
 	int			 seen_global;
 	int			 connect_line;	/* connect_timeout was set here */
 	int			 seen_serve;
+	unsigned int		 seen_strict;	/* etcd keys of a [cluster] */
 	int			 has_password;
 	char			**peerlists;	/* per cluster, NULL: default */
 	int			*peerlines;
@@ -407,6 +409,11 @@ peer_key(struct parse *p, const char *key, const char *val)
 
 #define SEPARATORS	", \t"
 
+/* The etcd backend's keys in [cluster], below with [etcd]. */
+static int	 strict_key_is(const char *);
+static int	 strict_key(struct parse *, struct pg_cluster *, const char *,
+		    const char *);
+
 static const char *const cluster_keys[] = {
 	"name", "wait", "peers", "unreachable", "max_runtime", "kill_after",
 	"on_failure", "cooldown", "prefer", "failback", "failback_after",
@@ -451,6 +458,8 @@ cluster_key(struct parse *p, const char *key, const char *val)
 	unsigned int		 k;
 
 	snprintf(section, sizeof(section), "cluster %s", c->id);
+	if (strict_key_is(key))
+		return strict_key(p, c, key, val);
 	if (!key_bit(p, section, cluster_keys, key, val, &k))
 		return 0;
 	switch (k) {
@@ -590,6 +599,191 @@ serve_key(struct parse *p, const char *key, const char *val)
 	}
 }
 
+/*
+ * The etcd backend (pollguard(7), STRICT MODE ON ETCD): [cluster] backend
+ * and on_lease_lost, and the [etcd] section. Their keys are checked here,
+ * apart from the peer protocol's, with the same rules: unknown or
+ * repeated keys and control characters are errors.
+ */
+static const char *const strict_keys[] = { "backend", "on_lease_lost", NULL };
+
+static int
+strict_key_is(const char *key)
+{
+	size_t	 i;
+
+	for (i = 0; strict_keys[i] != NULL; i++)
+		if (strcmp(strict_keys[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+strict_key(struct parse *p, struct pg_cluster *c, const char *key,
+    const char *val)
+{
+	char		 section[PG_NAME_MAX + 16];
+	unsigned int	 seen = p->seen, k;
+	int		 r;
+
+	snprintf(section, sizeof(section), "cluster %s", c->id);
+	p->seen = p->seen_strict;
+	r = key_bit(p, section, strict_keys, key, val, &k);
+	p->seen_strict = p->seen;
+	p->seen = seen;
+	if (!r)
+		return 0;
+	if (k == 0) {
+		if (strcmp(val, "peers") == 0)
+			c->backend = PG_BACKEND_PEERS;
+		else if (strcmp(val, "etcd") == 0)
+			c->backend = PG_BACKEND_ETCD;
+		else
+			return fail(p, p->line, "backend: '%s' is neither "
+			    "'peers' nor 'etcd'", val);
+		return 1;
+	}
+	if (strcmp(val, "kill") == 0)
+		c->on_lease_lost = PG_LEASE_LOST_KILL;
+	else if (strcmp(val, "warn") == 0)
+		c->on_lease_lost = PG_LEASE_LOST_WARN;
+	else
+		return fail(p, p->line, "on_lease_lost: '%s' is neither "
+		    "'kill' nor 'warn'", val);
+	return 1;
+}
+
+static int
+etcd_section(struct parse *p)
+{
+	if (p->cfg->etcd.line)
+		return fail(p, p->line, "[etcd] repeats line %d",
+		    p->cfg->etcd.line);
+	p->cfg->etcd.line = p->line;
+	p->sec = SEC_ETCD;
+	return 1;
+}
+
+/* cafile, cert, key: absolute paths, read by libcurl at each run. */
+static int
+etcd_path(struct parse *p, char *dst, size_t len, const char *key,
+    const char *val)
+{
+	if (val[0] != '/')
+		return fail(p, p->line, "%s: '%s' is not an absolute path",
+		    key, val);
+	return copy(p, dst, len, val, key);
+}
+
+static const char *const etcd_keys[] = {
+	"endpoints", "prefix", "timeout", "cafile", "cert", "key", "user",
+	"password", NULL
+};
+
+static int
+etcd_key(struct parse *p, const char *key, const char *val)
+{
+	struct pg_etcd	*e = &p->cfg->etcd;
+	char		 list[PG_VALUE_MAX], why[PG_ERR_MAX], *tok, *last;
+	unsigned int	 k;
+	size_t		 i;
+
+	if (!key_bit(p, "etcd", etcd_keys, key, val, &k))
+		return 0;
+	switch (k) {
+	case 0:
+		if (!copy(p, list, sizeof(list), val, key))
+			return 0;
+		for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
+		    tok = strtok_r(NULL, SEPARATORS, &last)) {
+			if (e->nendpoints == PG_ETCD_ENDPOINTS_MAX)
+				return fail(p, p->line, "endpoints: more than "
+				    "%d", PG_ETCD_ENDPOINTS_MAX);
+			if (url_check(tok, why, sizeof(why)) == -1)
+				return fail(p, p->line, "endpoints: '%s': %s",
+				    tok, why);
+			for (i = 0; i < e->nendpoints; i++)
+				if (strcmp(e->endpoints[i], tok) == 0)
+					return fail(p, p->line, "endpoints: "
+					    "'%s' listed twice", tok);
+			strlcpy(e->endpoints[e->nendpoints++], tok,
+			    sizeof(e->endpoints[0]));
+		}
+		if (e->nendpoints == 0)
+			return fail(p, p->line, "endpoints: separators but no "
+			    "URL");
+		return 1;
+	case 1:
+		/* Printable, no blank: the key is PREFIX followed by the ID. */
+		if (val[0] != '/' || strlen(val) > 128 ||
+		    strpbrk(val, " \t") != NULL)
+			return fail(p, p->line, "prefix: '%s' is not a path "
+			    "starting with '/', without blanks, of at most 128 "
+			    "characters", val);
+		for (i = 0; val[i] != '\0'; i++)
+			if ((unsigned char)val[i] > 0x7e)
+				return fail(p, p->line, "prefix: byte 0x%02x is "
+				    "not printable ASCII", (unsigned char)val[i]);
+		return copy(p, e->prefix, sizeof(e->prefix), val, key);
+	case 2:
+		return duration(p, key, val, 100, 60 * 1000, &e->timeout_ms);
+	case 3:
+		return etcd_path(p, e->cafile, sizeof(e->cafile), key, val);
+	case 4:
+		return etcd_path(p, e->cert, sizeof(e->cert), key, val);
+	case 5:
+		return etcd_path(p, e->key, sizeof(e->key), key, val);
+	case 6:
+		return basic_user(p, e->user, sizeof(e->user), val);
+	default:
+		p->has_password = 1;
+		return copy(p, e->password, sizeof(e->password), val, key);
+	}
+}
+
+/*
+ * What needs the whole file: an etcd cluster needs [etcd] endpoints and
+ * asks no peers (a peers list for it is an error, the default list is
+ * dropped); [etcd] gets its defaults.
+ */
+static int
+etcd_finish(struct parse *p)
+{
+	struct pg_config	*cfg = p->cfg;
+	struct pg_etcd		*e = &cfg->etcd;
+	struct pg_cluster	*c;
+	size_t			 i;
+
+	for (i = 0; i < cfg->nclusters; i++) {
+		c = &cfg->clusters[i];
+		if (c->backend != PG_BACKEND_ETCD)
+			continue;
+		if (e->nendpoints == 0)
+			return fail(p, c->line, "[cluster %s] has backend = "
+			    "etcd but %s", c->id, e->line ? "[etcd] has no "
+			    "endpoints" : "there is no [etcd] section");
+		if (p->peerlines[i] != 0)
+			return fail(p, p->peerlines[i], "peers: not used by a "
+			    "cluster with backend = etcd");
+		c->npeers = 0;
+	}
+	if (e->line == 0)
+		return 1;
+	if (e->nendpoints == 0)
+		return fail(p, e->line, "[etcd] has no endpoints");
+	if ((e->user[0] == '\0') != (e->password[0] == '\0'))
+		return fail(p, e->line, "[etcd] needs both user and password, "
+		    "or neither");
+	if ((e->cert[0] == '\0') != (e->key[0] == '\0'))
+		return fail(p, e->line, "[etcd] needs both cert and key, or "
+		    "neither");
+	if (e->prefix[0] == '\0')
+		strlcpy(e->prefix, "/pollguard/", sizeof(e->prefix));
+	if (e->timeout_ms == 0)
+		e->timeout_ms = cfg->timeout_ms;
+	return 1;
+}
+
 static int
 handler(void *arg, const char *section, const char *key, const char *val)
 {
@@ -610,6 +804,8 @@ handler(void *arg, const char *section, const char *key, const char *val)
 		return peer_key(p, key, val);
 	case SEC_CLUSTER:
 		return cluster_key(p, key, val);
+	case SEC_ETCD:
+		return etcd_key(p, key, val);
 	default:
 		return fail(p, p->line, "'%s' before the first [section]",
 		    key);
@@ -701,6 +897,7 @@ section(struct parse *p, const char *line)
 	if (*end != '\0' && *end != ';' && *end != '#')
 		return fail(p, p->line, "text after the section header");
 	p->seen = 0;
+	p->seen_strict = 0;
 	if ((arg = strchr(name, ' ')) != NULL) {
 		*arg++ = '\0';
 		arg += strspn(arg, " \t");
@@ -729,10 +926,12 @@ section(struct parse *p, const char *line)
 		p->sec = SEC_CLUSTER;
 		return new_cluster(p, arg);
 	}
+	if (strcmp(name, "etcd") == 0 && arg == NULL)
+		return etcd_section(p);
 	if (arg != NULL)
 		arg[-1] = ' ';
 	return fail(p, p->line, "unknown section [%s] (expected [pollguard], "
-	    "[serve], [peer NAME] or [cluster ID])", name);
+	    "[serve], [etcd], [peer NAME] or [cluster ID])", name);
 }
 
 static char *
@@ -930,7 +1129,7 @@ finish(struct parse *p)
 	for (i = 0; i < cfg->nclusters; i++)
 		if (!prefer_list(p, i))
 			return 0;
-	return check_horizon(p);
+	return etcd_finish(p) && check_horizon(p);
 }
 
 const char *

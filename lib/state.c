@@ -1411,6 +1411,22 @@ pg_hold_remove(struct pg_state *st, const char *cluster)
 }
 
 /*
+ * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
+ * record, lib/lease.c; the checked file below): the same atomic
+ * replacement under the record lock, and the same bounded read.
+ */
+static int
+aux_name(char *buf, size_t len, const char *cluster, const char *suffix)
+{
+	if (strlen(cluster) > PG_NAME_MAX ||
+	    (size_t)snprintf(buf, len, ".%s.%s", cluster, suffix) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The checked file, ".CLUSTER.checked", named, written and read as the
  * outcome file is. Its text:
  *
@@ -1430,12 +1446,7 @@ static const char *const checked_keys[] = {
 static int
 checked_name(char *buf, size_t len, const char *cluster)
 {
-	if (strlen(cluster) > PG_NAME_MAX ||
-	    (size_t)snprintf(buf, len, ".%s.checked", cluster) >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
+	return aux_name(buf, len, cluster, "checked");
 }
 
 int
@@ -1543,4 +1554,41 @@ pg_checked_write(struct pg_state *st, const char *cluster,
 	    (len = pg_checked_format(ck, buf, sizeof(buf))) == -1)
 		return -1;
 	return put_locked(st, cluster, name, buf, len);
+}
+
+int
+pg_state_aux_write(struct pg_state *st, const char *cluster,
+    const char *suffix, const char *buf, size_t len)
+{
+	char	 name[PG_NAME_MAX + 32];
+
+	if (aux_name(name, sizeof(name), cluster, suffix) == -1)
+		return -1;
+	return put_locked(st, cluster, name, buf, len);
+}
+
+ssize_t
+pg_state_aux_read(struct pg_state *st, const char *cluster,
+    const char *suffix, char *buf, size_t len)
+{
+	char	 name[PG_NAME_MAX + 32];
+
+	if (aux_name(name, sizeof(name), cluster, suffix) == -1)
+		return -1;
+	return read_small(st, name, buf, len);
+}
+
+int
+pg_state_aux_remove(struct pg_state *st, const char *cluster,
+    const char *suffix)
+{
+	char	 name[PG_NAME_MAX + 32];
+	int	 r;
+
+	if (aux_name(name, sizeof(name), cluster, suffix) == -1 ||
+	    rec_lock(st, cluster) == -1)
+		return -1;
+	r = remove_locked(st, name);
+	rec_unlock(st);
+	return r;
 }

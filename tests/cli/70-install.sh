@@ -6,7 +6,8 @@
 # with man -l; make uninstall removes all of it but the configuration.
 . "$PG_TOP/tests/lib.sh"
 
-EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf prometheus/pollguard.rules.yml
+EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf pollguard-etcd.conf
+prometheus/pollguard.rules.yml
 stunnel/pollguard.conf
 systemd/pollguard-job@.service systemd/pollguard-job@.timer
 systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
@@ -35,6 +36,7 @@ is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 	for t in pollguard-check pollguard-serve pollguard-status pollguard-touch; do
 		echo "./usr/bin/$t"
 	done
+	echo ./usr/lib/pollguard/pollguard-touch-etcd
 	for e in $EXAMPLES; do
 		echo "./usr/share/doc/pollguard/examples/$e"
 	done

@@ -12,7 +12,7 @@
 # and lintian; skipped with the reason otherwise.
 . "${PG_TOP:-.}/tests/lib.sh"
 
-NTESTS=22
+NTESTS=23
 why=
 if [ "$(id -u)" -ne 0 ]; then
 	why="not root (dpkg -i into an overlay root needs mounts and chroot)"
@@ -104,6 +104,11 @@ pollguard-touch mail; r touch $?
 printf 'GET /v1/elapsed/mail HTTP/1.0\r\n\r\n' | pollguard-serve -i >/tmp/serve.out 2>&1
 r serve "$(head -n 1 /tmp/serve.out | tr -d '\r')"
 pollguard-check mail; r check_after_touch $?
+# An etcd cluster: pollguard-touch execs /usr/lib/pollguard/pollguard-touch-etcd,
+# which alone says that this node does not hold the key (no etcd needed).
+printf '[pollguard]\nstate = /tmp/etcd-state\n[etcd]\nendpoints = http://127.0.0.1:9\n[cluster strict]\nbackend = etcd\nwait = 1m\n' >/tmp/etcd.conf
+pollguard-touch -c /tmp/etcd.conf strict >/tmp/touch-etcd.out 2>&1
+r touch_etcd "$?:$(grep -c 'does not hold the key in etcd' /tmp/touch-etcd.out)"
 r man "$(man -w pollguard-check pollguard.conf pollguard 2>&1 | tr '\n' ' ')"
 r completion "$(bash -c '. /usr/share/bash-completion/completions/pollguard-touch && COMP_WORDS=(pollguard-touch m) COMP_CWORD=1 && _pollguard pollguard-touch m pollguard-touch && echo "${COMPREPLY[*]}"' 2>&1)"
 r doc "$(cd /usr/share/doc/pollguard && ls README* changelog* copyright 2>&1 | tr '\n' ' ')"
@@ -153,6 +158,8 @@ is "${R[check_n]-}" 0 "pollguard-check -n mail with the shipped config: exit 0"
 [ "${R[check_n]-}" = 0 ] || diag "pollguard-check -n: ${R[check_n_err]-}"
 is "${R[touch]-}/${R[serve]-}/${R[check_after_touch]-}" "0/HTTP/1.0 200 OK/0" \
     "pollguard-touch, pollguard-serve -i and pollguard-check run"
+is "${R[touch_etcd]-}" 1:1 \
+    "pollguard-touch on an etcd cluster runs /usr/lib/pollguard/pollguard-touch-etcd"
 case ${R[man]-} in
 */man1/pollguard-check.1.gz*/man5/pollguard.conf.5.gz*/man7/pollguard.7.gz*)
 	ok "man finds the pages" ;;

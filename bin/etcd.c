@@ -1,0 +1,342 @@
+/*
+ * etcd.c (bin/): what pollguard-check and pollguard-touch-etcd do with an
+ * etcd-backed cluster (pollguard(7), STRICT MODE ON ETCD): the claim,
+ * the lease kept alive while this node holds the key, the release, and
+ * their messages and exit statuses. The library's client does the talking.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "etcd.h"
+
+#define KEEPALIVE_MIN_MS	500
+
+static struct pg_etcd_conn	*conn;
+static struct pg_lease		 held;		/* etcd_hold_start's */
+static int64_t			 alive_until;	/* ms: the lease lasts at
+						   least until then */
+static int64_t			 due;		/* next keepalive, ms */
+static int			 lost;
+
+int
+etcd_status(enum pg_etcd_result r)
+{
+	switch (r) {
+	case PG_ETCD_OK:
+		return 0;
+	case PG_ETCD_HELD:
+	case PG_ETCD_LOST:
+		return 1;
+	case PG_ETCD_UNREACHABLE:
+		return 3;
+	case PG_ETCD_REFUSED:
+	case PG_ETCD_INVALID:
+		return EX_PROTOCOL;
+	default:
+		return EX_OSERR;
+	}
+}
+
+static int64_t
+now_ms(void)
+{
+	int64_t	 ns;
+
+	if (pg_clock(CLOCK_BOOTTIME, &ns) == -1)
+		tool_die_errno(EX_OSERR, "clock");
+	return ns / 1000000;
+}
+
+static struct pg_etcd_conn *
+open_conn(const struct pg_config *cfg)
+{
+	if (conn != NULL)
+		return conn;
+	if (pg_etcd_init() == -1)
+		tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
+	if ((conn = pg_etcd_open(cfg)) == NULL)
+		tool_die_errno(EX_OSERR, "etcd client");
+	return conn;
+}
+
+/* What went wrong with etcd, loudly: strict mode never goes on it. */
+static int
+failed(const struct tool *t, enum pg_etcd_result r, const char *doing)
+{
+	const char	*what;
+
+	switch (r) {
+	case PG_ETCD_UNREACHABLE:
+		what = "etcd unreachable or without quorum";
+		break;
+	case PG_ETCD_REFUSED:
+		what = "refused by etcd (check [etcd] user, password, cert, "
+		    "key and cafile)";
+		break;
+	case PG_ETCD_INVALID:
+		what = "etcd answered nonsense";
+		break;
+	default:
+		what = strerror(errno);
+		break;
+	}
+	tool_error("cluster %s: %s: %s: %s", t->cluster->id, doing, what,
+	    r == PG_ETCD_ERROR ? "" : pg_etcd_why(conn));
+	return etcd_status(r);
+}
+
+/* A decision: syslog, and stderr with -v (cron stays silent). */
+static void
+decided(const struct tool *t, const char *fmt, ...)
+    __attribute__((__format__(__printf__, 2, 3)));
+
+static void
+decided(const struct tool *t, const char *fmt, ...)
+{
+	char	 msg[PG_TEXT_MAX];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	syslog(LOG_INFO, "%s", msg);
+	tool_explain(t, "%s", msg);
+}
+
+/* This node's lease record: 1 and *l, or 0 (none, or damaged: said). */
+static int
+own_lease(const struct tool *t, struct pg_lease *l)
+{
+	int	 r;
+
+	if ((r = pg_lease_read((struct pg_state *)&t->state, t->cluster->id,
+	    l)) == -1)
+		tool_warn(t, "cluster %s: %s/.%s.lease: %s: ignored",
+		    t->cluster->id, t->state.path, t->cluster->id,
+		    strerror(errno));
+	return r == 1;
+}
+
+/* "held by b (lease 7587...; 12s left)", the time left with -v only. */
+static int
+skip(struct tool *t, const struct pg_etcd_holder *h)
+{
+	char	 left[32] = "";
+	int64_t	 ttl;
+
+	if (t->verbose && pg_etcd_ttl(conn, h->lease, &ttl) == PG_ETCD_OK &&
+	    ttl >= 0)
+		snprintf(left, sizeof(left), "; %" PRId64 "s left", ttl);
+	decided(t, "%s: skip: held by %s (revision %" PRId64 ", lease %"
+	    PRId64 "%s)", t->cluster->id, h->node[0] != '\0' ? h->node :
+	    "a value that is not pollguard's", h->revision, h->lease, left);
+	return 1;
+}
+
+int
+etcd_check(struct tool *t, int claim)
+{
+	struct pg_lease		 mine, l;
+	struct pg_etcd_holder	 h;
+	enum pg_etcd_result	 r;
+	const char		*id = t->cluster->id;
+	int			 has, found;
+
+	open_conn(t->cfg);
+	has = own_lease(t, &mine);
+	if (!claim) {
+		if ((r = pg_etcd_peek(conn, t->cluster, &h, &found)) !=
+		    PG_ETCD_OK)
+			return failed(t, r, "reading the key");
+		if (found && !(has && h.lease == mine.id))
+			return skip(t, &h);
+		decided(t, "%s: go%s (not claimed: -n)", id, found ?
+		    ": this node holds the key" : "");
+		return 0;
+	}
+	r = pg_etcd_claim(conn, t->cluster, t->cfg->node, has ? &mine : NULL,
+	    &l, &h);
+	if (r == PG_ETCD_HELD) {
+		/* A record of a lease that no longer holds the key is stale. */
+		if (has && pg_lease_remove(&t->state, id) == -1)
+			tool_error("cannot remove %s/.%s.lease: %s",
+			    t->state.path, id, strerror(errno));
+		return skip(t, &h);
+	}
+	if (r != PG_ETCD_OK)
+		return failed(t, r, "claiming the key");
+	if (pg_lease_write(&t->state, id, &l) == -1) {
+		tool_error("cannot record the lease in %s/.%s.lease: %s",
+		    t->state.path, id, strerror(errno));
+		pg_etcd_revoke(conn, l.id);
+		return EX_CANTCREAT;
+	}
+	if (pg_state_touch(&t->state, id) == -1)
+		tool_error("cannot record activity in %s/%s: %s",
+		    t->state.path, id, strerror(errno));
+	decided(t, "%s: go, %s (fencing token %" PRId64 ", lease %" PRId64
+	    ", TTL %" PRId64 "s)", id, has && l.id == mine.id ?
+	    "this node holds the key" : "claimed", l.revision, l.id, l.ttl_s);
+	return 0;
+}
+
+/* One keepalive now; the lease lasts at least until alive_until. */
+static enum pg_etcd_result
+keepalive(int64_t now)
+{
+	enum pg_etcd_result	 r;
+	int64_t			 ttl;
+
+	/* etcd counts the TTL from when it takes the request: after now. */
+	if ((r = pg_etcd_keepalive(conn, held.id, &ttl)) == PG_ETCD_OK) {
+		alive_until = now + ttl * 1000;
+		held.ttl_s = ttl;
+	}
+	return r;
+}
+
+void
+etcd_hold_start(struct tool *t)
+{
+	enum pg_etcd_result	 r;
+	char			 token[24];
+	const char		*id = t->cluster->id;
+	int64_t			 now;
+
+	open_conn(t->cfg);
+	if (!own_lease(t, &held))
+		tool_die(1, "%s: this node does not hold the key in etcd; "
+		    "pollguard-check %s claims it", id, id);
+	now = now_ms();
+	if ((r = keepalive(now)) != PG_ETCD_OK) {
+		if (r == PG_ETCD_LOST) {
+			pg_lease_remove(&t->state, id);
+			tool_die(1, "%s: this node's lease %" PRId64 " has "
+			    "expired: another node may poll now", id, held.id);
+		}
+		exit(tool_status(failed(t, r, "keeping the lease alive")));
+	}
+	due = now + held.ttl_s * 1000 / 3;
+	snprintf(token, sizeof(token), "%" PRId64, held.revision);
+	if (setenv("POLLGUARD_FENCING_TOKEN", token, 1) == -1)
+		tool_die_errno(EX_OSERR, "setenv");
+}
+
+int64_t
+etcd_hold_due(void)
+{
+	return lost ? 0 : due;
+}
+
+int
+etcd_hold_lost(void)
+{
+	return lost;
+}
+
+void
+etcd_hold_force(void)
+{
+	due = 0;
+}
+
+int
+etcd_hold_refresh(struct tool *t, int64_t now)
+{
+	enum pg_etcd_result	 r;
+	int64_t			 step;
+
+	if (lost || now < due)
+		return 0;
+	step = held.ttl_s * 1000 / 3;
+	if (step < KEEPALIVE_MIN_MS)
+		step = KEEPALIVE_MIN_MS;
+	if ((r = keepalive(now)) == PG_ETCD_OK) {
+		due = now + step;
+		return 0;
+	}
+	if (r != PG_ETCD_LOST && now < alive_until) {
+		/* Try again soon; the lease still runs. */
+		tool_warn(t, "cluster %s: keeping the lease alive: %s; "
+		    "retrying", t->cluster->id, pg_etcd_why(conn));
+		due = now + KEEPALIVE_MIN_MS < alive_until ?
+		    now + KEEPALIVE_MIN_MS : alive_until;
+		return 0;
+	}
+	lost = 1;
+	tool_error("cluster %s: the lease %" PRId64 " is lost (%s): another "
+	    "node may poll now", t->cluster->id, held.id, r == PG_ETCD_LOST ?
+	    "etcd says it has expired" : "etcd unreachable for its TTL");
+	if (pg_lease_remove(&t->state, t->cluster->id) == -1)
+		tool_error("cannot remove %s/.%s.lease: %s", t->state.path,
+		    t->cluster->id, strerror(errno));
+	return 1;
+}
+
+void
+etcd_release(struct tool *t)
+{
+	struct pg_lease		 l;
+	enum pg_etcd_result	 r;
+	const char		*id = t->cluster->id;
+
+	open_conn(t->cfg);
+	if (own_lease(t, &l)) {
+		/* The key is on this lease only while this node holds it. */
+		r = pg_etcd_revoke(conn, l.id);
+		if (r != PG_ETCD_OK && r != PG_ETCD_LOST)
+			exit(tool_status(failed(t, r, "revoking the lease")));
+		decided(t, "%s: %s", id, r == PG_ETCD_OK ? "released" :
+		    "the lease had expired already");
+		if (pg_lease_remove(&t->state, id) == -1)
+			tool_die_errno(EX_CANTCREAT, "cannot remove %s/.%s.lease",
+			    t->state.path, id);
+	} else
+		decided(t, "%s: this node does not hold the key", id);
+}
+
+void
+etcd_fleet(const struct pg_config *cfg, const struct pg_cluster *c,
+    struct pg_fleet_node *n)
+{
+	struct pg_etcd_holder	 h;
+	enum pg_etcd_result	 r;
+	int64_t			 left;
+	int			 found;
+
+	pg_status_init(&n->st);
+	n->name = "(etcd)";
+	open_conn(cfg);
+	if ((r = pg_etcd_peek(conn, c, &h, &found)) == PG_ETCD_OK && found &&
+	    (r = pg_etcd_ttl(conn, h.lease, &left)) == PG_ETCD_LOST) {
+		found = 0;	/* expired between the two requests */
+		r = PG_ETCD_OK;
+	}
+	if (r != PG_ETCD_OK) {
+		n->reach = r == PG_ETCD_UNREACHABLE ? PG_REACH_UNREACHABLE :
+		    r == PG_ETCD_REFUSED ? PG_REACH_REFUSED : PG_REACH_INVALID;
+		snprintf(n->why, sizeof(n->why), "%s", r == PG_ETCD_ERROR ?
+		    strerror(errno) : pg_etcd_why(conn));
+		return;
+	}
+	n->reach = PG_REACH_STATUS;
+	if (!found) {
+		n->name = NULL;		/* nobody holds the key */
+		return;
+	}
+	if (h.node[0] != '\0' && (n->name = strdup(h.node)) == NULL)
+		tool_die_errno(EX_OSERR, "memory");
+	/* The key lasts a wait after the holder's last activity. */
+	if (left >= 0 && left * 1000 < c->wait_ms)
+		n->st.elapsed_ms = c->wait_ms - left * 1000;
+	else
+		n->st.elapsed_ms = 0;
+	strlcpy(n->st.cluster, c->id, sizeof(n->st.cluster));
+	strlcpy(n->st.node, n->name, sizeof(n->st.node));
+}

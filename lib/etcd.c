@@ -1,0 +1,718 @@
+/*
+ * etcd.c: the etcd backend's client (pollguard(7), STRICT MODE ON ETCD).
+ * It speaks etcd v3's HTTP/JSON gateway (/v3/...; Debian's etcd 3.4 has
+ * it) with libcurl's easy interface, one request at a time, so that no
+ * gRPC stack is needed. etcdjson.c reads the answers. Only the tools
+ * that use the backend link this, and so libcurl and jansson.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vis.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <openssl/ssl.h>
+
+#include "pollguard.h"
+
+struct pg_etcd_conn {
+	const struct pg_config	*cfg;
+	CURL			*easy;
+	size_t			 cur;		/* the endpoint in use */
+	char			 token[PG_ETCD_ENDPOINTS_MAX][PG_ETCD_TOKEN_MAX];
+	char			*body;
+	size_t			 len;
+	int			 toolong;
+	int			 tls;		/* the failure was TLS trust */
+	int			 alert;		/* a fatal TLS alert etcd sent
+						   in this request, or -1 */
+	char			 cerr[CURL_ERROR_SIZE];
+	char			 why[PG_ERR_MAX];
+};
+
+/* gRPC status codes that etcd's errors carry. */
+#define GRPC_DEADLINE		4
+#define GRPC_NOT_FOUND		5
+#define GRPC_PERMISSION		7
+#define GRPC_EXHAUSTED		8
+#define GRPC_PRECONDITION	9
+#define GRPC_UNAVAILABLE	14
+#define GRPC_UNAUTHENTICATED	16
+
+/* The SSL_CTX ex_data index of the connection: on_alert's. */
+static int	 ctx_index = -1;
+
+int
+pg_etcd_init(void)
+{
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return -1;
+	if (ctx_index == -1 && (ctx_index = SSL_CTX_get_ex_new_index(0, NULL,
+	    NULL, NULL, NULL)) == -1)
+		return -1;
+	return 0;
+}
+
+struct pg_etcd_conn *
+pg_etcd_open(const struct pg_config *cfg)
+{
+	struct pg_etcd_conn	*c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->cfg = cfg;
+	if ((c->easy = curl_easy_init()) == NULL) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+void
+pg_etcd_close(struct pg_etcd_conn *c)
+{
+	if (c == NULL)
+		return;
+	curl_easy_cleanup(c->easy);
+	free(c->body);
+	explicit_bzero(c->token, sizeof(c->token));
+	free(c);
+}
+
+const char *
+pg_etcd_why(const struct pg_etcd_conn *c)
+{
+	return c->why;
+}
+
+/* Say why, escaped: etcd's messages and libcurl's are not ours. */
+static void
+say(struct pg_etcd_conn *c, const char *what)
+{
+	char	 raw[PG_ERR_MAX];
+
+	snprintf(raw, sizeof(raw), "%s: %s", c->cfg->etcd.endpoints[c->cur],
+	    what);
+	strnvis(c->why, raw, sizeof(c->why), VIS_CSTYLE | VIS_OCTAL |
+	    VIS_TAB | VIS_NL | VIS_NOSLASH);
+}
+
+int
+pg_etcd_key(const struct pg_config *cfg, const char *id, char *buf,
+    size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s%s", cfg->etcd.prefix, id) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static size_t
+on_body(char *p, size_t size, size_t n, void *arg)
+{
+	struct pg_etcd_conn	*c = arg;
+	char			*nb;
+
+	n *= size;
+	if (c->len + n > PG_ETCD_ANSWER_MAX) {
+		c->toolong = 1;
+		return 0;
+	}
+	if ((nb = realloc(c->body, c->len + n + 1)) == NULL)
+		return 0;
+	c->body = nb;
+	memcpy(c->body + c->len, p, n);
+	c->len += n;
+	return n;
+}
+
+/*
+ * The fatal alerts etcd sends: it is OpenSSL (libcurl's TLS) that reads
+ * them, and libcurl passes on only its text, so they are recorded here.
+ */
+static void
+on_alert(const SSL *ssl, int where, int ret)
+{
+	struct pg_etcd_conn	*c;
+
+	if (!(where & SSL_CB_READ_ALERT) || (ret >> 8) != SSL3_AL_FATAL)
+		return;
+	if ((c = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ctx_index)) !=
+	    NULL)
+		c->alert = ret & 0xff;
+}
+
+/* libcurl's new TLS context for a connection: listen for alerts. */
+static CURLcode
+on_ctx(CURL *x, void *ctx, void *arg)
+{
+	(void)x;
+	if (SSL_CTX_set_ex_data(ctx, ctx_index, arg) != 1)
+		return CURLE_OUT_OF_MEMORY;
+	SSL_CTX_set_info_callback(ctx, on_alert);
+	return CURLE_OK;
+}
+
+/*
+ * The alerts by which a TLS server refuses this client's certificate, or
+ * the lack of one (TLS 1.3's certificate_required): an operator's matter.
+ * Not handshake_failure and the like, which also mean other things.
+ */
+static int
+cert_alert(int a)
+{
+	switch (a) {
+	case SSL3_AD_BAD_CERTIFICATE:
+	case SSL3_AD_UNSUPPORTED_CERTIFICATE:
+	case SSL3_AD_CERTIFICATE_REVOKED:
+	case SSL3_AD_CERTIFICATE_EXPIRED:
+	case SSL3_AD_CERTIFICATE_UNKNOWN:
+	case TLS1_AD_UNKNOWN_CA:
+	case TLS1_AD_ACCESS_DENIED:
+	case TLS13_AD_CERTIFICATE_REQUIRED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The TLS failures that a retry will not mend: the peer is not trusted,
+ * or it refused this client's certificate.
+ */
+static int
+tls_refused(const struct pg_etcd_conn *c, CURLcode e)
+{
+	return e == CURLE_PEER_FAILED_VERIFICATION ||
+	    e == CURLE_SSL_CACERT_BADFILE || e == CURLE_SSL_CERTPROBLEM ||
+	    e == CURLE_SSL_ISSUER_ERROR || e == CURLE_SSL_PINNEDPUBKEYNOTMATCH ||
+	    cert_alert(c->alert);
+}
+
+/*
+ * One POST to endpoint i; the answer in c->body. -1: no answer (c->why).
+ * tls12: on a new connection, with TLS 1.2 at most (see late_verdict).
+ */
+static int
+post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
+    int tls12, long *status, CURLcode *ce)
+{
+	const struct pg_etcd	*e = &c->cfg->etcd;
+	struct curl_slist	*hdr = NULL, *h;
+	char			 url[PG_VALUE_MAX + 32], auth[PG_ETCD_TOKEN_MAX + 16];
+	char			 msg[256];
+	size_t			 n = strlen(e->endpoints[i]);
+	CURL			*x = c->easy;
+	int64_t			 cto;
+
+	while (n > 0 && e->endpoints[i][n - 1] == '/')
+		n--;
+	snprintf(url, sizeof(url), "%.*s%s", (int)n, e->endpoints[i], path);
+	free(c->body);
+	c->body = NULL;
+	c->len = 0;
+	c->toolong = 0;
+	c->alert = -1;
+	c->cerr[0] = '\0';
+	if ((h = curl_slist_append(hdr, "Content-Type: application/json")) ==
+	    NULL)
+		goto nomem;
+	hdr = h;
+	if (c->token[i][0] != '\0') {
+		snprintf(auth, sizeof(auth), "Authorization: %s", c->token[i]);
+		h = curl_slist_append(hdr, auth);
+		explicit_bzero(auth, sizeof(auth));
+		if (h == NULL)
+			goto nomem;
+		hdr = h;
+	}
+	curl_easy_reset(x);
+	curl_easy_setopt(x, CURLOPT_URL, url);
+	curl_easy_setopt(x, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x, CURLOPT_FOLLOWLOCATION, 0L);
+	/*
+	 * HTTP/1.1, as over http: one request at a time needs nothing of
+	 * HTTP/2, and its failures after a handshake are libcurl's plain
+	 * send and receive errors, which late_verdict knows.
+	 */
+	curl_easy_setopt(x, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	curl_easy_setopt(x, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(x, CURLOPT_PROXY, "");
+	curl_easy_setopt(x, CURLOPT_NOPROXY, "*");
+	cto = c->cfg->connect_timeout_ms < e->timeout_ms ?
+	    c->cfg->connect_timeout_ms : e->timeout_ms;
+	curl_easy_setopt(x, CURLOPT_CONNECTTIMEOUT_MS, (long)cto);
+	curl_easy_setopt(x, CURLOPT_TIMEOUT_MS, (long)e->timeout_ms);
+	curl_easy_setopt(x, CURLOPT_MAXFILESIZE_LARGE,
+	    (curl_off_t)PG_ETCD_ANSWER_MAX);
+	curl_easy_setopt(x, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(x, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(x, CURLOPT_ERRORBUFFER, c->cerr);
+	curl_easy_setopt(x, CURLOPT_USERAGENT, "pollguard/" PG_VERSION);
+	curl_easy_setopt(x, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(x, CURLOPT_POSTFIELDS, json);
+	/* Verification stays on (libcurl's default); only the CA may change. */
+	curl_easy_setopt(x, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(x, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (e->cafile[0] != '\0')
+		curl_easy_setopt(x, CURLOPT_CAINFO, e->cafile);
+	if (e->cert[0] != '\0') {
+		curl_easy_setopt(x, CURLOPT_SSLCERT, e->cert);
+		curl_easy_setopt(x, CURLOPT_SSLKEY, e->key);
+	}
+	curl_easy_setopt(x, CURLOPT_SSL_CTX_FUNCTION, on_ctx);
+	curl_easy_setopt(x, CURLOPT_SSL_CTX_DATA, c);
+	if (tls12) {
+		curl_easy_setopt(x, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(x, CURLOPT_SSLVERSION,
+		    (long)(CURL_SSLVERSION_TLSv1_2 |
+		    CURL_SSLVERSION_MAX_TLSv1_2));
+	}
+	*ce = curl_easy_perform(x);
+	curl_slist_free_all(hdr);
+	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, status);
+	c->cur = i;
+	if (*ce != CURLE_OK && cert_alert(c->alert)) {
+		snprintf(msg, sizeof(msg), "TLS alert \"%s\": etcd refuses "
+		    "this node's client certificate%s",
+		    SSL_alert_desc_string_long(c->alert), e->cert[0] == '\0' ?
+		    " (none is configured: [etcd] cert and key)" : "");
+		say(c, msg);
+		return -1;
+	}
+	if (*ce != CURLE_OK) {
+		say(c, c->toolong ? "an answer longer than 64 KiB" :
+		    c->cerr[0] != '\0' ? c->cerr : curl_easy_strerror(*ce));
+		return -1;
+	}
+	return 0;
+nomem:
+	curl_slist_free_all(hdr);
+	*ce = CURLE_OUT_OF_MEMORY;
+	say(c, strerror(ENOMEM));
+	return -1;
+}
+
+/*
+ * Under TLS 1.3 the client's handshake is over before the server has
+ * judged the client's certificate (or its lack): a refusal is an alert
+ * after it, which may reach libcurl only after it sent the request, and
+ * is often overtaken by the reset of the closed connection ("Connection
+ * reset by peer"), which a network fault gives too. So a connection lost
+ * right after a handshake of this request is told apart by asking once
+ * more on a new connection with TLS 1.2 at most, where the server's
+ * verdict on the certificate is part of the handshake: a certificate
+ * alert there is a refusal (76), anything else leaves the first failure
+ * as it was (3). Only these failures cost the second try.
+ */
+static int
+late_verdict(struct pg_etcd_conn *c, size_t i, CURLcode ce)
+{
+	curl_off_t	 hs = 0;
+
+	if (ce != CURLE_SEND_ERROR && ce != CURLE_RECV_ERROR &&
+	    ce != CURLE_GOT_NOTHING)
+		return 0;
+	if (strncmp(c->cfg->etcd.endpoints[i], "https:", 6) != 0)
+		return 0;
+	return curl_easy_getinfo(c->easy, CURLINFO_APPCONNECT_TIME_T, &hs) ==
+	    CURLE_OK && hs > 0;
+}
+
+/* An error etcd answered, as a result; the message goes to c->why. */
+static enum pg_etcd_result
+etcd_error(struct pg_etcd_conn *c, enum pg_etcd_op op,
+    const struct pg_etcd_reply *r)
+{
+	say(c, r->message);
+	switch (r->code) {
+	case GRPC_DEADLINE:
+	case GRPC_EXHAUSTED:
+	case GRPC_UNAVAILABLE:
+		return PG_ETCD_UNREACHABLE;
+	case GRPC_NOT_FOUND:
+		if (op == PG_ETCD_KEEPALIVE || op == PG_ETCD_REVOKE ||
+		    op == PG_ETCD_TTL)
+			return PG_ETCD_LOST;
+		return PG_ETCD_INVALID;
+	case GRPC_PERMISSION:
+	case GRPC_PRECONDITION:
+	case GRPC_UNAUTHENTICATED:
+		return PG_ETCD_REFUSED;
+	default:
+		/* A wrong password is "invalid argument" to authenticate. */
+		return op == PG_ETCD_AUTH ? PG_ETCD_REFUSED : PG_ETCD_INVALID;
+	}
+}
+
+/*
+ * One request at endpoint i, and its answer read: OK (*r), or the
+ * failure. UNREACHABLE means: try the next endpoint.
+ */
+static enum pg_etcd_result
+ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
+    const char *path, const char *json, const char *key,
+    struct pg_etcd_reply *r)
+{
+	char		 why[PG_WHY_MAX], first[PG_ERR_MAX];
+	long		 status = 0;
+	CURLcode	 ce;
+	int		 rc;
+
+	if ((rc = post(c, i, path, json, 0, &status, &ce)) == -1 &&
+	    !tls_refused(c, ce) && late_verdict(c, i, ce)) {
+		strlcpy(first, c->why, sizeof(first));
+		/* No verdict: what the first try said stands. */
+		if ((rc = post(c, i, path, json, 1, &status, &ce)) == -1 &&
+		    !tls_refused(c, ce))
+			strlcpy(c->why, first, sizeof(c->why));
+	}
+	if (rc == -1) {
+		if (ce == CURLE_OUT_OF_MEMORY) {
+			errno = ENOMEM;
+			return PG_ETCD_ERROR;
+		}
+		if (c->toolong)
+			return PG_ETCD_INVALID;
+		c->tls = tls_refused(c, ce);
+		return c->tls ? PG_ETCD_REFUSED : PG_ETCD_UNREACHABLE;
+	}
+	if (pg_etcd_parse(op, key, c->body, c->len, r, why, sizeof(why)) ==
+	    -1) {
+		/* A proxy's or a starting member's page: not an answer. */
+		if (status >= 500) {
+			snprintf(why, sizeof(why), "HTTP status %ld", status);
+			say(c, why);
+			return PG_ETCD_UNREACHABLE;
+		}
+		say(c, why);
+		return PG_ETCD_INVALID;
+	}
+	if (r->error)
+		return etcd_error(c, op, r);
+	if (status != 200) {
+		snprintf(why, sizeof(why), "HTTP status %ld without an error",
+		    status);
+		say(c, why);
+		return status >= 500 ? PG_ETCD_UNREACHABLE : PG_ETCD_INVALID;
+	}
+	return PG_ETCD_OK;
+}
+
+/* A token for endpoint i, when the config has a user and it has none. */
+static enum pg_etcd_result
+authenticate(struct pg_etcd_conn *c, size_t i)
+{
+	const struct pg_etcd	*e = &c->cfg->etcd;
+	struct pg_etcd_reply	 r;
+	enum pg_etcd_result	 res;
+	json_t			*o;
+	char			*json;
+
+	if (e->user[0] == '\0' || c->token[i][0] != '\0')
+		return PG_ETCD_OK;
+	if ((o = json_pack("{s:s, s:s}", "name", e->user, "password",
+	    e->password)) == NULL || (json = json_dumps(o, JSON_COMPACT)) ==
+	    NULL) {
+		json_decref(o);
+		errno = ENOMEM;
+		return PG_ETCD_ERROR;
+	}
+	json_decref(o);
+	res = ask_one(c, i, PG_ETCD_AUTH, "/v3/auth/authenticate", json, "",
+	    &r);
+	explicit_bzero(json, strlen(json));
+	free(json);
+	if (res == PG_ETCD_OK)
+		strlcpy(c->token[i], r.token, sizeof(c->token[i]));
+	explicit_bzero(&r, sizeof(r));
+	return res;
+}
+
+/*
+ * A request, failed over: the endpoint in use first, then the others in
+ * order. An endpoint that cannot be reached, or has no quorum, passes it
+ * on; any other answer is the answer. A token that etcd no longer takes
+ * (simple tokens expire) is asked for again, once.
+ */
+static enum pg_etcd_result
+ask(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *path,
+    const char *json, const char *key, struct pg_etcd_reply *r)
+{
+	const struct pg_etcd	*e = &c->cfg->etcd;
+	enum pg_etcd_result	 res, worst = PG_ETCD_UNREACHABLE;
+	size_t			 k, i, start = c->cur;
+	int			 again;
+
+	for (k = 0; k < e->nendpoints; k++) {
+		i = (start + k) % e->nendpoints;
+		for (again = 0; again < 2; again++) {
+			memset(r, 0, sizeof(*r));
+			c->tls = 0;
+			if ((res = authenticate(c, i)) == PG_ETCD_OK)
+				res = ask_one(c, i, op, path, json, key, r);
+			if (res != PG_ETCD_REFUSED || e->user[0] == '\0' ||
+			    r->code != GRPC_UNAUTHENTICATED)
+				break;
+			c->token[i][0] = '\0';
+		}
+		if (res != PG_ETCD_UNREACHABLE && !c->tls)
+			return res;
+		/* An endpoint we do not trust (TLS): try the others. */
+		if (c->tls)
+			worst = PG_ETCD_REFUSED;
+	}
+	return worst;
+}
+
+/* The body of a request, from a jansson object (taken): NULL on ENOMEM. */
+static char *
+dump(json_t *o)
+{
+	char	*s;
+
+	if (o == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (s == NULL)
+		errno = ENOMEM;
+	return s;
+}
+
+static enum pg_etcd_result
+call(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *path,
+    json_t *o, const char *key, struct pg_etcd_reply *r)
+{
+	enum pg_etcd_result	 res;
+	char			*json;
+
+	memset(r, 0, sizeof(*r));
+	if ((json = dump(o)) == NULL)
+		return PG_ETCD_ERROR;
+	res = ask(c, op, path, json, key, r);
+	free(json);
+	return res;
+}
+
+/* An int64 as the gateway writes it: a string of digits. */
+static json_t *
+id_json(int64_t id)
+{
+	char	 s[24];
+
+	snprintf(s, sizeof(s), "%" PRId64, id);
+	return json_string(s);
+}
+
+static int
+b64(const char *s, size_t n, char *dst, size_t len)
+{
+	return pg_base64(s, n, dst, len) == -1 ? -1 : 0;
+}
+
+enum pg_etcd_result
+pg_etcd_keepalive(struct pg_etcd_conn *c, int64_t lease, int64_t *ttl_s)
+{
+	struct pg_etcd_reply	 r;
+	enum pg_etcd_result	 res;
+
+	res = call(c, PG_ETCD_KEEPALIVE, "/v3/lease/keepalive",
+	    json_pack("{s:o}", "ID", id_json(lease)), "", &r);
+	if (res != PG_ETCD_OK)
+		return res;
+	/* A lease etcd does not know is answered with no TTL. */
+	if (r.ttl <= 0 || r.id != lease) {
+		say(c, "the lease has expired or was revoked");
+		return PG_ETCD_LOST;
+	}
+	*ttl_s = r.ttl;
+	return PG_ETCD_OK;
+}
+
+enum pg_etcd_result
+pg_etcd_ttl(struct pg_etcd_conn *c, int64_t lease, int64_t *ttl_s)
+{
+	struct pg_etcd_reply	 r;
+	enum pg_etcd_result	 res;
+
+	res = call(c, PG_ETCD_TTL, "/v3/lease/timetolive",
+	    json_pack("{s:o}", "ID", id_json(lease)), "", &r);
+	if (res == PG_ETCD_OK)
+		*ttl_s = r.ttl;
+	return res;
+}
+
+enum pg_etcd_result
+pg_etcd_revoke(struct pg_etcd_conn *c, int64_t lease)
+{
+	struct pg_etcd_reply	 r;
+
+	return call(c, PG_ETCD_REVOKE, "/v3/lease/revoke",
+	    json_pack("{s:o}", "ID", id_json(lease)), "", &r);
+}
+
+/* The holder of the key in a reply with its kv. */
+static void
+holder(const struct pg_etcd_reply *r, struct pg_etcd_holder *h)
+{
+	memset(h, 0, sizeof(*h));
+	pg_etcd_value(&r->kv, h->node, sizeof(h->node));
+	h->lease = r->kv.lease;
+	h->revision = r->kv.create_revision;
+}
+
+/* The key as it is: a linearizable read, no write. */
+static enum pg_etcd_result
+range(struct pg_etcd_conn *c, const char *key, const char *k64,
+    struct pg_etcd_reply *r)
+{
+	return call(c, PG_ETCD_RANGE, "/v3/kv/range",
+	    json_pack("{s:s}", "key", k64), key, r);
+}
+
+enum pg_etcd_result
+pg_etcd_peek(struct pg_etcd_conn *c, const struct pg_cluster *cl,
+    struct pg_etcd_holder *h, int *found)
+{
+	struct pg_etcd_reply	 r;
+	enum pg_etcd_result	 res;
+	char			 key[PG_ETCD_KEY_MAX], k64[PG_ETCD_KEY_MAX * 2];
+
+	*found = 0;
+	memset(h, 0, sizeof(*h));
+	if (pg_etcd_key(c->cfg, cl->id, key, sizeof(key)) == -1 ||
+	    b64(key, strlen(key), k64, sizeof(k64)) == -1)
+		return PG_ETCD_ERROR;
+	res = range(c, key, k64, &r);
+	if (res == PG_ETCD_OK && r.found) {
+		*found = 1;
+		holder(&r, h);
+	}
+	return res;
+}
+
+/*
+ * The key's transaction: compare, then put it on lease (when not 0) or
+ * read it. create: compare that it does not exist (create_revision 0),
+ * else that it is on lease.
+ */
+static enum pg_etcd_result
+txn(struct pg_etcd_conn *c, const char *key, const char *k64,
+    const char *v64, int64_t lease, int create, struct pg_etcd_reply *r)
+{
+	json_t	*cmp, *then;
+
+	if (create) {
+		cmp = json_pack("{s:s, s:s, s:s}", "target", "CREATE", "key",
+		    k64, "createRevision", "0");
+		then = json_pack("{s:{s:s, s:s, s:o}}", "requestPut", "key", k64,
+		    "value", v64, "lease", id_json(lease));
+	} else {
+		cmp = json_pack("{s:s, s:s, s:o}", "target", "LEASE", "key",
+		    k64, "lease", id_json(lease));
+		then = json_pack("{s:{s:s}}", "requestRange", "key", k64);
+	}
+	return call(c, PG_ETCD_TXN, "/v3/kv/txn", json_pack(
+	    "{s:[o], s:[o], s:[{s:{s:s}}]}", "compare", cmp, "success", then,
+	    "failure", "requestRange", "key", k64), key, r);
+}
+
+enum pg_etcd_result
+pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
+    const char *node, const struct pg_lease *mine, struct pg_lease *l,
+    struct pg_etcd_holder *h)
+{
+	struct pg_etcd_reply	 r;
+	enum pg_etcd_result	 res;
+	char			 key[PG_ETCD_KEY_MAX], k64[PG_ETCD_KEY_MAX * 2];
+	char			 val[PG_NAME_MAX + 8], v64[sizeof(val) * 2];
+	int64_t			 ttl, granted;
+	int			 known = 0;	/* r has the key as it is */
+
+	memset(l, 0, sizeof(*l));
+	memset(h, 0, sizeof(*h));
+	snprintf(val, sizeof(val), "node %s\n", node);
+	if (pg_etcd_key(c->cfg, cl->id, key, sizeof(key)) == -1 ||
+	    b64(key, strlen(key), k64, sizeof(k64)) == -1 ||
+	    b64(val, strlen(val), v64, sizeof(v64)) == -1)
+		return PG_ETCD_ERROR;
+
+	/*
+	 * Still ours? The key on our lease: keep the lease alive, and the
+	 * same key, revision and token. The node that polled last polls on.
+	 */
+	if (mine != NULL) {
+		if ((res = txn(c, key, k64, v64, mine->id, 0, &r)) !=
+		    PG_ETCD_OK)
+			return res;
+		if (r.succeeded) {
+			res = pg_etcd_keepalive(c, mine->id, &ttl);
+			if (res == PG_ETCD_OK) {
+				*l = *mine;
+				l->ttl_s = ttl;
+			}
+			if (res != PG_ETCD_LOST)
+				return res;
+		} else
+			known = 1;	/* the failure branch read it */
+	} else {
+		if ((res = range(c, key, k64, &r)) != PG_ETCD_OK)
+			return res;
+		known = 1;
+	}
+
+	/*
+	 * Held by another lease: a skip for a read alone, with no lease
+	 * granted and nothing written (etcd writes every grant, txn and
+	 * revoke to its log). Absent: only the create-if-absent txn below
+	 * decides a go; a claim that loses the race to it is a skip there.
+	 */
+	if (known && r.found) {
+		holder(&r, h);
+		return PG_ETCD_HELD;
+	}
+
+	/* The TTL is the wait, rounded up to whole seconds. */
+	ttl = (cl->wait_ms + 999) / 1000;
+	res = call(c, PG_ETCD_GRANT, "/v3/lease/grant", json_pack("{s:I}",
+	    "TTL", (json_int_t)ttl), "", &r);
+	if (res != PG_ETCD_OK)
+		return res;
+	l->id = r.id;
+	granted = r.ttl;
+	if ((res = txn(c, key, k64, v64, l->id, 1, &r)) != PG_ETCD_OK) {
+		/* The lease expires by itself; revoking it is a courtesy. */
+		if (res == PG_ETCD_UNREACHABLE)
+			return res;
+		pg_etcd_revoke(c, l->id);
+		return res;
+	}
+	/*
+	 * Created: its create_revision is the transaction's revision. Not
+	 * created, but on the lease just granted: a first try that reached
+	 * etcd but whose answer was lost, repeated at another endpoint.
+	 */
+	if (!r.succeeded && !r.found) {
+		say(c, "a txn that failed on a key that does not exist");
+		pg_etcd_revoke(c, l->id);
+		return PG_ETCD_INVALID;
+	}
+	if (r.succeeded || r.kv.lease == l->id) {
+		l->revision = r.succeeded ? r.revision : r.kv.create_revision;
+		l->ttl_s = granted;
+		return PG_ETCD_OK;
+	}
+	holder(&r, h);
+	pg_etcd_revoke(c, l->id);
+	memset(l, 0, sizeof(*l));
+	return PG_ETCD_HELD;
+}
