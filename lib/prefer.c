@@ -120,6 +120,11 @@ pg_prefer_prev_check(const struct pg_status *own)
  * long as two firings lie more than slack apart (slack is at most wait/4
  * and the claim horizon; pollguard(7) asks for wait at most four check
  * intervals). So S's last run and P's go are never for the same firing.
+ * One exception: S's check that kept the claim of that last run, held
+ * up past the claim's horizon before it exits and starts the run, shows
+ * no claim and no run. While a check of S is deciding, S is therefore
+ * ignored only when a run of it ended after the yield (its last run is
+ * over); otherwise P skips this firing.
  */
 int
 pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
@@ -131,6 +136,8 @@ pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
 	    s->answer.kind == PG_ANSWER_ELAPSED &&
 	    st->yield[0] != '\0' && strcasecmp(st->yield, node) == 0 &&
 	    !st->running && st->claim_ms < 0 &&
+	    (st->deciding != 1 || (st->last && st->last_end_ms <
+	    st->yielded_ms)) &&
 	    s->recv_ns - st->yielded_ms * MS <= prev_ns + slack_ms * MS;
 }
 

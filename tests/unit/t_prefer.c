@@ -161,6 +161,22 @@ test_yield_ignores(void)
 	s.status.running = 1;
 	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: its run going");
 	s.status.running = 0;
+	/*
+	 * A check of b deciding: the one that kept b's last claim, held up
+	 * past its horizon before it starts the run, looks like this.
+	 */
+	s.status.deciding = 1;
+	s.status.last = 0;
+	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a check deciding "
+	    "and no run ended since the yield: counted");
+	s.status.last = 1;
+	s.status.last_end_ms = 61000 + 1;
+	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a check deciding, "
+	    "the last run ended before the yield: counted");
+	s.status.last_end_ms = 30000;
+	ok(pg_yield_ignores("a", prev, slack, &s), "yield: a check deciding, "
+	    "a run ended after the yield (its last run): not counted");
+	s.status.deciding = 0;
 	s.status.yield[0] = '\0';
 	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: none announced");
 }
