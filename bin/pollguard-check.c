@@ -164,7 +164,7 @@ nap(int64_t ns)
 
 /*
  * Round 2 comes at once when every peer announced the fast rule in round
- * 1; any other peer (before 0.5, unreachable, invalid) is ordered by the
+ * 1; any other peer (before 0.4, unreachable, invalid) is ordered by the
  * settle rule, which needs the sleep between the claim and round 2. 1:
  * slept.
  */

@@ -1027,6 +1027,10 @@ prefer_list(struct parse *p, size_t i)
 	    c->wait_ms / 4;
 	if (c->prefer[0] == '\0')
 		return 1;
+	/* etcd orders such a cluster: no peer ever sees a preference. */
+	if (c->backend == PG_BACKEND_ETCD)
+		return fail(p, p->preferlines[i], "prefer: not with backend = "
+		    "etcd in [cluster %s]", c->id);
 	strlcpy(list, c->prefer, sizeof(list));
 	out[0] = '\0';
 	for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
