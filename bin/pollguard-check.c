@@ -489,18 +489,21 @@ check(int argc, char *argv[])
 		ownp = NULL;
 	}
 	/*
-	 * A claim in our own record made after this check started: another
-	 * check on this node, started with this one, kept it (one that
-	 * withdrew put the record back) and released the claim lock before
-	 * this one took it, as the fast rule's quick rounds allow. Skip as if
-	 * it still held the lock.
+	 * Activity in our own record after this check started: another
+	 * check on this node, started with this one, kept its claim (one
+	 * that withdrew put the record back) and released the claim lock
+	 * before this one took it, as the fast rule's quick rounds allow; or
+	 * its job has refreshed the record since. Skip as if it still held
+	 * the lock. The time since the activity is used, not the claim, so
+	 * that a check held up past the claim's horizon still sees it.
 	 */
-	if (claim && ownp != NULL && own.claim_ms >= 0 &&
+	if (claim && ownp != NULL && own.elapsed_ms != PG_NEVER &&
+	    own.elapsed_ms < INT64_MAX / 1000000 &&
 	    pg_clock(CLOCK_BOOTTIME, &now) == 0 &&
-	    now - own.claim_ms * 1000000 > started) {
+	    now - own.elapsed_ms * 1000000 > started) {
 		decided(&t, "%s: skip: another check on this node claimed the "
 		    "round %" PRId64 "ms ago, as this one started", id,
-		    own.claim_ms);
+		    own.elapsed_ms);
 		return PG_SKIP_LOCAL;
 	}
 	prev_check_ns = pg_prefer_prev_check(ownp);
