@@ -67,22 +67,11 @@ for node in a b c; do
 	go_conf "$node" "$T/go/$node-delay.conf" "${DP[@]}"
 done
 GO_ETCD_PORT="" GO_ETCD_PID=""
-launch_go_etcd()
-{
-	local peer
-	free_port || return 1
-	peer=$FREE_PORT
-	bg etcd-go etcd --name go --data-dir "$T/etcd-go/data" \
-	    --listen-client-urls "http://127.0.0.1:$1" \
-	    --advertise-client-urls "http://127.0.0.1:$1" \
-	    --listen-peer-urls "http://127.0.0.1:$peer" \
-	    --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-	    --initial-cluster "go=http://127.0.0.1:$peer" \
-	    --log-level error --logger zap
-}
-command -v etcd >/dev/null && start_on_port etcd-go launch_go_etcd 30 ||
+ETCD_NAME=go ETCD_DIR=$T/etcd-go
+command -v etcd >/dev/null && start_on_port etcd-go launch_etcd 30 ||
     die "etcd did not start (the go benchmark compares with etcdctl lock)"
 GO_ETCD_PORT=$SPORT GO_ETCD_PID=$SPID
+unset ETCD_NAME ETCD_DIR
 wait_for 10 etcdctl --endpoints="127.0.0.1:$GO_ETCD_PORT" endpoint health \
     >/dev/null 2>&1
 LOCK=(etcdctl --endpoints="127.0.0.1:$GO_ETCD_PORT" lock pollguard-go /bin/true)

@@ -5,17 +5,20 @@
 
 section locks "pollguard-check against etcdctl lock, redis-cli SET NX, flock"
 mkdir -p "$T/etcd" "$T/redis"
+# launch_etcd PORT: a one-member etcd named $ETCD_NAME (bench) with its
+# data in $ETCD_DIR ($T/etcd); bench/b-go.sh starts its own with it.
 launch_etcd()
 {
 	local peer
 	free_port || return 1
 	peer=$FREE_PORT
-	bg etcd etcd --name bench --data-dir "$T/etcd/data" \
+	bg "etcd${ETCD_NAME:+-$ETCD_NAME}" etcd --name "${ETCD_NAME:-bench}" \
+	    --data-dir "${ETCD_DIR:-$T/etcd}/data" \
 	    --listen-client-urls "http://127.0.0.1:$1" \
 	    --advertise-client-urls "http://127.0.0.1:$1" \
 	    --listen-peer-urls "http://127.0.0.1:$peer" \
 	    --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-	    --initial-cluster "bench=http://127.0.0.1:$peer" \
+	    --initial-cluster "${ETCD_NAME:-bench}=http://127.0.0.1:$peer" \
 	    --log-level error --logger zap
 }
 launch_redis()

@@ -6,11 +6,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <time.h>
 
 #include "etcd.h"
@@ -91,24 +89,6 @@ failed(const struct tool *t, enum pg_etcd_result r, const char *doing)
 	return etcd_status(r);
 }
 
-/* A decision: syslog, and stderr with -v (cron stays silent). */
-static void
-decided(const struct tool *t, const char *fmt, ...)
-    __attribute__((__format__(__printf__, 2, 3)));
-
-static void
-decided(const struct tool *t, const char *fmt, ...)
-{
-	char	 msg[PG_TEXT_MAX];
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	syslog(LOG_INFO, "%s", msg);
-	tool_explain(t, "%s", msg);
-}
-
 /* This node's lease record: 1 and *l, or 0 (none, or damaged: said). */
 static int
 own_lease(const struct tool *t, struct pg_lease *l)
@@ -133,7 +113,7 @@ skip(struct tool *t, const struct pg_etcd_holder *h)
 	if (t->verbose && pg_etcd_ttl(conn, h->lease, &ttl) == PG_ETCD_OK &&
 	    ttl >= 0)
 		snprintf(left, sizeof(left), "; %" PRId64 "s left", ttl);
-	decided(t, "%s: skip: held by %s (revision %" PRId64 ", lease %"
+	tool_decided(t, "%s: skip: held by %s (revision %" PRId64 ", lease %"
 	    PRId64 "%s)", t->cluster->id, h->node[0] != '\0' ? h->node :
 	    "a value that is not pollguard's", h->revision, h->lease, left);
 	return 1;
@@ -156,7 +136,7 @@ etcd_check(struct tool *t, int claim)
 			return failed(t, r, "reading the key");
 		if (found && !(has && h.lease == mine.id))
 			return skip(t, &h);
-		decided(t, "%s: go%s (not claimed: -n)", id, found ?
+		tool_decided(t, "%s: go%s (not claimed: -n)", id, found ?
 		    ": this node holds the key" : "");
 		return 0;
 	}
@@ -180,7 +160,7 @@ etcd_check(struct tool *t, int claim)
 	if (pg_state_touch(&t->state, id) == -1)
 		tool_error("cannot record activity in %s/%s: %s",
 		    t->state.path, id, strerror(errno));
-	decided(t, "%s: go, %s (fencing token %" PRId64 ", lease %" PRId64
+	tool_decided(t, "%s: go, %s (fencing token %" PRId64 ", lease %" PRId64
 	    ", TTL %" PRId64 "s)", id, has && l.id == mine.id ?
 	    "this node holds the key" : "claimed", l.revision, l.id, l.ttl_s);
 	return 0;
@@ -292,13 +272,13 @@ etcd_release(struct tool *t)
 		r = pg_etcd_revoke(conn, l.id);
 		if (r != PG_ETCD_OK && r != PG_ETCD_LOST)
 			exit(tool_status(failed(t, r, "revoking the lease")));
-		decided(t, "%s: %s", id, r == PG_ETCD_OK ? "released" :
+		tool_decided(t, "%s: %s", id, r == PG_ETCD_OK ? "released" :
 		    "the lease had expired already");
 		if (pg_lease_remove(&t->state, id) == -1)
 			tool_die_errno(EX_CANTCREAT, "cannot remove %s/.%s.lease",
 			    t->state.path, id);
 	} else
-		decided(t, "%s: this node does not hold the key", id);
+		tool_decided(t, "%s: this node does not hold the key", id);
 }
 
 void

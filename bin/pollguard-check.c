@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,28 +60,6 @@ static void
 on_signal(int sig)
 {
 	got_signal = sig;
-}
-
-/*
- * A decision: to syslog at LOG_INFO, and to stderr only with -v, so that
- * cron stays silent. The text is built from validated names and printable
- * status values.
- */
-static void
-decided(const struct tool *t, const char *fmt, ...)
-    __attribute__((__format__(__printf__, 2, 3)));
-
-static void
-decided(const struct tool *t, const char *fmt, ...)
-{
-	char	 msg[PG_TEXT_MAX + PG_NAME_MAX + 8];
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	syslog(LOG_INFO, "%s", msg);
-	tool_explain(t, "%s", msg);
 }
 
 /*
@@ -206,7 +183,7 @@ interrupted(struct tool *t, const struct pg_stamp *rec, const char *old,
     size_t oldlen)
 {
 	withdraw(t, rec, old, oldlen);
-	decided(t, "%s: interrupted: claim withdrawn", t->cluster->id);
+	tool_decided(t, "%s: interrupted: claim withdrawn", t->cluster->id);
 	signal(got_signal, SIG_DFL);
 	raise(got_signal);
 	exit(128 + got_signal);
@@ -347,7 +324,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	free(pending);
 	if (v == PG_GO && (v = keep(t, &cl, &rec)) == PG_GO) {
 		pg_round_free(&r);
-		decided(t, "%s: keep the claim: go", c->id);
+		tool_decided(t, "%s: keep the claim: go", c->id);
 		return PG_GO;
 	}
 	if (v != PG_GO && why == PG_KEEP)
@@ -360,7 +337,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	    why == PG_LOST_RULE || why == PG_LOST_DISAGREE)
 		tool_warn(t, "cluster %s: %s", c->id, text);
 	else
-		decided(t, "%s: %s", c->id, text);
+		tool_decided(t, "%s: %s", c->id, text);
 	pg_round_free(&r);
 	return v;
 }
@@ -466,7 +443,7 @@ check(int argc, char *argv[])
 	if (held) {
 		if (claim)
 			checked(&t, &start, 0, NULL);
-		decided(&t, "%s: skip: a run on this node is still going", id);
+		tool_decided(&t, "%s: skip: a run on this node is still going", id);
 		return PG_SKIP_LOCAL;
 	}
 	/* Another check of this cluster on this node is deciding: let it. */
@@ -474,7 +451,7 @@ check(int argc, char *argv[])
 		if (held == -1)
 			tool_die_errno(EX_CANTCREAT, "%s/.%s.claim",
 			    t.state.path, id);
-		decided(&t, "%s: skip: another check on this node is deciding",
+		tool_decided(&t, "%s: skip: another check on this node is deciding",
 		    id);
 		return PG_SKIP_LOCAL;
 	}
@@ -501,7 +478,7 @@ check(int argc, char *argv[])
 	    own.elapsed_ms < INT64_MAX / 1000000 &&
 	    pg_clock(CLOCK_BOOTTIME, &now) == 0 &&
 	    now - own.elapsed_ms * 1000000 > started) {
-		decided(&t, "%s: skip: another check on this node claimed the "
+		tool_decided(&t, "%s: skip: another check on this node claimed the "
 		    "round %" PRId64 "ms ago, as this one started", id,
 		    own.elapsed_ms);
 		return PG_SKIP_LOCAL;
@@ -539,15 +516,15 @@ check(int argc, char *argv[])
 		    "polling", id);
 	pg_decision_text(&d, t.cluster, ownp, r.seen, r.n, text, sizeof(text));
 	if (d.verdict != PG_GO) {
-		decided(&t, "%s: %s", id, text);
+		tool_decided(&t, "%s: %s", id, text);
 		return d.verdict;
 	}
 	if (!claim) {
-		decided(&t, "%s: %s (not claimed: -n)", id, text);
+		tool_decided(&t, "%s: %s (not claimed: -n)", id, text);
 		return PG_GO;
 	}
 	if (d.failed < r.n || d.prefer < r.n || d.yielded < r.n)
-		decided(&t, "%s: %s; claiming", id, text);
+		tool_decided(&t, "%s: %s; claiming", id, text);
 	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0) {
 		ch = claim_and_settle(&t, &r);
 		pg_round_free(&r);
@@ -557,7 +534,7 @@ check(int argc, char *argv[])
 	if (pg_state_touch(&t.state, id) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
 		    t.state.path, id);
-	decided(&t, "%s: go, claimed", id);
+	tool_decided(&t, "%s: go, claimed", id);
 	return PG_GO;
 }
 

@@ -121,6 +121,19 @@ tool_explain(const struct tool *t, const char *fmt, ...)
 }
 
 void
+tool_decided(const struct tool *t, const char *fmt, ...)
+{
+	char	 msg[PG_TEXT_MAX + PG_NAME_MAX + 8];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	syslog(LOG_INFO, "%s", msg);
+	tool_explain(t, "%s", msg);
+}
+
+void
 tool_setup(struct tool *t, const char *confopt, const char *id)
 {
 	char	 err[PG_ERR_MAX];

@@ -66,6 +66,12 @@ void	 tool_log(const struct tool *, int, const char *, ...)
 /* With -v: a line on stderr explaining what happens. */
 void	 tool_explain(const struct tool *, const char *, ...)
 	    __attribute__((__format__(__printf__, 2, 3)));
+/*
+ * A decision: to syslog at LOG_INFO, and to stderr only with -v, so that
+ * cron stays silent.
+ */
+void	 tool_decided(const struct tool *, const char *, ...)
+	    __attribute__((__format__(__printf__, 2, 3)));
 
 /*
  * Validate the cluster argument (exit 64), load the config (exit 78), find
