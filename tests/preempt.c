@@ -16,6 +16,15 @@
  *				check held up right after its claim became
  *				visible, before round 2 (the fast rule's
  *				worst moment)
+ * PG_PREEMPT_RENAME_BARRIER=DIR
+ * PG_PREEMPT_RENAME_PARTIES=N	before the first rename, create DIR/PID
+ *				and wait until DIR holds N entries (at
+ *				most 20 s): the checks of a round all
+ *				reach their claim before any claims
+ * PG_PREEMPT_RENAME_UNTIL=PATH	after the first rename, wait until PATH
+ *				exists (at most 20 s), then the delay
+ *				above: a check held up until a peer's
+ *				claim is visible
  * PG_PREEMPT_GETLK_MS=D	sleep D ms (plus the jitter) after each
  *				F_OFD_GETLK or F_GETLK: a serve held up
  *				between testing the claim lock and reading
@@ -32,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +65,9 @@ static int	(*real_fcntl)(int, int, ...);
 static long	 delay_ms = -1;	/* -1: no delay */
 static long	 rename_ms = -1, getlk_ms = -1, answer_ms = -1;
 static long	 jitter_ms;
+static const char *barrier_dir, *rename_until;
+static long	 parties;
+static int	 renamed;
 static uint64_t	 rng;
 
 static long
@@ -107,6 +120,9 @@ preempt_init(void)
 	rename_ms = env_ms("PG_PREEMPT_RENAME_MS", -1);
 	getlk_ms = env_ms("PG_PREEMPT_GETLK_MS", -1);
 	answer_ms = env_ms("PG_PREEMPT_ANSWER_MS", -1);
+	barrier_dir = getenv("PG_PREEMPT_RENAME_BARRIER");
+	parties = env_ms("PG_PREEMPT_RENAME_PARTIES", 0);
+	rename_until = getenv("PG_PREEMPT_RENAME_UNTIL");
 	if ((seed = getenv("PG_PREEMPT_SEED")) != NULL && *seed != '\0')
 		rng = strtoull(seed, NULL, 10);
 	else {
@@ -181,29 +197,92 @@ before(int fd)
 		hold_up(answer_ms);
 }
 
-int
-rename(const char *from, const char *to)
+/* Entries in dir, not counting . and .. (-1: cannot read it). */
+static long
+entries(const char *dir)
 {
-	int	 r;
+	DIR		*d;
+	struct dirent	*e;
+	long		 n = 0;
 
-	if (real_writev == NULL)
-		resolve();
-	if ((r = real_rename(from, to)) == 0 && rename_ms >= 0)
+	if ((d = opendir(dir)) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Poll every 2 ms, 20 s at most, until done() says so. */
+static void
+wait_until(int (*done)(void))
+{
+	struct timespec	 ts = { 0, 2000000 };
+	int		 i, saved = errno;
+
+	for (i = 0; i < 10000 && !done(); i++)
+		nanosleep(&ts, NULL);
+	errno = saved;
+}
+
+static int
+all_arrived(void)
+{
+	return entries(barrier_dir) >= parties;
+}
+
+static int
+until_exists(void)
+{
+	return access(rename_until, F_OK) == 0;
+}
+
+/* Before the first rename: the barrier. */
+static void
+before_rename(void)
+{
+	char	 path[4096];
+	int	 fd, saved = errno;
+
+	if (renamed || barrier_dir == NULL || parties <= 0)
+		return;
+	snprintf(path, sizeof(path), "%s/%ld", barrier_dir, (long)getpid());
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) != -1)
+		close(fd);
+	errno = saved;
+	wait_until(all_arrived);
+}
+
+/* After a rename that succeeded: the wait for a path, then the delay. */
+static int
+after_rename(int r)
+{
+	if (r != 0)
+		return r;
+	if (!renamed++ && rename_until != NULL)
+		wait_until(until_exists);
+	if (rename_ms >= 0)
 		hold_up(rename_ms);
 	return r;
 }
 
 int
-renameat(int fromfd, const char *from, int tofd, const char *to)
+rename(const char *from, const char *to)
 {
-	int	 r;
-
 	if (real_writev == NULL)
 		resolve();
-	if ((r = real_renameat(fromfd, from, tofd, to)) == 0 &&
-	    rename_ms >= 0)
-		hold_up(rename_ms);
-	return r;
+	before_rename();
+	return after_rename(real_rename(from, to));
+}
+
+int
+renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+	if (real_writev == NULL)
+		resolve();
+	before_rename();
+	return after_rename(real_renameat(fromfd, from, tofd, to));
 }
 
 /* Every fcntl command pollguard uses takes an int or a pointer. */

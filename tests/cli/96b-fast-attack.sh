@@ -77,18 +77,24 @@ num_between "$empty" 0 $((ROUNDS / 3)) "rounds with no poller: few (stalls of up
 # question ends past its deadline: it withdraws, and puts back "no
 # record". b, deciding at last, sees a's claim and withdraws too.
 stopped=0
-for try in 1 2 3 4 5; do
-	rm -f "$T/a.state/mail" "$T/b.state/mail"
-	# a is held up 300ms after its rename, so that its round 2 comes
-	# after b's claim.
+for try in 1 2 3; do
+	rm -rf "$T"/[abc].state/mail "$T/barrier"
+	mkdir "$T/barrier" || bail "mkdir $T/barrier"
+	# Staged, not timed: both checks reach their claim before either
+	# claims (a barrier before the rename), so each went through round
+	# 1 seeing no claim; then a is held after its rename until b's
+	# claim is there, so that its round 2 sees it.
 	race_arm
 	racer 0 env LD_PRELOAD="$SHIM" PG_PREEMPT_RENAME_MS=3000 \
+	    PG_PREEMPT_RENAME_BARRIER="$T/barrier" PG_PREEMPT_RENAME_PARTIES=2 \
 	    "$CHECK" -v -c "$T/b.conf" mail
-	racer 0 env LD_PRELOAD="$SHIM" PG_PREEMPT_RENAME_MS=300 \
+	racer 0 env LD_PRELOAD="$SHIM" PG_PREEMPT_RENAME_MS=20 \
+	    PG_PREEMPT_RENAME_BARRIER="$T/barrier" PG_PREEMPT_RENAME_PARTIES=2 \
+	    PG_PREEMPT_RENAME_UNTIL="$T/b.state/mail" \
 	    "$CHECK" -v -c "$T/a.conf" mail
 	race_go
 	APID=${RACER[2]}
-	if wait_for 5 grep -q 'waiting for b' "$T/r2.err"; then
+	if wait_for 10 grep -q 'waiting for b' "$T/r2.err"; then
 		kill -STOP "$APID"
 		stopped=1
 		sleep 7
@@ -108,6 +114,7 @@ for try in 1 2 3 4 5; do
 	fi
 	race_wait
 	diag "try $try: a did not wait for b"
+	diag_file "$T/r1.err" "b stderr"
 	diag_file "$T/r2.err" "a stderr"
 done
 [ "$stopped" = 1 ] || not_ok "a waited for b to decide (3 tries)"
