@@ -63,7 +63,10 @@ peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
 		    PG_NEVER : s->answer.elapsed_ms;
 }
 
-/* This node, from its own state directory (st NULL: none yet). */
+/*
+ * This node, from its own state directory (st NULL: none yet), as its
+ * serve would tell a peer: whether a check is deciding included.
+ */
 static void
 self_node(const struct pg_config *cfg, const struct pg_cluster *c,
     struct pg_state *st, struct pg_fleet_node *n)
@@ -71,7 +74,7 @@ self_node(const struct pg_config *cfg, const struct pg_cluster *c,
 	n->name = cfg->node;
 	n->self = 1;
 	n->reach = PG_REACH_STATUS;
-	if (pg_status_local(st, c, cfg->node, &n->st) == 0)
+	if (pg_status_serve(st, cfg, c, &n->st) == 0)
 		return;
 	n->reach = PG_REACH_ERROR;
 	if (errno == EBADMSG)

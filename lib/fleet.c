@@ -240,7 +240,7 @@ cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
 	const struct pg_status	*st = &n->st;
 	char			 a[DUR_MAX], b[DUR_MAX], w[32];
 	char			 why[PG_STATUS_TEXT_MAX * 4 + 1];
-	int			 i, full = n->reach == PG_REACH_STATUS;
+	int			 i, dec, full = n->reach == PG_REACH_STATUS;
 
 	for (i = 0; i < C_COUNT; i++)
 		strlcpy(c[i], "-", CELL_MAX);
@@ -250,11 +250,15 @@ cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
 	strlcpy(c[C_REACH], reach_word(n->reach), CELL_MAX);
 	if (!answered(n))
 		return;
+	/* A check there holds the claim lock: its round is being decided. */
+	dec = full && st->deciding == 1;
 	if (st->elapsed_ms == PG_NEVER)
-		strlcpy(c[C_ACTIVE], "never", CELL_MAX);
+		snprintf(c[C_ACTIVE], CELL_MAX, "never%s", dec ?
+		    " (deciding)" : "");
 	else
 		snprintf(c[C_ACTIVE], CELL_MAX, "%s ago%s",
-		    dur(st->elapsed_ms, a), st->claim_ms >= 0 ? " (claim)" :
+		    dur(st->elapsed_ms, a), st->claim_ms >= 0 ? (dec ?
+		    " (claim, deciding)" : " (claim)") : dec ? " (deciding)" :
 		    "");
 	if (!full)
 		return;
@@ -403,6 +407,11 @@ js_node(struct sbuf *b, const struct pg_fleet_node *n)
 	js_key_ms(b, "elapsed_ms", ok, st->elapsed_ms);
 	SB_LIT(b, ",");
 	js_key_ms(b, "claim_ms", ok, st->claim_ms);
+	if (full && st->deciding >= 0)
+		sb_printf(b, ",\"deciding\":%s", st->deciding ? "true" :
+		    "false");
+	else
+		SB_LIT(b, ",\"deciding\":null");
 	if (!full) {
 		sb_printf(b, ",\"running\":null,\"pid\":null,\"last\":null,"
 		    "\"last_success_ms\":null,\"failures\":null,"

@@ -142,11 +142,41 @@ if command -v python3 >/dev/null 2>&1; then
 	    "-j: mail's next is a, active"
 	json 'j["clusters"][1]["next"]["reason"] == "any" and j["clusters"][1]["next"]["node"] is None' \
 	    "-j: fkb's next is anyone"
-	json 'all(set(n) >= {"name", "self", "reachable", "error", "elapsed_ms", "claim_ms", "running", "pid", "last", "failures", "hold"} for c in j["clusters"] for n in c["nodes"])' \
+	json 'all(set(n) >= {"name", "self", "reachable", "error", "elapsed_ms", "claim_ms", "deciding", "running", "pid", "last", "failures", "hold"} for c in j["clusters"] for n in c["nodes"])' \
 	    "-j: every node has the fields of the schema"
 else
 	skip "python3 is not installed" 14
 fi
+
+# --- a check deciding ---
+
+# b's check of fkb is held up 3 s right after its claim became visible
+# (tests/preempt.so): b's serve says deciding yes and shows the claim.
+SHIM=$PG_BUILD/tests/preempt.so
+env LD_PRELOAD="$SHIM" PG_PREEMPT_RENAME_MS=3000 \
+    "$CHECK" -c "$T/b.conf" fkb >"$T/held.out" 2>"$T/held.err" &
+HELD=$!
+if wait_for 10 test -e "$T/b.state/fkb"; then
+	exit_is 0 "b deciding: exit 0" "$STATUS" -c "$CA" fkb
+	has '^fkb  +b  +yes  +[0-9.]+m?s ago \(claim, deciding\)  ' \
+	    "b's claim, while its check decides"
+	has '^fkb  +c  +yes  +never  ' "c neither active nor deciding"
+	if command -v python3 >/dev/null 2>&1; then
+		exit_is 0 "-j, b deciding: exit 0" "$STATUS" -j -c "$CA" fkb
+		json '[n["deciding"] for n in j["clusters"][0]["nodes"]] == [False, True, False]' \
+		    "-j: deciding, b only"
+	else
+		skip "python3 is not installed" 2
+	fi
+else
+	not_ok "b's check of fkb claimed"
+	skip "no claim to show" 4
+fi
+wait "$HELD"
+is "$?" 0 "b's check, held up, kept its claim"
+exit_is 0 "b decided: exit 0" "$STATUS" -c "$CA" fkb
+has '^fkb  +b  +yes  +[0-9.]+m?s ago \(claim\)  ' \
+    "b's claim, no longer deciding"
 
 # --- a cluster a peer does not know ---
 
