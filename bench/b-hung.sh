@@ -26,11 +26,9 @@ The peer is a socket that listens on 127.0.0.1 but never accepts
 (\`pgbench sink\`): the kernel completes the handshake and queues the
 request, and no answer ever comes. \`timeout\` is the default, 2s. The
 check counts the peer as unreachable (\`unreachable = run\`, the default:
-fail open) and goes. With the default settle, it claims without a
-sleep for that peer and asks it again in round 2 with a twentieth of
-the timeout (pollguard(7), CLAIM AND SETTLE: nothing orders a claim
-against a peer that gave no answer in round 1), so it ends after about
-timeout + timeout/20.
+fail open) and goes. With the default settle, it waits again for the
+peer in round 2, so it ends after about 2 × timeout + settle, as
+pollguard-check(1) says.
 
     $(show "${ALT[@]}")
 

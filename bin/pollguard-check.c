@@ -140,12 +140,10 @@ nap(int64_t ns)
 }
 
 /*
- * Round 2 comes at once when every peer that answered round 1 announced
- * the fast rule; any other peer that answered (before 0.4) is ordered by
- * the settle rule, which needs the sleep between the claim and round 2.
- * A peer that could not be reached in round 1 is not waited for: with
- * unreachable = run this node went without knowing it, and no rule
- * orders the two (pollguard(7)). 1: slept.
+ * Round 2 comes at once when every peer announced the fast rule in round
+ * 1; any other peer (before 0.4, unreachable, invalid) is ordered by the
+ * settle rule, which needs the sleep between the claim and round 2. 1:
+ * slept.
  */
 static int
 settle_sleep(const struct tool *t, const struct pg_round *first)
@@ -155,12 +153,11 @@ settle_sleep(const struct tool *t, const struct pg_round *first)
 	size_t		 i;
 
 	for (i = 0; i < first->n; i++)
-		if (!pg_peer_fast(&first->seen[i]) &&
-		    first->seen[i].answer.kind != PG_ANSWER_UNREACHABLE)
+		if (!pg_peer_fast(&first->seen[i]))
 			break;
 	if (i == first->n) {
-		tool_explain(t, "%s: go, claimed; settling at once: every peer that "
-		    "answered decides by the fast rule", id);
+		tool_explain(t, "%s: go, claimed; settling at once: every peer "
+		    "decides by the fast rule", id);
 		return 0;
 	}
 	tool_explain(t, "%s: go, claimed; %s does not announce the fast rule: "

@@ -458,7 +458,6 @@ pg_peers_ask_some(const struct pg_config *cfg, const struct pg_cluster *c,
 	struct xfer	*x;
 	CURLM		*multi = NULL;
 	size_t		 i;
-	int64_t		 ms, longest = 0;
 	int		 saved;
 
 	memset(r, 0, sizeof(*r));
@@ -488,20 +487,14 @@ pg_peers_ask_some(const struct pg_config *cfg, const struct pg_cluster *c,
 			x[i].done = 1;
 			continue;
 		}
-		ms = cfg->timeout_ms;
-		if (prev != NULL && i < prev->n &&
-		    prev->seen[i].answer.kind == PG_ANSWER_UNREACHABLE)
-			ms = PG_REASK_MS(ms);
-		if (ms > longest)
-			longest = ms;
 		if (xfer_setup(&x[i], cfg, &cfg->peers[c->peers[i]], c->id,
-		    !r->seen[i].old, ms) == -1 ||
+		    !r->seen[i].old, cfg->timeout_ms) == -1 ||
 		    curl_multi_add_handle(multi, x[i].easy) != CURLM_OK) {
 			errno = ENOMEM;
 			goto fail_multi;
 		}
 	}
-	if (xfers_run(multi, x, r, r->start_ns + longest * 1000000) ==
+	if (xfers_run(multi, x, r, r->start_ns + cfg->timeout_ms * 1000000) ==
 	    -1 || pg_clock(CLOCK_BOOTTIME, &r->end_ns) == -1)
 		goto fail_multi;
 	for (i = 0; i < r->n; i++)

@@ -1110,12 +1110,8 @@ int	 pg_peers_ask(const struct pg_config *, const struct pg_cluster *,
 
 /*
  * pg_peers_ask again, after round prev of the same cluster (or NULL):
- * peers that were old in prev are asked /v1/elapsed at once, and peers
- * that could not be reached in prev are given only PG_REASK_MS(timeout)
- * (pollguard(7), CLAIM AND SETTLE: nothing rests on their answer; a hung
- * peer costs one timeout, not two).
+ * peers that were old in prev are asked /v1/elapsed at once.
  */
-#define PG_REASK_MS(timeout_ms)	((timeout_ms) / 20 > 0 ? (timeout_ms) / 20 : 1)
 int	 pg_peers_ask_again(const struct pg_config *,
 	    const struct pg_cluster *, const struct pg_round *,
 	    struct pg_round *);

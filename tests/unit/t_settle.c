@@ -256,19 +256,6 @@ test_settle_basic(void)
 	    "answered round 1, unreachable now, policy run: withdraw");
 	why_is(&c, PG_UNREACHABLE_SKIP, s, 1, PG_LOST_VANISHED,
 	    "answered round 1, unreachable now, policy skip: withdraw");
-	/*
-	 * Unreachable in round 1 (so no sleep for it), back in round 2 as
-	 * a peer of the settle rule that claimed at our moment: that rule
-	 * needs the sleep on both sides, so we withdraw.
-	 */
-	s[0] = seen_kind("a", PG_ANSWER_ELAPSED, 400);
-	c.slept = 0;
-	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_RULE,
-	    "back in round 2, settle rule, no sleep: withdraw");
-	s[0] = seen_kind("z", PG_ANSWER_ELAPSED, 400);
-	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_RULE,
-	    "back in round 2, settle rule, larger name, no sleep: withdraw");
-	c.slept = 1;
 	s[0] = seen_kind("a", PG_ANSWER_INVALID, 0);
 	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_INVALID, "invalid");
 	why_is(&c, PG_UNREACHABLE_SKIP, s, 1, PG_LOST_INVALID,
