@@ -131,6 +131,17 @@ for (;;) {
 	} elsif ($mode eq 'garbage') {
 		head($c);
 		big($c, '', "\xff");
+	} elsif ($mode eq 'slow03') {
+		# As 0.3, on a slow link: every answer after 1.1 s, and
+		# /v1/elapsed says it was active 3 s ago (it polls).
+		my $first = head($c);
+		select(undef, undef, undef, 1.1);
+		if ($first =~ m{ \S*/v1/status/}) {
+			print $c "HTTP/1.1 404 Not Found\r\n" .
+			    "Content-Length: 10\r\n\r\nNot Found\n";
+		} else {
+			print $c "${ok}Content-Length: 5\r\n\r\n3000\n";
+		}
 	} elsif ($mode eq 'idle') {
 		# As 0.3: /v1/status unknown, 404 without Pollguard-Node.
 		if (head($c) =~ m{ \S*/v1/status/}) {
@@ -340,6 +351,42 @@ EOF
 	within "$ONE_ROUND_MS" "an idle peer and a 10 MB answer: within the timeout"
 else
 	skip "the idle fake peer did not start" 4
+fi
+
+# --- a slow peer before 0.4 that is polling ---
+
+# Round 1 needs two questions of it (404 to /v1/status, then
+# /v1/elapsed), 2.2 s in all: past the timeout, it is unreachable and,
+# with unreachable = run, the check claims. It is not of the fast rule,
+# so the check sleeps, and round 2 asks /v1/elapsed at once, with the
+# whole timeout: the answer, 1.1 s later, shows it active, and the claim
+# is withdrawn. Round 2 must not shorten the question to a peer that
+# failed round 1, nor skip the sleep for it (pollguard(7)).
+if fake_start slow03; then
+	cat >"$T/slow.conf" <<EOF
+[pollguard]
+node = a
+state = $STATE
+timeout = ${TIMEOUT_MS}ms
+connect_timeout = 1s
+settle = ${SETTLE_MS}ms
+[peer slow]
+url = http://127.0.0.1:$FPORT/
+[cluster slow03]
+wait = 12s
+peers = slow
+EOF
+	chmod 600 "$T/slow.conf"
+	"$PGSTATE" -c "$T/slow.conf" write slow03 30000
+	cp "$STATE/slow03" "$T/slow03.saved"
+	timed 1 "a slow 0.3 peer, polling, unreachable in round 1: exit 1" \
+	    "$CHECK" -v -c "$T/slow.conf" slow03
+	err_has "slow: 3000 ms: active" "round 2 saw it active"
+	err_like "withdraw" "and the claim was withdrawn"
+	assert "the record as it was, byte for byte" \
+	    cmp -s "$T/slow03.saved" "$STATE/slow03"
+else
+	skip "the slow 0.3 fake peer did not start" 4
 fi
 
 # --- the peer's config broken ---
