@@ -334,7 +334,8 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	/* Withdrawn for want of time or of an answer: worth a warning. */
 	if (why == PG_LOST_SLOW_WRITE || why == PG_LOST_SLOW_ROUND ||
 	    why == PG_LOST_VANISHED || why == PG_LOST_POLL ||
-	    why == PG_LOST_RULE || why == PG_LOST_DISAGREE)
+	    why == PG_LOST_RULE || why == PG_LOST_DISAGREE ||
+	    why == PG_LOST_UNSEEN)
 		tool_warn(t, "cluster %s: %s", c->id, text);
 	else
 		tool_decided(t, "%s: %s", c->id, text);

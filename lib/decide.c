@@ -291,6 +291,16 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		if (active == n)
 			active = i;
 		*peer = i;
+		/*
+		 * Not reached in round 1: its claim may be older than our
+		 * round 1, so what round 2 shows may be its job's refresh,
+		 * which would look like a claim later than ours. It may be
+		 * polling (pollguard(7)).
+		 */
+		if (!seen[i].answered) {
+			*why = PG_LOST_UNSEEN;
+			return PG_SKIP_ACTIVE;
+		}
 		/* When the peer claimed, relative to our claim: lo or later. */
 		lo = lower_bound(c, &seen[i]);
 		if (pg_peer_fast(&seen[i])) {
@@ -576,6 +586,10 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 		snprintf(buf, len, "claim withdrawn: %s announces settle %"
 		    PRId64 "ms and timeout %" PRId64 "ms, unlike this node",
 		    s->name, s->status.settle_ms, s->status.timeout_ms);
+		break;
+	case PG_LOST_UNSEEN:
+		snprintf(buf, len, "claim withdrawn: %s could not be reached "
+		    "in round 1 and is active: it may be polling", s->name);
 		break;
 	default:
 		snprintf(buf, len, "withdraw: %s", s->why);

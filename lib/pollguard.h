@@ -993,7 +993,9 @@ enum pg_settle_why {
 				   by the fast rule) */
 	PG_LOST_RULE,		/* an active peer not of the fast rule, and
 				   round 2 came without the settle sleep */
-	PG_LOST_DISAGREE	/* a fast peer's settle or timeout differs */
+	PG_LOST_DISAGREE,	/* a fast peer's settle or timeout differs */
+	PG_LOST_UNSEEN		/* active in round 2, unreachable in round 1:
+				   it may be polling since before */
 };
 
 /*
@@ -1037,7 +1039,9 @@ size_t	 pg_settle_disagrees(int64_t, int64_t, const struct pg_seen *, size_t);
  * than settle/4 after ours, or it
  * certainly lies no more than settle/4 before ours and our name sorts
  * first (strcasecmp). A peer reachable in round 1 (answered) but not in
- * round 2 beats us too: it may have claimed in between, unseen. Rounds
+ * round 2 beats us too: it may have claimed in between, unseen; one not
+ * reachable in round 1 (not answered) and active in round 2 beats us
+ * (PG_LOST_UNSEEN): nothing bounds when it claimed. Rounds
  * longer than the horizon allows lose (from the start of round 1 to the
  * end of round 2: more than horizon - settle/4 - 50ms); a claim that took
  * more than settle/4 to become visible loses when an active peer of the

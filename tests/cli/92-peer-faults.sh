@@ -100,8 +100,10 @@ sub big {
 }
 
 my $ok = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n";
+my $conns = 0;
 for (;;) {
 	my $c = $l->accept or next;
+	$conns++;
 	my $pid = fork;
 	if (!defined $pid || $pid) {
 		close $c;
@@ -141,6 +143,20 @@ for (;;) {
 			    "Content-Length: 10\r\n\r\nNot Found\n";
 		} else {
 			print $c "${ok}Content-Length: 5\r\n\r\n3000\n";
+		}
+	} elsif ($mode eq 'late') {
+		# Its first connection is closed unanswered (round 1); then
+		# as 0.3, its job having refreshed its record just now.
+		my $first = head($c);
+		if ($conns == 1) {
+			close $c;
+			exit 0;
+		}
+		if ($first =~ m{ \S*/v1/status/}) {
+			print $c "HTTP/1.1 404 Not Found\r\n" .
+			    "Content-Length: 10\r\n\r\nNot Found\n";
+		} else {
+			print $c "${ok}Content-Length: 2\r\n\r\n0\n";
 		}
 	} elsif ($mode eq 'idle') {
 		# As 0.3: /v1/status unknown, 404 without Pollguard-Node.
@@ -387,6 +403,39 @@ EOF
 	    cmp -s "$T/slow03.saved" "$STATE/slow03"
 else
 	skip "the slow 0.3 fake peer did not start" 4
+fi
+
+# --- a peer that polls, unreachable in round 1 ---
+
+# Round 1 cannot reach it; round 2 finds its record refreshed just now,
+# by a job that may have run since before round 1: a moment after our
+# claim, which the settle rule alone would count as a later claim. The
+# check withdraws (pollguard(7)).
+if fake_start late; then
+	cat >"$T/late.conf" <<EOF
+[pollguard]
+node = a
+state = $STATE
+timeout = ${TIMEOUT_MS}ms
+connect_timeout = 1s
+settle = ${SETTLE_MS}ms
+[peer late]
+url = http://127.0.0.1:$FPORT/
+[cluster late]
+wait = 12s
+peers = late
+EOF
+	chmod 600 "$T/late.conf"
+	"$PGSTATE" -c "$T/late.conf" write late 30000
+	cp "$STATE/late" "$T/late.saved"
+	timed 1 "a peer polling, unreachable in round 1, active in round 2: exit 1" \
+	    "$CHECK" -v -c "$T/late.conf" late
+	err_has "could not be reached in round 1 and is active" \
+	    "the claim was withdrawn, saying why"
+	assert "the record as it was, byte for byte" \
+	    cmp -s "$T/late.saved" "$STATE/late"
+else
+	skip "the late fake peer did not start" 3
 fi
 
 # --- the peer's config broken ---

@@ -29,7 +29,7 @@ static const char *const why_names[] = {
 	"KEEP", "LOST_EARLIER", "LOST_NAME", "LOST_SLOW_WRITE",
 	"LOST_SLOW_ROUND", "LOST_VANISHED", "LOST_UNREACHABLE",
 	"LOST_INVALID", "LOST_HELD", "WAIT", "LOST_KEPT", "LOST_POLL",
-	"LOST_RULE", "LOST_DISAGREE"
+	"LOST_RULE", "LOST_DISAGREE", "LOST_UNSEEN"
 };
 
 /* pg_settle's pending peers, where a test does not look at them. */
@@ -38,7 +38,7 @@ static int	 pend[8];
 static const char *
 wname(int w)
 {
-	return w >= 0 && w <= PG_LOST_DISAGREE ? why_names[w] : "(bad why)";
+	return w >= 0 && w <= PG_LOST_UNSEEN ? why_names[w] : "(bad why)";
 }
 
 /* The verdict that goes with a reason. */
@@ -113,6 +113,7 @@ seen_kind(const char *name, enum pg_answer_kind kind, int64_t e)
 	s.answer.kind = kind;
 	s.answer.elapsed_ms = kind == PG_ANSWER_ELAPSED ? e :
 	    kind == PG_ANSWER_NEVER ? PG_NEVER : 0;
+	s.answered = kind != PG_ANSWER_UNREACHABLE;	/* in round 1 */
 	s.sent_ns = CLAIM + 400 * MS;
 	s.recv_ns = CLAIM + 410 * MS;
 	return s;
@@ -166,6 +167,7 @@ seen_at(const char *name, int64_t lo, int64_t width, int64_t e)
 	s.name = name;
 	s.answer.kind = PG_ANSWER_ELAPSED;
 	s.answer.elapsed_ms = e;
+	s.answered = 1;			/* in round 1 */
 	s.sent_ns = sent_for(CLAIM, lo, e);
 	if (bound(CLAIM, s.sent_ns, e) != lo)
 		errx(1, "seen_at: no moment gives lo %lld", (long long)lo);
@@ -256,6 +258,25 @@ test_settle_basic(void)
 	    "answered round 1, unreachable now, policy run: withdraw");
 	why_is(&c, PG_UNREACHABLE_SKIP, s, 1, PG_LOST_VANISHED,
 	    "answered round 1, unreachable now, policy skip: withdraw");
+	/*
+	 * Unreachable in round 1, active in round 2, its activity looking
+	 * later than our claim: a job's refresh after an old claim, maybe.
+	 */
+	s[0] = seen_kind("z", PG_ANSWER_ELAPSED, 0);
+	s[0].answered = 0;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_UNSEEN,
+	    "unreachable in round 1, active in round 2: withdraw");
+	s[0].has_status = 1;
+	pg_status_init(&s[0].status);
+	s[0].status.elapsed_ms = 0;
+	s[0].status.deciding = 0;
+	s[0].status.settle_ms = SETTLE;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_UNSEEN,
+	    "... also when it announces the fast rule");
+	s[0] = seen_kind("z", PG_ANSWER_NEVER, 0);
+	s[0].answered = 0;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "unreachable in round 1, never active: keep");
 	s[0] = seen_kind("a", PG_ANSWER_INVALID, 0);
 	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_INVALID, "invalid");
 	why_is(&c, PG_UNREACHABLE_SKIP, s, 1, PG_LOST_INVALID,
@@ -762,6 +783,8 @@ reference_one(const struct pg_claim *c, enum pg_unreachable pol,
 	}
 	if (s->answer.elapsed_ms >= wait)
 		return slow ? PG_LOST_SLOW_ROUND : PG_KEEP;
+	if (!s->answered)
+		return PG_LOST_UNSEEN;
 	lo = c->claim_ns + bound(c->claim_ns, s->sent_ns,
 	    s->answer.elapsed_ms);
 	if (lo < c->claim_ns - w)
@@ -856,6 +879,9 @@ test_reference(void)
 			    between(0, 2 * wait) : between(0, 3000);
 			break;
 		}
+		/* Now and then unreachable in round 1: active, it wins. */
+		s.answered = s.answer.kind != PG_ANSWER_UNREACHABLE &&
+		    chance(95);
 		/* The interval's start near the window's edges, often. */
 		lo = c.claim_ns + (chance(30) ? -w : chance(40) ? w : 0) +
 		    between(-3 * w, 3 * w);
@@ -934,6 +960,7 @@ test_two_views(void)
 			/* k asks 1 - k, after its sleep, once both claimed. */
 			memset(&s[k], 0, sizeof(s[k]));
 			s[k].name = name[1 - k];
+			s[k].answered = 1;
 			s[k].sent_ns = c[k].visible_ns - off[k] +
 			    between(settle * MS / 2, settle * MS);
 			m = s[k].sent_ns + (chance(80) ? between(0, 2 * MS) :
@@ -1148,6 +1175,7 @@ node_kept(struct world *wd, int i)
 			s[n].answer.kind = PG_ANSWER_UNREACHABLE;
 		else
 			s[n].answer = answer_of(wd, j, x->m2[j]);
+		s[n].answered = !x->unreach1[j];
 		s[n].sent_ns = x->sent2[j] + x->off;
 		s[n].recv_ns = x->recv2[j] + x->off;
 		n++;
@@ -1360,6 +1388,14 @@ test_worlds(int n, int close, int rounds)
 
 enum fphase { F_R1, F_R2, F_POLL, F_DONE };
 
+/*
+ * 1: the worlds run under unreachable = run, and a fifth of the round-1
+ * questions go unanswered (round 2 is always answered): a node claims
+ * without knowing such a peer, and round 2 alone must order the two,
+ * with the sleep for a peer that did not announce the fast rule.
+ */
+static int	 run_policy;
+
 struct fask {
 	int64_t		 sent, lockt, recd, recv;
 	int		 stage;		/* 0: to test the lock; 1: to read
@@ -1458,7 +1494,10 @@ fask(struct fworld *w, int i, const int *which, int64_t at, int64_t stall)
 		q->recd = q->lockt + (w->lively || chance(95) ?
 		    between(0, 200000) : between(0, 50 * MS));
 		q->recv = q->recd + frtt(w) + stall;
-		q->unreach = !w->lively && chance(2);
+		if (run_policy)
+			q->unreach = x->claimed == -1 && chance(20);
+		else
+			q->unreach = !w->lively && chance(2);
 		if (q->recv > x->end)
 			x->end = q->recv;
 	}
@@ -1593,7 +1632,8 @@ fstep(struct fworld *w, int i, int64_t now)
 			/* unreachable = skip: unreachable peers are rare. */
 			if ((s[k].answer.kind == PG_ANSWER_ELAPSED &&
 			    s[k].answer.elapsed_ms < w->wait) ||
-			    s[k].answer.kind == PG_ANSWER_UNREACHABLE)
+			    (!run_policy &&
+			    s[k].answer.kind == PG_ANSWER_UNREACHABLE))
 				x->claimed = 0;
 		}
 		if (!x->claimed) {
@@ -1625,8 +1665,8 @@ fstep(struct fworld *w, int i, int64_t now)
 		if (!x->fast)
 			for (k = 0; k < n; k++)
 				s[k].has_status = 0;
-		v = pg_settle(&x->c, w->wait, PG_UNREACHABLE_SKIP, s, n, pend2,
-		    &x->why, &p);
+		v = pg_settle(&x->c, w->wait, run_policy ? PG_UNREACHABLE_RUN :
+		    PG_UNREACHABLE_SKIP, s, n, pend2, &x->why, &p);
 		break;
 	case F_POLL:
 		x->c.end_ns = x->end + x->off;
@@ -1753,11 +1793,12 @@ test_fast_worlds(int n, int mixed, int lively, int rounds)
 	diag("%d-node fast worlds%s%s: %d rounds, %d with concurrent claims, "
 	    "%d nodes polled", n, mixed ? " (mixed with 0.3)" : "",
 	    lively ? " (no stalls)" : "", rounds, conflicts, polled);
-	is_int(broken, 0, "%d-node fast worlds%s%s: every round ends", n,
-	    mixed ? " (mixed)" : "", lively ? " (no stalls)" : "");
-	is_int(bad, 0, "%d-node fast worlds%s%s: never two keepers (seed %"
+	is_int(broken, 0, "%d-node fast worlds%s%s%s: every round ends", n,
+	    mixed ? " (mixed)" : "", lively ? " (no stalls)" : "",
+	    run_policy ? " (unreachable in round 1)" : "");
+	is_int(bad, 0, "%d-node fast worlds%s%s%s: never two keepers (seed %"
 	    PRIu64 ")", n, mixed ? " (mixed)" : "", lively ? " (no stalls)" :
-	    "", seed);
+	    "", run_policy ? " (unreachable in round 1)" : "", seed);
 	if (lively && !mixed)
 		is_int(empty, 0, "%d-node fast worlds, no stalls: never zero "
 		    "keepers among claimants (seed %" PRIu64 ")", n, seed);
@@ -1911,5 +1952,10 @@ main(void)
 	test_fast_worlds(3, 0, 0, 10000);
 	test_fast_worlds(2, 1, 0, 5000);
 	test_fast_worlds(3, 1, 0, 5000);
+	run_policy = 1;
+	test_fast_worlds(2, 1, 0, 10000);
+	test_fast_worlds(3, 1, 0, 10000);
+	test_fast_worlds(2, 0, 0, 5000);
+	test_fast_worlds(3, 0, 0, 5000);
 	return done_testing();
 }
