@@ -369,6 +369,34 @@ else
 	skip "the idle fake peer did not start" 4
 fi
 
+# withdraws NAME DESC SAID: a cluster NAME whose one peer, NAME, is the
+# fake peer at FPORT (settle on); its record is 30 s old. The check
+# claims, then withdraws (exit 1), saying SAID (an ERE), and puts the
+# record back byte for byte.
+withdraws()
+{
+	cat >"$T/$1.conf" <<EOF
+[pollguard]
+node = a
+state = $STATE
+timeout = ${TIMEOUT_MS}ms
+connect_timeout = 1s
+settle = ${SETTLE_MS}ms
+[peer $1]
+url = http://127.0.0.1:$FPORT/
+[cluster $1]
+wait = 12s
+peers = $1
+EOF
+	chmod 600 "$T/$1.conf"
+	"$PGSTATE" -c "$T/$1.conf" write "$1" 30000
+	cp "$STATE/$1" "$T/$1.saved"
+	timed 1 "$2: exit 1" "$CHECK" -v -c "$T/$1.conf" "$1"
+	err_like "$3" "$2: withdrawn ($3)"
+	assert "$2: the record as it was, byte for byte" \
+	    cmp -s "$T/$1.saved" "$STATE/$1"
+}
+
 # --- a slow peer before 0.4 that is polling ---
 
 # Round 1 needs two questions of it (404 to /v1/status, then
@@ -379,28 +407,9 @@ fi
 # is withdrawn. Round 2 must not shorten the question to a peer that
 # failed round 1, nor skip the sleep for it (pollguard(7)).
 if fake_start slow03; then
-	cat >"$T/slow.conf" <<EOF
-[pollguard]
-node = a
-state = $STATE
-timeout = ${TIMEOUT_MS}ms
-connect_timeout = 1s
-settle = ${SETTLE_MS}ms
-[peer slow]
-url = http://127.0.0.1:$FPORT/
-[cluster slow03]
-wait = 12s
-peers = slow
-EOF
-	chmod 600 "$T/slow.conf"
-	"$PGSTATE" -c "$T/slow.conf" write slow03 30000
-	cp "$STATE/slow03" "$T/slow03.saved"
-	timed 1 "a slow 0.3 peer, polling, unreachable in round 1: exit 1" \
-	    "$CHECK" -v -c "$T/slow.conf" slow03
-	err_has "slow: 3000 ms: active" "round 2 saw it active"
-	err_like "withdraw" "and the claim was withdrawn"
-	assert "the record as it was, byte for byte" \
-	    cmp -s "$T/slow03.saved" "$STATE/slow03"
+	withdraws slow03 "a slow 0.3 peer, polling, unreachable in round 1" \
+	    'claim withdrawn: slow03'
+	err_has "slow03: 3000 ms: active" "round 2 saw it active"
 else
 	skip "the slow 0.3 fake peer did not start" 4
 fi
@@ -412,28 +421,8 @@ fi
 # claim, which the settle rule alone would count as a later claim. The
 # check withdraws (pollguard(7)).
 if fake_start late; then
-	cat >"$T/late.conf" <<EOF
-[pollguard]
-node = a
-state = $STATE
-timeout = ${TIMEOUT_MS}ms
-connect_timeout = 1s
-settle = ${SETTLE_MS}ms
-[peer late]
-url = http://127.0.0.1:$FPORT/
-[cluster late]
-wait = 12s
-peers = late
-EOF
-	chmod 600 "$T/late.conf"
-	"$PGSTATE" -c "$T/late.conf" write late 30000
-	cp "$STATE/late" "$T/late.saved"
-	timed 1 "a peer polling, unreachable in round 1, active in round 2: exit 1" \
-	    "$CHECK" -v -c "$T/late.conf" late
-	err_has "could not be reached in round 1 and is active" \
-	    "the claim was withdrawn, saying why"
-	assert "the record as it was, byte for byte" \
-	    cmp -s "$T/late.saved" "$STATE/late"
+	withdraws late "a peer polling, unreachable in round 1, active in round 2" \
+	    'could not be reached in round 1 and is active'
 else
 	skip "the late fake peer did not start" 3
 fi
