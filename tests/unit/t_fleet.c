@@ -229,7 +229,7 @@ test_json(void)
 	    "json: the top and the cluster");
 	like(j, "{\"name\":\"a\",\"self\":true,\"reachable\":true,"
 	    "\"answer\":\"status\",\"error\":null,\"version\":null,"
-	    "\"elapsed_ms\":5000,\"claim_ms\":null,\"running\":false,"
+	    "\"elapsed_ms\":5000,\"claim_ms\":null,\"deciding\":null,\"running\":false,"
 	    "\"pid\":null,\"last\":{\"exit\":2,\"signal\":null,"
 	    "\"timed_out\":false,\"duration_ms\":10,\"end_ms\":20},"
 	    "\"last_success_ms\":30,\"failures\":1,\"hold\":{\"left_ms\":100,"
@@ -238,7 +238,7 @@ test_json(void)
 	    "json: quotes, backslashes, control and high bytes escaped");
 	like(j, "{\"name\":\"b\",\"self\":false,\"reachable\":true,"
 	    "\"answer\":\"elapsed\",\"error\":null,\"version\":null,"
-	    "\"elapsed_ms\":null,\"claim_ms\":null,\"running\":null,"
+	    "\"elapsed_ms\":null,\"claim_ms\":null,\"deciding\":null,\"running\":null,"
 	    "\"pid\":null,\"last\":null,\"last_success_ms\":null,"
 	    "\"failures\":null,\"hold\":null}",
 	    "json: an elapsed-only node that never polled");
