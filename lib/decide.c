@@ -33,7 +33,9 @@ pg_status_cooldown(const struct pg_status *st, int64_t cooldown_ms)
  * such a peer is idle: no run going, no claim reported (a claim within
  * its horizon, older or newer than the end), nothing written since the
  * end but the run's own last refresh. A claim it makes from now on is
- * reported, and makes it count again (pollguard(7), HANDOVER).
+ * reported, and makes it count again (pollguard(7), HANDOVER). A check
+ * of it that is deciding may have kept a claim whose horizon has passed
+ * while it was held up before exiting, so the peer counts while one is.
  */
 int
 pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
@@ -42,7 +44,7 @@ pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
 
 	return on_failure == PG_ON_FAILURE_HANDOVER && s->has_status &&
 	    s->answer.kind == PG_ANSWER_ELAPSED && pg_status_failed(st) &&
-	    st->claim_ms < 0 &&
+	    st->claim_ms < 0 && st->deciding != 1 &&
 	    st->elapsed_ms + PG_HANDOVER_SLACK_MS >= st->last_end_ms;
 }
 
@@ -295,9 +297,11 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		 * Not reached in round 1: its claim may be older than our
 		 * round 1, so what round 2 shows may be its job's refresh,
 		 * which would look like a claim later than ours. It may be
-		 * polling (pollguard(7)).
+		 * polling (pollguard(7)). A claim it still reports as one
+		 * is ordered by its true moment, as any other.
 		 */
-		if (!seen[i].answered) {
+		if (!seen[i].answered && !(seen[i].has_status &&
+		    seen[i].status.claim_ms >= 0)) {
 			*why = PG_LOST_UNSEEN;
 			return PG_SKIP_ACTIVE;
 		}

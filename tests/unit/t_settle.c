@@ -273,6 +273,11 @@ test_settle_basic(void)
 	s[0].status.settle_ms = SETTLE;
 	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_UNSEEN,
 	    "... also when it announces the fast rule");
+	/* It reports a claim: the rules order it, here as later. */
+	s[0].status.claim_ms = 0;
+	s[0].status.timeout_ms = c.timeout_ms;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
+	    "unreachable in round 1, a later claim reported: keep");
 	s[0] = seen_kind("z", PG_ANSWER_NEVER, 0);
 	s[0].answered = 0;
 	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
@@ -1401,6 +1406,7 @@ struct fask {
 	int		 stage;		/* 0: to test the lock; 1: to read
 					   the record; 2: answered */
 	int		 unreach, deciding;
+	int		 claim;		/* a is the time since a claim */
 	struct pg_answer a;
 };
 
@@ -1426,22 +1432,28 @@ struct fworld {
 	struct fnode	 nd[NODES];
 };
 
-/* Node j's record at moment m, as its serve reads it. */
+/*
+ * Node j's record at moment m, as its serve reads it; *claim: it reports
+ * a claim within its horizon (status claim_ms).
+ */
 static struct pg_answer
-frecord(const struct fworld *w, int j, int64_t m)
+frecord(const struct fworld *w, int j, int64_t m, int *claim)
 {
 	const struct fnode	*y = &w->nd[j];
 	struct pg_answer	 a;
 	int64_t			 latest;
 
 	memset(&a, 0, sizeof(a));
+	*claim = 0;
 	if (y->claimed == 1 && y->v <= m && y->withdraw > m) {
 		a.kind = PG_ANSWER_ELAPSED;
 		latest = y->t;
+		*claim = (m - y->t) / MS < (y->kept == 1 ? y->hz : w->horizon);
 		/* Past its horizon a keeper shows its job's refreshes. */
 		if ((m - y->t) / MS >= (y->kept == 1 ? y->hz : w->horizon) &&
 		    y->kept == 1 && y->job <= m)
-			latest = y->job + (m - y->job) / y->period * y->period;
+			latest = y->job + (m - y->job) / y->period * y->period,
+			    *claim = 0;
 		a.elapsed_ms = (m - latest) / MS;
 		return a;
 	}
@@ -1562,6 +1574,7 @@ fseen(struct fworld *w, int i, struct pg_seen *s, int *map)
 			s[n].has_status = 1;
 			pg_status_init(&s[n].status);
 			s[n].status.elapsed_ms = q->a.elapsed_ms;
+			s[n].status.claim_ms = q->claim ? q->a.elapsed_ms : -1;
 			s[n].status.deciding = q->deciding;
 			s[n].status.settle_ms = w->settle;
 			s[n].status.timeout_ms = w->timeout;
@@ -1614,7 +1627,7 @@ fstep(struct fworld *w, int i, int64_t now)
 		}
 		if (x->q[j].stage == 1 && x->q[j].recd == now) {
 			/* ... the record after. */
-			x->q[j].a = frecord(w, j, now);
+			x->q[j].a = frecord(w, j, now, &x->q[j].claim);
 			x->q[j].stage = 2;
 			return;
 		}
@@ -1953,6 +1966,8 @@ main(void)
 	test_fast_worlds(2, 1, 0, 5000);
 	test_fast_worlds(3, 1, 0, 5000);
 	run_policy = 1;
+	test_fast_worlds(2, 0, 1, 5000);
+	test_fast_worlds(3, 0, 1, 5000);
 	test_fast_worlds(2, 1, 0, 10000);
 	test_fast_worlds(3, 1, 0, 10000);
 	test_fast_worlds(2, 0, 0, 5000);
