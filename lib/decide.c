@@ -33,9 +33,7 @@ pg_status_cooldown(const struct pg_status *st, int64_t cooldown_ms)
  * such a peer is idle: no run going, no claim reported (a claim within
  * its horizon, older or newer than the end), nothing written since the
  * end but the run's own last refresh. A claim it makes from now on is
- * reported, and makes it count again (pollguard(7), HANDOVER). A check
- * of it that is deciding may have kept a claim whose horizon has passed
- * while it was held up before exiting, so the peer counts while one is.
+ * reported, and makes it count again (pollguard(7), HANDOVER).
  */
 int
 pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
@@ -44,7 +42,7 @@ pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
 
 	return on_failure == PG_ON_FAILURE_HANDOVER && s->has_status &&
 	    s->answer.kind == PG_ANSWER_ELAPSED && pg_status_failed(st) &&
-	    st->claim_ms < 0 && st->deciding != 1 &&
+	    st->claim_ms < 0 &&
 	    st->elapsed_ms + PG_HANDOVER_SLACK_MS >= st->last_end_ms;
 }
 
