@@ -232,6 +232,12 @@ reach_word(enum pg_reach r)
 	}
 }
 
+/* After ACTIVE's time: [a claim reported][a check deciding]. */
+static const char *const mark[2][2] = {
+	{ "", " (deciding)" },
+	{ " (claim)", " (claim, deciding)" }
+};
+
 /* The cells of one node's line. */
 static void
 cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
@@ -253,13 +259,10 @@ cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
 	/* A check there holds the claim lock: its round is being decided. */
 	dec = full && st->deciding == 1;
 	if (st->elapsed_ms == PG_NEVER)
-		snprintf(c[C_ACTIVE], CELL_MAX, "never%s", dec ?
-		    " (deciding)" : "");
+		snprintf(c[C_ACTIVE], CELL_MAX, "never%s", mark[0][dec]);
 	else
 		snprintf(c[C_ACTIVE], CELL_MAX, "%s ago%s",
-		    dur(st->elapsed_ms, a), st->claim_ms >= 0 ? (dec ?
-		    " (claim, deciding)" : " (claim)") : dec ? " (deciding)" :
-		    "");
+		    dur(st->elapsed_ms, a), mark[st->claim_ms >= 0][dec]);
 	if (!full)
 		return;
 	if (st->running && st->pid > 0)
