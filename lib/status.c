@@ -186,6 +186,8 @@ enum key {
 	K_HOLD_WHY, K_DECIDING, K_SETTLE, K_TIMEOUT, K_PREFER, K_CHECKED,
 	K_CHECKING, K_YIELD, K_YIELDED, K_COUNT
 };
+/* The fast rule's keys, which come together. */
+#define FAST_KEYS	(1U << K_DECIDING | 1U << K_SETTLE | 1U << K_TIMEOUT)
 
 static const char *const keys[K_COUNT] = {
 	"cluster", "node", "version", "elapsed", "claim", "running", "pid",
@@ -387,14 +389,22 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 		snprintf(why, wlen, "both last_exit and last_signal");
 		return -1;
 	}
-	/* The fast rule needs both settings, to check they agree. */
-	if ((seen & (1U << K_DECIDING)) && (!(seen & (1U << K_SETTLE)) ||
-	    !(seen & (1U << K_TIMEOUT)))) {
-		snprintf(why, wlen, "deciding without settle and timeout");
+	/*
+	 * The fast rule needs both settings, to check they agree; they
+	 * say nothing without it.
+	 */
+	if ((seen & FAST_KEYS) != 0 && (seen & FAST_KEYS) != FAST_KEYS) {
+		snprintf(why, wlen, "deciding, settle and timeout go "
+		    "together");
 		return -1;
 	}
 	if (st->last_signal > 0)
 		st->last_exit = -1;
+	/* How long checks have gone on is counted from the last one. */
+	if ((seen & (1U << K_CHECKING)) && !(seen & (1U << K_CHECKED))) {
+		snprintf(why, wlen, "checking without checked");
+		return -1;
+	}
 	/* A yield says when; a time without whom is nonsense. */
 	if (!(seen & (1U << K_YIELD)) != !(seen & (1U << K_YIELDED))) {
 		snprintf(why, wlen, "yield and yielded go together");

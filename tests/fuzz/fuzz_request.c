@@ -211,8 +211,11 @@ check_parse(const uint8_t *data, size_t len, int status,
 	check(memcmp(data, req->head ? "HEAD " : "GET ", req->head ? 5 : 4) ==
 	    0, "200 for a method other than GET or HEAD");
 	check(req->target == PG_TARGET_ONE || req->target == PG_TARGET_ALL ||
-	    req->target == PG_TARGET_METRICS, "target %d", req->target);
-	if (req->target == PG_TARGET_ONE) {
+	    req->target == PG_TARGET_METRICS ||
+	    req->target == PG_TARGET_STATUS_ONE ||
+	    req->target == PG_TARGET_STATUS_ALL, "target %d", req->target);
+	if (req->target == PG_TARGET_ONE ||
+	    req->target == PG_TARGET_STATUS_ONE) {
 		check(pg_cluster_id_valid(req->cluster), "invalid cluster ID");
 		check(memmem(data, req->linelen, req->cluster,
 		    strlen(req->cluster)) != NULL, "cluster not in the line");
@@ -259,9 +262,10 @@ static void
 check_answer(const struct server *s, const char *out, size_t outlen,
     int want, const struct pg_request *req)
 {
-	char		 head[1024], val[256];
+	struct pg_status st;
+	char		 head[1024], val[256], why[128] = "";
 	const char	*end, *body;
-	size_t		 hlen, blen, i;
+	size_t		 hlen, blen, used, i;
 	long		 clen;
 	int		 code;
 
@@ -310,6 +314,13 @@ check_answer(const struct server *s, const char *out, size_t outlen,
 		check(blen == 6, "idle is not never");
 	if (req->target == PG_TARGET_ONE && strcmp(req->cluster, "c1") == 0)
 		check(digits_nl(body, blen), "c1 has no elapsed time");
+	if (req->target == PG_TARGET_STATUS_ONE) {
+		check(blen > 0 && pg_status_parse(body, blen, &st, &used, why,
+		    sizeof(why)) == 0, "status does not parse (%s): %.*s", why,
+		    (int)blen, body);
+		check(strcmp(st.cluster, req->cluster) == 0 && used == blen,
+		    "status of %s: %.*s", req->cluster, (int)blen, body);
+	}
 }
 
 /*

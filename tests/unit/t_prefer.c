@@ -249,6 +249,7 @@ test_records(void)
 	BAD("cluster mail\nelapsed 5\nprefer a,\n", "prefer a,");
 	BAD("cluster mail\nelapsed 5\nchecked never\n", "checked never");
 	BAD("cluster mail\nelapsed 5\nyield a\n", "yield without yielded");
+	BAD("cluster mail\nelapsed 5\nchecking 2\n", "checking without checked");
 	BAD("cluster mail\nelapsed 5\nyield a/b\nyielded 1\n", "yield a/b");
 #undef BAD
 }

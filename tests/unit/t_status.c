@@ -171,9 +171,13 @@ test_refused(void)
 		{ "cluster mail\nelapsed 5\ndeciding no\nsettle 500\n"
 		    "timeout x\n", "timeout: invalid" },
 		{ "cluster mail\nelapsed 5\ndeciding no\n",
-		    "deciding without settle and timeout" },
+		    "deciding, settle and timeout go together" },
 		{ "cluster mail\nelapsed 5\ndeciding no\nsettle 500\n",
-		    "deciding without settle and timeout" },
+		    "deciding, settle and timeout go together" },
+		{ "cluster mail\nelapsed 5\nsettle 500\n",
+		    "deciding, settle and timeout go together" },
+		{ "cluster mail\nelapsed 5\nsettle 500\ntimeout 2000\n",
+		    "deciding, settle and timeout go together" },
 		{ "cluster mail\nelapsed 5\ndeciding no\ndeciding yes\n"
 		    "settle 500\ntimeout 2000\n", "deciding twice" },
 	};
