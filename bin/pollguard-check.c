@@ -255,6 +255,30 @@ poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
 }
 
 /*
+ * The last moment of a go after a failed run. Peers stop counting a node
+ * whose last run failed once its claim's horizon has passed, unless it
+ * has been active since the run's end (pg_handover_ignores): a check
+ * held up that long after it decided to keep must not go, since a peer
+ * may have gone meanwhile. Tested on this node's status as its serve
+ * reports it, by the rule of on_failure = handover whatever this node's
+ * setting (the peers' is the one that applies). 1 when still counted.
+ */
+static int
+still_counted(struct tool *t)
+{
+	struct pg_seen	 self;
+
+	memset(&self, 0, sizeof(self));
+	if (pg_status_local(&t->state, t->cluster, t->cfg->node,
+	    &self.status) == -1)
+		return 0;
+	self.has_status = 1;
+	self.answer.kind = PG_ANSWER_ELAPSED;
+	self.answer.elapsed_ms = self.status.elapsed_ms;
+	return !pg_handover_ignores(PG_ON_FAILURE_HANDOVER, &self);
+}
+
+/*
  * Claim, settle, ask again: keep the claim or withdraw it, restoring the
  * record that was there. Returns the exit status. The claim lock, taken
  * before round 1, stays held until exit, after the record was restored or
@@ -262,7 +286,7 @@ poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
  * (pollguard(7)).
  */
 static int
-claim_and_settle(struct tool *t, const struct pg_round *first)
+claim_and_settle(struct tool *t, const struct pg_round *first, int failed)
 {
 	const struct pg_cluster	*c = t->cluster;
 	struct sigaction	 sa;
@@ -323,9 +347,13 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 		    oldlen);
 	free(pending);
 	if (v == PG_GO && (v = keep(t, &cl, &rec)) == PG_GO) {
-		pg_round_free(&r);
-		tool_decided(t, "%s: keep the claim: go", c->id);
-		return PG_GO;
+		if (!failed || still_counted(t)) {
+			pg_round_free(&r);
+			tool_decided(t, "%s: keep the claim: go", c->id);
+			return PG_GO;
+		}
+		v = PG_SKIP_ACTIVE;
+		why = PG_LOST_EXPIRED;
 	}
 	if (v != PG_GO && why == PG_KEEP)
 		why = PG_LOST_SLOW_WRITE;
@@ -335,7 +363,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	if (why == PG_LOST_SLOW_WRITE || why == PG_LOST_SLOW_ROUND ||
 	    why == PG_LOST_VANISHED || why == PG_LOST_POLL ||
 	    why == PG_LOST_RULE || why == PG_LOST_DISAGREE ||
-	    why == PG_LOST_UNSEEN)
+	    why == PG_LOST_UNSEEN || why == PG_LOST_EXPIRED)
 		tool_warn(t, "cluster %s: %s", c->id, text);
 	else
 		tool_decided(t, "%s: %s", c->id, text);
@@ -527,7 +555,8 @@ check(int argc, char *argv[])
 	if (d.failed < r.n || d.prefer < r.n || d.yielded < r.n)
 		tool_decided(&t, "%s: %s; claiming", id, text);
 	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0) {
-		ch = claim_and_settle(&t, &r);
+		ch = claim_and_settle(&t, &r, ownp == NULL ||
+		    pg_status_failed(ownp));
 		pg_round_free(&r);
 		return ch;
 	}

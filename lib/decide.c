@@ -593,6 +593,11 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 		snprintf(buf, len, "claim withdrawn: %s could not be reached "
 		    "in round 1 and is active: it may be polling", s->name);
 		break;
+	case PG_LOST_EXPIRED:
+		snprintf(buf, len, "claim withdrawn: this node's last run "
+		    "failed and the claim's horizon passed before it could go, "
+		    "so peers no longer count it");
+		break;
 	default:
 		snprintf(buf, len, "withdraw: %s", s->why);
 		break;

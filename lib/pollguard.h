@@ -994,8 +994,12 @@ enum pg_settle_why {
 	PG_LOST_RULE,		/* an active peer not of the fast rule, and
 				   round 2 came without the settle sleep */
 	PG_LOST_DISAGREE,	/* a fast peer's settle or timeout differs */
-	PG_LOST_UNSEEN		/* active in round 2, unreachable in round 1:
+	PG_LOST_UNSEEN,		/* active in round 2, unreachable in round 1:
 				   it may be polling since before */
+	PG_LOST_EXPIRED		/* set by pollguard-check: our last run
+				   failed and our claim's horizon passed
+				   before we could go; peers no longer
+				   count it (pg_handover_ignores) */
 };
 
 /*

@@ -16,6 +16,9 @@
  *				check held up right after its claim became
  *				visible, before round 2 (the fast rule's
  *				worst moment)
+ * PG_PREEMPT_RENAME2_MS=D	from the second rename on, sleep D ms
+ *				instead: a check held up after its claim
+ *				was lengthened (its last write)
  * PG_PREEMPT_RENAME_BARRIER=DIR
  * PG_PREEMPT_RENAME_PARTIES=N	before the first rename, create DIR/PID
  *				and wait until DIR holds N entries (at
@@ -63,7 +66,8 @@ static int	(*real_renameat)(int, const char *, int, const char *);
 static int	(*real_fcntl)(int, int, ...);
 
 static long	 delay_ms = -1;	/* -1: no delay */
-static long	 rename_ms = -1, getlk_ms = -1, answer_ms = -1;
+static long	 rename_ms = -1, rename2_ms = -1, getlk_ms = -1;
+static long	 answer_ms = -1;
 static long	 jitter_ms;
 static const char *barrier_dir, *rename_until;
 static long	 parties;
@@ -118,6 +122,7 @@ preempt_init(void)
 	delay_ms = env_ms("PG_PREEMPT_MS", -1);
 	jitter_ms = env_ms("PG_PREEMPT_JITTER_MS", 0);
 	rename_ms = env_ms("PG_PREEMPT_RENAME_MS", -1);
+	rename2_ms = env_ms("PG_PREEMPT_RENAME2_MS", rename_ms);
 	getlk_ms = env_ms("PG_PREEMPT_GETLK_MS", -1);
 	answer_ms = env_ms("PG_PREEMPT_ANSWER_MS", -1);
 	barrier_dir = getenv("PG_PREEMPT_RENAME_BARRIER");
@@ -262,8 +267,8 @@ after_rename(int r)
 		return r;
 	if (!renamed++ && rename_until != NULL)
 		wait_until(until_exists);
-	if (rename_ms >= 0)
-		hold_up(rename_ms);
+	if (renamed == 1 ? rename_ms >= 0 : rename2_ms >= 0)
+		hold_up(renamed == 1 ? rename_ms : rename2_ms);
 	return r;
 }
 
