@@ -610,6 +610,14 @@ struct pg_status {
 void	 pg_status_init(struct pg_status *);
 
 /*
+ * Append printf-formatted text to buf (len bytes) at *off and advance
+ * *off: 0, or -1, *off unchanged, when it does not fit. The record and
+ * status formatters or their results, and fail once at the end.
+ */
+int	 pg_appendf(char *, size_t, size_t *, const char *, ...)
+	    __attribute__((__format__(__printf__, 4, 5)));
+
+/*
  * One cluster's status as lines, without the blank line that ends it:
  * the length, or -1 when it does not fit. hold_why is escaped (vis(3))
  * so that it stays one printable line.

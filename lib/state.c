@@ -847,13 +847,28 @@ static const char *const outcome_keys[] = {
 	"timed_out", "failures", "success", NULL
 };
 
-/* A line "KEY BOOT MONO WALL": a stamp as the activity record has it. */
+/*
+ * Append a line "KEY BOOT MONO WALL", a stamp as the activity record has
+ * it (pg_appendf).
+ */
 static int
-stamp_fields(char *buf, size_t len, const char *key,
+stamp_fields(char *buf, size_t len, size_t *off, const char *key,
     const struct pg_stamp *s)
 {
-	return snprintf(buf, len, "%s %s %" PRId64 " %" PRId64 "\n", key,
-	    s->boot_id[0] != '\0' ? s->boot_id : "-", s->mono_ns, s->wall_ns);
+	return pg_appendf(buf, len, off, "%s %s %" PRId64 " %" PRId64 "\n",
+	    key, s->boot_id[0] != '\0' ? s->boot_id : "-", s->mono_ns,
+	    s->wall_ns);
+}
+
+/* The end of a formatter: its length, or -1 when something did not fit. */
+static int
+formatted(int r, size_t off)
+{
+	if (r != 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return off;
 }
 
 static int
@@ -870,44 +885,24 @@ outcome_name(char *buf, size_t len, const char *cluster)
 int
 pg_outcome_format(const struct pg_outcome *o, char *buf, size_t len)
 {
-	size_t	 r;
-	int	 n;
+	size_t	 off = 0;
+	int	 r = 0;
 
-	n = snprintf(buf, len, OUTCOME_MAGIC "running %d\npid %ld\n",
+	r |= pg_appendf(buf, len, &off, OUTCOME_MAGIC "running %d\npid %ld\n",
 	    o->running ? 1 : 0, (long)o->pid);
-	if (n < 0 || (size_t)n >= len)
-		goto toolong;
-	r = n;
-	n = stamp_fields(buf + r, len - r, "start", &o->start);
-	if (n < 0 || (size_t)n >= len - r)
-		goto toolong;
-	r += n;
+	r |= stamp_fields(buf, len, &off, "start", &o->start);
 	if (o->ended) {
-		n = stamp_fields(buf + r, len - r, "end", &o->end);
-		if (n < 0 || (size_t)n >= len - r)
-			goto toolong;
-		r += n;
-		n = snprintf(buf + r, len - r, "duration_ms %" PRId64 "\n"
+		r |= stamp_fields(buf, len, &off, "end", &o->end);
+		r |= pg_appendf(buf, len, &off, "duration_ms %" PRId64 "\n"
 		    "%s %d\ntimed_out %d\n", o->duration_ms, o->signal > 0 ?
 		    "signal" : "exit", o->signal > 0 ? o->signal :
 		    o->exit_status, o->timed_out ? 1 : 0);
-		if (n < 0 || (size_t)n >= len - r)
-			goto toolong;
-		r += n;
 	}
-	if (o->succeeded) {
-		n = stamp_fields(buf + r, len - r, "success", &o->success);
-		if (n < 0 || (size_t)n >= len - r)
-			goto toolong;
-		r += n;
-	}
-	n = snprintf(buf + r, len - r, "failures %" PRId64 "\n", o->failures);
-	if (n < 0 || (size_t)n >= len - r)
-		goto toolong;
-	return r + n;
-toolong:
-	errno = ENAMETOOLONG;
-	return -1;
+	if (o->succeeded)
+		r |= stamp_fields(buf, len, &off, "success", &o->success);
+	r |= pg_appendf(buf, len, &off, "failures %" PRId64 "\n",
+	    o->failures);
+	return formatted(r, off);
 }
 
 /* A number in lo..hi, the whole of s[0..n). */
@@ -1287,8 +1282,8 @@ pg_hold_left(const struct pg_hold *h, const struct pg_stamp *now)
 int
 pg_hold_format(const struct pg_hold *h, char *buf, size_t len)
 {
-	size_t	 r;
-	int	 n;
+	size_t	 off = 0;
+	int	 r = 0;
 
 	if (h->ms < 1 || h->ms > PG_HOLD_MAX_MS) {
 		errno = EINVAL;
@@ -1297,24 +1292,14 @@ pg_hold_format(const struct pg_hold *h, char *buf, size_t len)
 	if (hold_text(h->by, strnlen(h->by, sizeof(h->by))) == -1 ||
 	    hold_text(h->why, strnlen(h->why, sizeof(h->why))) == -1)
 		return -1;
-	n = snprintf(buf, len, HOLD_MAGIC);
-	if (n < 0 || (size_t)n >= len)
-		goto toolong;
-	r = n;
-	n = stamp_fields(buf + r, len - r, "until", &h->until);
-	if (n < 0 || (size_t)n >= len - r)
-		goto toolong;
-	r += n;
-	n = snprintf(buf + r, len - r, "ms %" PRId64 "\n%s%s%s%s%s%s",
-	    h->ms, h->by[0] != '\0' ? "by " : "", h->by,
-	    h->by[0] != '\0' ? "\n" : "", h->why[0] != '\0' ? "why " : "",
-	    h->why, h->why[0] != '\0' ? "\n" : "");
-	if (n < 0 || (size_t)n >= len - r)
-		goto toolong;
-	return r + n;
-toolong:
-	errno = ENAMETOOLONG;
-	return -1;
+	r |= pg_appendf(buf, len, &off, HOLD_MAGIC);
+	r |= stamp_fields(buf, len, &off, "until", &h->until);
+	r |= pg_appendf(buf, len, &off, "ms %" PRId64 "\n", h->ms);
+	if (h->by[0] != '\0')
+		r |= pg_appendf(buf, len, &off, "by %s\n", h->by);
+	if (h->why[0] != '\0')
+		r |= pg_appendf(buf, len, &off, "why %s\n", h->why);
+	return formatted(r, off);
 }
 
 static int
@@ -1452,39 +1437,21 @@ checked_name(char *buf, size_t len, const char *cluster)
 int
 pg_checked_format(const struct pg_checked *ck, char *buf, size_t len)
 {
-	size_t	 r;
-	int	 n;
+	size_t	 off = 0;
+	int	 r = 0;
 
 	if (ck->yield[0] != '\0' && !pg_peer_name_valid(ck->yield)) {
 		errno = EINVAL;
 		return -1;
 	}
-	n = snprintf(buf, len, CHECKED_MAGIC);
-	if (n < 0 || (size_t)n >= len)
-		goto toolong;
-	r = n;
-	n = stamp_fields(buf + r, len - r, "last", &ck->last);
-	if (n < 0 || (size_t)n >= len - r)
-		goto toolong;
-	r += n;
-	n = stamp_fields(buf + r, len - r, "since", &ck->since);
-	if (n < 0 || (size_t)n >= len - r)
-		goto toolong;
-	r += n;
+	r |= pg_appendf(buf, len, &off, CHECKED_MAGIC);
+	r |= stamp_fields(buf, len, &off, "last", &ck->last);
+	r |= stamp_fields(buf, len, &off, "since", &ck->since);
 	if (ck->yield[0] != '\0') {
-		n = snprintf(buf + r, len - r, "yield %s\n", ck->yield);
-		if (n < 0 || (size_t)n >= len - r)
-			goto toolong;
-		r += n;
-		n = stamp_fields(buf + r, len - r, "yielded", &ck->yielded);
-		if (n < 0 || (size_t)n >= len - r)
-			goto toolong;
-		r += n;
+		r |= pg_appendf(buf, len, &off, "yield %s\n", ck->yield);
+		r |= stamp_fields(buf, len, &off, "yielded", &ck->yielded);
 	}
-	return r;
-toolong:
-	errno = ENAMETOOLONG;
-	return -1;
+	return formatted(r, off);
 }
 
 static int

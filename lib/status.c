@@ -33,13 +33,8 @@ pg_status_init(struct pg_status *st)
 	st->checking_ms = -1;
 }
 
-/* Append one line to buf at *off; -1 when it does not fit. */
-static int
-put(char *buf, size_t len, size_t *off, const char *fmt, ...)
-    __attribute__((__format__(__printf__, 4, 5)));
-
-static int
-put(char *buf, size_t len, size_t *off, const char *fmt, ...)
+int
+pg_appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)
 {
 	va_list	 ap;
 	int	 n;
@@ -60,8 +55,8 @@ static int
 put_ms(char *buf, size_t len, size_t *off, const char *key, int64_t ms)
 {
 	if (ms == PG_NEVER)
-		return put(buf, len, off, "%s never\n", key);
-	return put(buf, len, off, "%s %" PRId64 "\n", key, ms);
+		return pg_appendf(buf, len, off, "%s never\n", key);
+	return pg_appendf(buf, len, off, "%s %" PRId64 "\n", key, ms);
 }
 
 /* The keys of pollguard(7), PREFERRED NODE, each only when it is set. */
@@ -72,7 +67,7 @@ prefer_format(const struct pg_status *st, char *buf, size_t len,
 	int	 r = 0;
 
 	if (st->prefer[0] != '\0')
-		r |= put(buf, len, off, "prefer %s\n", st->prefer);
+		r |= pg_appendf(buf, len, off, "prefer %s\n", st->prefer);
 	if (st->checked_ms != PG_NEVER) {
 		r |= put_ms(buf, len, off, "checked", st->checked_ms);
 		if (st->checking_ms >= 0)
@@ -80,7 +75,7 @@ prefer_format(const struct pg_status *st, char *buf, size_t len,
 			    st->checking_ms);
 	}
 	if (st->yield[0] != '\0') {
-		r |= put(buf, len, off, "yield %s\n", st->yield);
+		r |= pg_appendf(buf, len, off, "yield %s\n", st->yield);
 		r |= put_ms(buf, len, off, "yielded", st->yielded_ms);
 	}
 	return r;
@@ -93,44 +88,47 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 	size_t	 off = 0;
 	int	 r = 0;
 
-	r |= put(buf, len, &off, "cluster %s\n", st->cluster);
+	r |= pg_appendf(buf, len, &off, "cluster %s\n", st->cluster);
 	if (st->node[0] != '\0')
-		r |= put(buf, len, &off, "node %s\n", st->node);
+		r |= pg_appendf(buf, len, &off, "node %s\n", st->node);
 	if (st->version[0] != '\0')
-		r |= put(buf, len, &off, "version %s\n", st->version);
+		r |= pg_appendf(buf, len, &off, "version %s\n", st->version);
 	r |= put_ms(buf, len, &off, "elapsed", st->elapsed_ms);
 	if (st->claim_ms >= 0)
-		r |= put(buf, len, &off, "claim %" PRId64 "\n", st->claim_ms);
-	r |= put(buf, len, &off, "running %d\n", st->running ? 1 : 0);
+		r |= pg_appendf(buf, len, &off, "claim %" PRId64 "\n",
+		    st->claim_ms);
+	r |= pg_appendf(buf, len, &off, "running %d\n", st->running ? 1 : 0);
 	if (st->running && st->pid > 0)
-		r |= put(buf, len, &off, "pid %" PRId64 "\n", st->pid);
+		r |= pg_appendf(buf, len, &off, "pid %" PRId64 "\n", st->pid);
 	if (st->last) {
 		if (st->last_signal > 0)
-			r |= put(buf, len, &off, "last_signal %d\n",
+			r |= pg_appendf(buf, len, &off, "last_signal %d\n",
 			    st->last_signal);
 		else
-			r |= put(buf, len, &off, "last_exit %d\n",
+			r |= pg_appendf(buf, len, &off, "last_exit %d\n",
 			    st->last_exit);
 		if (st->last_timeout)
-			r |= put(buf, len, &off, "last_timeout 1\n");
+			r |= pg_appendf(buf, len, &off, "last_timeout 1\n");
 		r |= put_ms(buf, len, &off, "last_duration",
 		    st->last_duration_ms);
 		r |= put_ms(buf, len, &off, "last_end", st->last_end_ms);
 	}
 	r |= put_ms(buf, len, &off, "last_success", st->last_success_ms);
-	r |= put(buf, len, &off, "failures %d\n", st->failures);
+	r |= pg_appendf(buf, len, &off, "failures %d\n", st->failures);
 	if (st->deciding >= 0) {
-		r |= put(buf, len, &off, "deciding %s\n", st->deciding ?
+		r |= pg_appendf(buf, len, &off, "deciding %s\n", st->deciding ?
 		    "yes" : "no");
-		r |= put(buf, len, &off, "settle %" PRId64 "\n",
+		r |= pg_appendf(buf, len, &off, "settle %" PRId64 "\n",
 		    st->settle_ms);
-		r |= put(buf, len, &off, "timeout %" PRId64 "\n",
+		r |= pg_appendf(buf, len, &off, "timeout %" PRId64 "\n",
 		    st->timeout_ms);
 	}
 	if (st->hold_ms > 0) {
-		r |= put(buf, len, &off, "hold %" PRId64 "\n", st->hold_ms);
+		r |= pg_appendf(buf, len, &off, "hold %" PRId64 "\n",
+		    st->hold_ms);
 		if (st->hold_by[0] != '\0')
-			r |= put(buf, len, &off, "hold_by %s\n", st->hold_by);
+			r |= pg_appendf(buf, len, &off, "hold_by %s\n",
+			    st->hold_by);
 		if (st->hold_why[0] != '\0') {
 			/*
 			 * Safe on one line whatever it holds; printable
@@ -140,7 +138,7 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 			strnvis(why, st->hold_why, sizeof(why),
 			    VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
 			    VIS_NOSLASH);
-			r |= put(buf, len, &off, "hold_why %s\n", why);
+			r |= pg_appendf(buf, len, &off, "hold_why %s\n", why);
 		}
 	}
 	r |= prefer_format(st, buf, len, &off);

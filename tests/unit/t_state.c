@@ -1836,6 +1836,53 @@ rm_rf(const char *path)
 		diag("could not remove %s", path);
 }
 
+/*
+ * Every record formatter fails with ENAMETOOLONG, and never writes past
+ * the buffer, for every length up to the one its text needs; one byte
+ * more and the text is whole.
+ */
+#define BOUNDS(name, fmt, rec, max) do {				\
+	char	 full[max], cut[max];					\
+	int	 n, k, bad = 0;						\
+									\
+	n = fmt(rec, full, sizeof(full));				\
+	for (k = 0; n > 0 && k <= n; k++) {				\
+		memset(cut, '#', sizeof(cut));				\
+		errno = 0;						\
+		if (fmt(rec, cut, k) != -1 || errno != ENAMETOOLONG ||	\
+		    (k < (int)sizeof(cut) && cut[k] != '#'))		\
+			bad++;						\
+	}								\
+	ok(n > 0 && bad == 0, "%s: every shorter buffer refused "	\
+	    "(%d of %d wrong)", name, bad, n + 1);			\
+	ok(n > 0 && fmt(rec, cut, n + 1) == n &&			\
+	    memcmp(cut, full, n + 1) == 0, "%s: whole with room for "	\
+	    "the NUL", name);						\
+} while (0)
+
+static void
+test_format_bounds(void)
+{
+	struct pg_outcome	 o;
+	struct pg_hold		 h;
+	struct pg_checked	 ck;
+
+	o = finished(0, 0, 9, 1, 3);
+	o.succeeded = 1;
+	o.success = stamp(BOOT_A, 7 * SEC, 1700000200 * SEC);
+	BOUNDS("outcome", pg_outcome_format, &o, PG_OUTCOME_MAX);
+	h = held(BOOT_A, 3700 * SEC, 1700003600 * SEC, 3600000, "ops@a",
+	    "disk swap");
+	BOUNDS("hold", pg_hold_format, &h, PG_HOLD_FILE_MAX);
+	memset(&ck, 0, sizeof(ck));
+	ck.last = stamp(BOOT_A, 20 * SEC, 1700000300 * SEC);
+	ck.since = stamp(BOOT_A, 5 * SEC, 1700000285 * SEC);
+	strlcpy(ck.yield, "alpha", sizeof(ck.yield));
+	ck.yielded = stamp(BOOT_A, 19 * SEC, 1700000299 * SEC);
+	BOUNDS("checked", pg_checked_format, &ck, PG_CHECKED_MAX);
+}
+#undef BOUNDS
+
 int
 main(void)
 {
@@ -1866,6 +1913,7 @@ main(void)
 	test_hold_parse();
 	test_hold_left();
 	test_hold_files();
+	test_format_bounds();
 	rm_rf(base);
 	return done_testing();
 }
