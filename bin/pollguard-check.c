@@ -193,25 +193,31 @@ interrupted(struct tool *t, const struct pg_stamp *rec, const char *old,
  * Keep the claim. When it became visible late, lengthen its horizon
  * first, so that a peer still in its round 2 sees the claim rather than
  * the job's first refresh (pollguard(7)); when that would reach the wait
- * time, or the record cannot be written, withdraw instead.
+ * time, or the record cannot be written, withdraw instead (*why says
+ * why); when it is no longer our claim (a writer on this node), too.
  */
 static enum pg_verdict
-keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec)
+keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec,
+    enum pg_settle_why *why)
 {
-	struct pg_stamp	 longer = *rec;
+	const char	*id = t->cluster->id;
+	int64_t		 h;
+	int		 r;
 
-	if ((longer.horizon_ms = pg_claim_keep_horizon(cl,
-	    t->cluster->wait_ms)) == 0)
+	*why = PG_LOST_SLOW_WRITE;
+	if ((h = pg_claim_keep_horizon(cl, t->cluster->wait_ms)) == 0)
 		return PG_SKIP_ACTIVE;
-	if (longer.horizon_ms == rec->horizon_ms)
+	if (h == rec->horizon_ms ||
+	    (r = pg_state_lengthen(&t->state, id, rec, h)) == 1) {
+		*why = PG_KEEP;
 		return PG_GO;
-	if (pg_state_write(&t->state, t->cluster->id, &longer) == -1) {
-		tool_error("cannot lengthen the claim in %s/%s: %s",
-		    t->state.path, t->cluster->id, strerror(errno));
-		return PG_SKIP_ACTIVE;
 	}
-	*rec = longer;
-	return PG_GO;
+	if (r == 0)
+		*why = PG_LOST_OVERWRITTEN;
+	else
+		tool_error("cannot lengthen the claim in %s/%s: %s",
+		    t->state.path, id, strerror(errno));
+	return PG_SKIP_ACTIVE;
 }
 
 /*
@@ -255,23 +261,39 @@ poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
 }
 
 /*
- * The last moment of a go after a failed run. Peers stop counting a node
- * whose last run failed once its claim's horizon has passed, unless it
- * has been active since the run's end (pg_handover_ignores): a check
- * held up that long after it decided to keep must not go, since a peer
- * may have gone meanwhile. Tested on this node's status as its serve
- * reports it, by the rule of on_failure = handover whatever this node's
- * setting (the peers' is the one that applies). 1 when still counted.
+ * The last moment of a go. Peers stop counting a node whose last run
+ * failed once its claim's horizon has passed, unless its last activity
+ * came more than a second after the run's end (pg_handover_ignores): a
+ * check held up that long after it decided to keep must not go, since a
+ * peer may have gone meanwhile. The run may also have failed during this
+ * check (a run on this node that began after its lock test), so every
+ * go is tested, on this node's status as its serve reports it, by the
+ * rule of on_failure = handover whatever this node's setting (the
+ * peers' is the one that applies). The claim must last a while longer
+ * (settle/4 and 50 ms, the margin of pg_settle's slow round), for the
+ * job's start under pollguard-touch, which makes peers count the node
+ * again. 1 when still counted.
  */
 static int
-still_counted(struct tool *t)
+still_counted(struct tool *t, const struct pg_stamp *rec)
 {
 	struct pg_seen	 self;
+	int64_t		 now, left_ms;
 
 	memset(&self, 0, sizeof(self));
 	if (pg_status_local(&t->state, t->cluster, t->cfg->node,
-	    &self.status) == -1)
+	    &self.status) == -1) {
+		tool_warn(t, "cluster %s: this node's status cannot be read "
+		    "after the claim (%s): withdrawn", t->cluster->id,
+		    strerror(errno));
 		return 0;
+	}
+	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
+		left_ms = 0;
+	else
+		left_ms = rec->horizon_ms - (now - rec->claim_ns) / 1000000;
+	if (left_ms <= t->cfg->settle_ms / 4 + 50)
+		self.status.claim_ms = -1;
 	self.has_status = 1;
 	self.answer.kind = PG_ANSWER_ELAPSED;
 	self.answer.elapsed_ms = self.status.elapsed_ms;
@@ -286,7 +308,7 @@ still_counted(struct tool *t)
  * (pollguard(7)).
  */
 static int
-claim_and_settle(struct tool *t, const struct pg_round *first, int failed)
+claim_and_settle(struct tool *t, const struct pg_round *first)
 {
 	const struct pg_cluster	*c = t->cluster;
 	struct sigaction	 sa;
@@ -346,8 +368,8 @@ claim_and_settle(struct tool *t, const struct pg_round *first, int failed)
 		v = poll_pending(t, &cl, &r, pending, &why, &peer, &rec, old,
 		    oldlen);
 	free(pending);
-	if (v == PG_GO && (v = keep(t, &cl, &rec)) == PG_GO) {
-		if (!failed || still_counted(t)) {
+	if (v == PG_GO && (v = keep(t, &cl, &rec, &why)) == PG_GO) {
+		if (still_counted(t, &rec)) {
 			pg_round_free(&r);
 			tool_decided(t, "%s: keep the claim: go", c->id);
 			return PG_GO;
@@ -363,7 +385,8 @@ claim_and_settle(struct tool *t, const struct pg_round *first, int failed)
 	if (why == PG_LOST_SLOW_WRITE || why == PG_LOST_SLOW_ROUND ||
 	    why == PG_LOST_VANISHED || why == PG_LOST_POLL ||
 	    why == PG_LOST_RULE || why == PG_LOST_DISAGREE ||
-	    why == PG_LOST_UNSEEN || why == PG_LOST_EXPIRED)
+	    why == PG_LOST_UNSEEN || why == PG_LOST_EXPIRED ||
+	    why == PG_LOST_OVERWRITTEN)
 		tool_warn(t, "cluster %s: %s", c->id, text);
 	else
 		tool_decided(t, "%s: %s", c->id, text);
@@ -555,8 +578,7 @@ check(int argc, char *argv[])
 	if (d.failed < r.n || d.prefer < r.n || d.yielded < r.n)
 		tool_decided(&t, "%s: %s; claiming", id, text);
 	if (t.cluster->npeers > 0 && t.cfg->settle_ms > 0) {
-		ch = claim_and_settle(&t, &r, ownp == NULL ||
-		    pg_status_failed(ownp));
+		ch = claim_and_settle(&t, &r);
 		pg_round_free(&r);
 		return ch;
 	}

@@ -598,6 +598,10 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 		    "failed and the claim's horizon passed before it could go, "
 		    "so peers no longer count it");
 		break;
+	case PG_LOST_OVERWRITTEN:
+		snprintf(buf, len, "claim withdrawn: the record was written "
+		    "over on this node while the claim was out");
+		break;
 	default:
 		snprintf(buf, len, "withdraw: %s", s->why);
 		break;

@@ -344,6 +344,16 @@ int	 pg_state_claim(struct pg_state *, const char *, int64_t,
 	    struct pg_stamp *, int64_t *);
 
 /*
+ * Lengthen this handle's claim *rec to horizon_ms, in one step under the
+ * record lock, only while the record on disk is still that claim (a
+ * later writer's record stays); pg_state_restore then takes back the
+ * longer one as this handle's. 1: lengthened (*rec too), 0: the record
+ * is no longer the claim, -1 with errno.
+ */
+int	 pg_state_lengthen(struct pg_state *, const char *, struct pg_stamp *,
+	    int64_t);
+
+/*
  * The record's bytes exactly as on disk, for pg_state_restore: the length
  * (at most PG_RECORD_MAX), 0 when there is none, -1 with errno.
  */
@@ -1004,10 +1014,13 @@ enum pg_settle_why {
 	PG_LOST_DISAGREE,	/* a fast peer's settle or timeout differs */
 	PG_LOST_UNSEEN,		/* active in round 2, unreachable in round 1:
 				   it may be polling since before */
-	PG_LOST_EXPIRED		/* set by pollguard-check: our last run
+	PG_LOST_EXPIRED,	/* set by pollguard-check: our last run
 				   failed and our claim's horizon passed
 				   before we could go; peers no longer
 				   count it (pg_handover_ignores) */
+	PG_LOST_OVERWRITTEN	/* set by pollguard-check: a writer on
+				   this node replaced our claim before we
+				   could lengthen it */
 };
 
 /*

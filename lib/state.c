@@ -580,6 +580,38 @@ out:
 	return r;
 }
 
+int
+pg_state_lengthen(struct pg_state *st, const char *cluster,
+    struct pg_stamp *rec, int64_t horizon_ms)
+{
+	struct pg_stamp	 longer = *rec;
+	char		 buf[RECORD_MAX], now[RECORD_MAX], by[RECORD_MAX];
+	ssize_t		 n;
+	int		 blen, len, r;
+
+	longer.horizon_ms = horizon_ms;
+	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1 ||
+	    (len = pg_stamp_format(&longer, by, sizeof(by))) == -1)
+		return -1;
+	if (rec_lock(st, cluster) == -1)
+		return -1;
+	if ((n = pg_state_read_raw(st, cluster, now, sizeof(now))) == -1)
+		r = errno == EBADMSG ? 0 : -1;
+	else if (n != blen || memcmp(now, buf, blen) != 0)
+		r = 0;
+	else
+		r = put(st, cluster, by, len) == -1 ? -1 : 1;
+	rec_unlock(st);
+	if (r != 1)
+		return r;
+	/* The longer claim is ours to take back, as the claim was. */
+	if (st->undolen >= 0 && strcmp(st->undocluster, cluster) == 0 &&
+	    strcmp(st->undoby, buf) == 0)
+		memcpy(st->undoby, by, len + 1);
+	*rec = longer;
+	return 1;
+}
+
 static int
 remove_locked(struct pg_state *st, const char *cluster)
 {

@@ -16,7 +16,7 @@
  *				check held up right after its claim became
  *				visible, before round 2 (the fast rule's
  *				worst moment)
- * PG_PREEMPT_RENAME2_MS=D	from the second rename on, sleep D ms
+ * PG_PREEMPT_RENAME2_MS=D	after the second rename, sleep D ms
  *				instead: a check held up after its claim
  *				was lengthened (its last write)
  * PG_PREEMPT_RENAME_BARRIER=DIR
@@ -267,8 +267,8 @@ after_rename(int r)
 		return r;
 	if (!renamed++ && rename_until != NULL)
 		wait_until(until_exists);
-	if (renamed == 1 ? rename_ms >= 0 : rename2_ms >= 0)
-		hold_up(renamed == 1 ? rename_ms : rename2_ms);
+	if (renamed == 2 ? rename2_ms >= 0 : rename_ms >= 0)
+		hold_up(renamed == 2 ? rename2_ms : rename_ms);
 	return r;
 }
 

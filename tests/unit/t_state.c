@@ -923,6 +923,38 @@ restore:
 	is_int(pg_state_restore(&st, "prev", &rec, old, n), 0,
 	    "restore again: 0 (our claim is no longer there)");
 
+	/*
+	 * Lengthen: only our claim, and what is taken back afterwards is
+	 * what the claim replaced under the lock, not the caller's copy.
+	 */
+	w = stamp(BOOT_A, 78 * SEC, 1700000000 * SEC);
+	pg_state_write(&st, "prev", &w);
+	n = raw(&st, "prev", old);
+	pg_state_claim(&st, "prev", 5750, &rec, &vis);
+	r = rec;
+	is_int(pg_state_lengthen(&st, "prev", &rec, 6000), 1,
+	    "lengthen our claim: 1");
+	is_int(rec.horizon_ms, 6000, "lengthen: the longer horizon given back");
+	memset(&other, 0, sizeof(other));
+	pg_state_read(&st, "prev", &other);
+	ok(other.horizon_ms == 6000 && other.claim_ns == r.claim_ns &&
+	    other.mono_ns == r.mono_ns, "lengthen: on disk, only the horizon "
+	    "changed");
+	is_int(pg_state_restore(&st, "prev", &rec, "stale", 5), 1,
+	    "restore of the lengthened claim: 1");
+	m = raw(&st, "prev", cur);
+	ok(m == n && memcmp(cur, old, n) == 0, "restore after lengthen: what "
+	    "the claim replaced, not the caller's stale copy");
+	pg_state_claim(&st, "prev", 5750, &rec, &vis);
+	pg_state_touch(&st, "prev");
+	r = rec;
+	is_int(pg_state_lengthen(&st, "prev", &rec, 6000), 0,
+	    "lengthen over a later touch: 0");
+	ok(rec.horizon_ms == 5750, "lengthen refused: the claim as it was");
+	memset(&other, 0, sizeof(other));
+	pg_state_read(&st, "prev", &other);
+	ok(other.mono_ns > r.mono_ns, "lengthen refused: the touch stays");
+
 	/* A previous claim record of another round comes back whole. */
 	w = claimed(BOOT_A, 80 * SEC, 1700000000 * SEC, 79 * SEC, 5750);
 	pg_state_write(&st, "prev", &w);
