@@ -104,6 +104,7 @@ ask(const struct pg_config *cfg, const struct pg_cluster *c,
 	f->wait_ms = c->wait_ms;
 	f->unreachable = c->unreachable;
 	f->on_failure = c->on_failure;
+	f->cluster = c;
 	f->n = r->n + 1;
 	if ((f->nodes = calloc(f->n, sizeof(*f->nodes))) == NULL)
 		tool_die_errno(EX_OSERR, "memory");

@@ -115,6 +115,77 @@ answered(const struct pg_fleet_node *n)
 	return PG_REACH_OK(n->reach);
 }
 
+/* A node as a check sees it among its peers. */
+static void
+as_seen(const struct pg_fleet_node *n, struct pg_seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = n->name;
+	s->has_status = n->reach == PG_REACH_STATUS;
+	s->status = n->st;
+	if (answered(n)) {
+		s->answer.kind = n->st.elapsed_ms == PG_NEVER ?
+		    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
+		s->answer.elapsed_ms = n->st.elapsed_ms;
+	} else if (n->reach == PG_REACH_UNREACHABLE)
+		s->answer.kind = PG_ANSWER_UNREACHABLE;
+	else
+		s->answer.kind = PG_ANSWER_INVALID;
+}
+
+/*
+ * With a preference, who goes is each node's own decision: pg_decide as
+ * its check makes it, from its status and what the others show. The one
+ * node that would go; f->n when none would, several would (the race
+ * closure then picks), a node did not answer its status, or memory ran
+ * out (no prediction is made). A node whose checks have not run within
+ * wait and the slack (its cron does not run) is not one that goes. The
+ * answers are taken as read at one moment, NOW, of one clock: the yield
+ * rule compares the moments of a node's previous check and of a peer's
+ * yield.
+ */
+#define NOW	(INT64_MAX / 2)
+
+static size_t
+preferred(const struct pg_fleet *f)
+{
+	struct pg_decision	 d;
+	struct pg_status	 own;
+	struct pg_seen		*seen;
+	size_t			 i, j, k, go = f->n;
+
+	if (f->cluster == NULL || f->cluster->prefer[0] == '\0' || f->n < 2 ||
+	    (seen = calloc(f->n - 1, sizeof(*seen))) == NULL)
+		return f->n;
+	for (i = 0; i < f->n; i++) {
+		if (f->nodes[i].reach != PG_REACH_STATUS) {
+			go = f->n;
+			break;
+		}
+		if (f->nodes[i].st.checked_ms >= f->cluster->wait_ms +
+		    f->cluster->prefer_slack_ms)
+			continue;
+		for (j = k = 0; j < f->n; j++)
+			if (j != i) {
+				as_seen(&f->nodes[j], &seen[k]);
+				seen[k++].recv_ns = NOW;
+			}
+		own = f->nodes[i].st;
+		own.at_ns = NOW;
+		pg_decide(f->cluster, f->nodes[i].name, &own, own.running,
+		    seen, k, &d);
+		if (d.verdict != PG_GO)
+			continue;
+		if (go < f->n) {
+			go = f->n;
+			break;
+		}
+		go = i;
+	}
+	free(seen);
+	return go;
+}
+
 void
 pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 {
@@ -124,7 +195,7 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	char				 vis[PG_STATUS_TEXT_MAX * 4 + 1];
 	size_t				 i, held = f->n, bad = f->n;
 	size_t				 active = f->n, lost = f->n;
-	size_t				 failed = f->n;
+	size_t				 failed = f->n, pref;
 	struct pg_seen			 seen;
 
 	for (i = 0; i < f->n; i++) {
@@ -141,12 +212,7 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 		    n->st.hold_ms > f->nodes[held].st.hold_ms))
 			held = i;
 		/* As the checks see it: a failed node handing over. */
-		memset(&seen, 0, sizeof(seen));
-		seen.has_status = n->reach == PG_REACH_STATUS;
-		seen.status = n->st;
-		seen.answer.kind = n->st.elapsed_ms == PG_NEVER ?
-		    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
-		seen.answer.elapsed_ms = n->st.elapsed_ms;
+		as_seen(n, &seen);
 		if (pg_handover_ignores(f->on_failure, &seen)) {
 			failed = i;
 			continue;
@@ -180,6 +246,12 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 			snprintf(nx->text, sizeof(nx->text), "%s answers an "
 			    "error: checks that ask it refuse to decide",
 			    f->nodes[bad].name);
+	} else if ((pref = preferred(f)) < f->n && pref != active) {
+		nx->why = PG_NEXT_PREFERRED;
+		nx->node = pref;
+		snprintf(nx->text, sizeof(nx->text), "%s: its check goes, the "
+		    "others skip (prefer %s)", f->nodes[pref].name,
+		    f->cluster->prefer);
 	} else if (active < f->n) {
 		n = &f->nodes[active];
 		nx->why = PG_NEXT_ACTIVE;
@@ -450,7 +522,7 @@ js_node(struct sbuf *b, const struct pg_fleet_node *n)
 }
 
 static const char *const next_keys[] = {
-	"any", "active", "held", "error", "unreachable"
+	"any", "active", "held", "error", "unreachable", "preferred"
 };
 
 char *

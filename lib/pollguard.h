@@ -1413,6 +1413,8 @@ struct pg_fleet {
 	struct pg_fleet_node *nodes;
 	size_t		 n;
 	enum pg_on_failure on_failure;	/* pg_handover_ignores */
+	const struct pg_cluster *cluster; /* its config, for prefer; NULL:
+					   none applied */
 };
 
 enum pg_next_why {
@@ -1423,8 +1425,10 @@ enum pg_next_why {
 	PG_NEXT_HELD,		/* node shows a hold: nobody goes */
 	PG_NEXT_ERROR,		/* node answered an error: checks that ask
 				   it refuse to decide */
-	PG_NEXT_UNREACHABLE	/* node unreachable, unreachable = skip:
+	PG_NEXT_UNREACHABLE,	/* node unreachable, unreachable = skip:
 				   nobody goes */
+	PG_NEXT_PREFERRED	/* by prefer, node is the one whose check
+				   goes */
 };
 
 #define PG_NEXT_TEXT_MAX	(PG_STATUS_TEXT_MAX * 6)
@@ -1444,7 +1448,10 @@ struct pg_next {
  * on_failure = handover another node takes over;
  * then an unreachable node under unreachable = skip stops everyone;
  * otherwise the first check to run goes. Unreachable nodes count as
- * never active, as the check counts them by default.
+ * never active, as the check counts them by default. With a prefer in
+ * f->cluster, instead of the last two: when every node that answered its
+ * status would decide (pg_decide, from what the others show) and exactly
+ * one would go, and it is not the active one, that node (PREFERRED).
  */
 void	 pg_fleet_next(const struct pg_fleet *, struct pg_next *);
 

@@ -272,6 +272,14 @@ assert "(1) pollguard-status: the order" \
     grep -qE '^mail: prefer a,b; failback after [0-9a-z]+ of checks$' "$T/out"
 assert "(1) pollguard-status: b yields to a" \
     grep -qE '^mail: b yields to a \(for [0-9][0-9.a-z]*\)$' "$T/out"
+# Every record past wait, the checks as fresh as ever: by the rule alone,
+# anyone may go; by the preference, a does, and the others skip.
+later 70000 1
+exit_is 0 "(1) pollguard-status on c, nobody active within wait" \
+    "$PG_BIN/pollguard-status" -c "$T/c.conf" mail
+assert "(1) pollguard-status: next, by prefer, is a" \
+    grep -qE '^mail +next +a: its check goes, the others skip \(prefer a,b\)$' \
+    "$T/out"
 show
 
 # --- (2) a flapping preferred node ---

@@ -16,7 +16,7 @@
 
 static struct pg_fleet_node	 nodes[3];
 static struct pg_fleet		 fleet = { "mail", WAIT, PG_UNREACHABLE_RUN,
-				    nodes, 3, PG_ON_FAILURE_HANDOVER };
+				    nodes, 3, PG_ON_FAILURE_HANDOVER, NULL };
 
 /* Three nodes a (self), b and c: all answered, never active. */
 static void
@@ -255,10 +255,89 @@ test_json(void)
 	free(j);
 }
 
+/*
+ * With prefer, "next" is the node whose own check would go, each node
+ * deciding from its status and what the others show (pg_decide).
+ */
+static void
+test_prefer(void)
+{
+	struct pg_cluster	 c;
+	struct pg_next		 nx;
+	size_t			 i;
+
+	memset(&c, 0, sizeof(c));
+	strlcpy(c.id, "mail", sizeof(c.id));
+	c.wait_ms = WAIT;
+	c.unreachable = PG_UNREACHABLE_RUN;
+	c.on_failure = PG_ON_FAILURE_HANDOVER;
+	c.cooldown_ms = WAIT;
+	strlcpy(c.prefer, "b,a,c", sizeof(c.prefer));
+	c.failback = 1;
+	c.failback_after_ms = 600000;
+	c.prefer_slack_ms = WAIT / 4;
+	/* Every node checks every 30 s, for an hour now; nobody active. */
+	reset();
+	for (i = 0; i < 3; i++) {
+		strlcpy(nodes[i].st.prefer, c.prefer,
+		    sizeof(nodes[i].st.prefer));
+		nodes[i].st.checked_ms = 10000;
+		nodes[i].st.checking_ms = 3600000;
+	}
+	fleet.cluster = &c;
+	pg_fleet_next(&fleet, &nx);
+	is_int(nx.why, PG_NEXT_PREFERRED, "prefer, nobody active: preferred");
+	is_int(nx.node, 1, "prefer, nobody active: b, the first in order");
+	is_str(nx.text, "b: its check goes, the others skip (prefer b,a,c)",
+	    "preferred: text");
+
+	/* a polls as the substitute; b is back: a makes its last run. */
+	nodes[0].st.elapsed_ms = 12000;
+	pg_fleet_next(&fleet, &nx);
+	ok(nx.why == PG_NEXT_ACTIVE && nx.node == 0,
+	    "substitute a active, b healthy: a goes once more, to yield");
+	/* a yielded to b after b's previous check: b takes over. */
+	strlcpy(nodes[0].st.yield, "b", sizeof(nodes[0].st.yield));
+	nodes[0].st.yielded_ms = 12000;
+	nodes[0].st.last = 1;
+	nodes[0].st.last_exit = 0;
+	nodes[0].st.last_end_ms = 11000;
+	pg_fleet_next(&fleet, &nx);
+	ok(nx.why == PG_NEXT_PREFERRED && nx.node == 1,
+	    "a yielded to b: b goes next, not the active a");
+	/* b's checks have run only a minute: not healthy, a stays. */
+	nodes[0].st.yield[0] = '\0';
+	nodes[1].st.checking_ms = 60000;
+	pg_fleet_next(&fleet, &nx);
+	ok(nx.why == PG_NEXT_ACTIVE && nx.node == 0,
+	    "b back only a minute (failback_after 10m): a keeps polling");
+
+	/* b's cron does not run: a, the next in order, goes. */
+	nodes[0].st.elapsed_ms = PG_NEVER;
+	nodes[1].st.checked_ms = 2 * WAIT;
+	pg_fleet_next(&fleet, &nx);
+	ok(nx.why == PG_NEXT_PREFERRED && nx.node == 0,
+	    "b does not check: a, next in order, goes");
+
+	/* A node without its status: no prediction by prefer. */
+	nodes[1].st.checked_ms = 10000;
+	down(2, PG_REACH_UNREACHABLE, "timed out");
+	pg_fleet_next(&fleet, &nx);
+	is_int(nx.why, PG_NEXT_ANY, "a node unreachable: the rule without "
+	    "prefer");
+	/* Without prefer: as before. */
+	reset();
+	c.prefer[0] = '\0';
+	pg_fleet_next(&fleet, &nx);
+	is_int(nx.why, PG_NEXT_ANY, "no prefer: any");
+	fleet.cluster = NULL;
+}
+
 int
 main(void)
 {
 	test_next();
+	test_prefer();
 	test_table();
 	test_json();
 	return done_testing();
