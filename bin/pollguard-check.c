@@ -272,10 +272,11 @@ poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
  * peers' is the one that applies). The claim must last a while longer
  * (settle/4 and 50 ms, the margin of pg_settle's slow round), for the
  * job's start under pollguard-touch, which makes peers count the node
- * again. 1 when still counted.
+ * again. 1 when still counted; else 0, *why set.
  */
 static int
-still_counted(struct tool *t, const struct pg_stamp *rec)
+still_counted(struct tool *t, const struct pg_stamp *rec,
+    enum pg_settle_why *why)
 {
 	struct pg_seen	 self;
 	int64_t		 now, left_ms;
@@ -283,20 +284,19 @@ still_counted(struct tool *t, const struct pg_stamp *rec)
 	memset(&self, 0, sizeof(self));
 	if (pg_status_local(&t->state, t->cluster, t->cfg->node,
 	    &self.status) == -1) {
-		tool_warn(t, "cluster %s: this node's status cannot be read "
-		    "after the claim (%s): withdrawn", t->cluster->id,
-		    strerror(errno));
+		*why = PG_LOST_SELF;
 		return 0;
 	}
 	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
 		left_ms = 0;
 	else
 		left_ms = rec->horizon_ms - (now - rec->claim_ns) / 1000000;
-	if (left_ms <= t->cfg->settle_ms / 4 + 50)
+	if (left_ms < t->cfg->settle_ms / 4 + 50)
 		self.status.claim_ms = -1;
 	self.has_status = 1;
 	self.answer.kind = PG_ANSWER_ELAPSED;
 	self.answer.elapsed_ms = self.status.elapsed_ms;
+	*why = PG_LOST_EXPIRED;
 	return !pg_handover_ignores(PG_ON_FAILURE_HANDOVER, &self);
 }
 
@@ -369,13 +369,12 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 		    oldlen);
 	free(pending);
 	if (v == PG_GO && (v = keep(t, &cl, &rec, &why)) == PG_GO) {
-		if (still_counted(t, &rec)) {
+		if (still_counted(t, &rec, &why)) {
 			pg_round_free(&r);
 			tool_decided(t, "%s: keep the claim: go", c->id);
 			return PG_GO;
 		}
 		v = PG_SKIP_ACTIVE;
-		why = PG_LOST_EXPIRED;
 	}
 	if (v != PG_GO && why == PG_KEEP)
 		why = PG_LOST_SLOW_WRITE;
@@ -386,7 +385,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	    why == PG_LOST_VANISHED || why == PG_LOST_POLL ||
 	    why == PG_LOST_RULE || why == PG_LOST_DISAGREE ||
 	    why == PG_LOST_UNSEEN || why == PG_LOST_EXPIRED ||
-	    why == PG_LOST_OVERWRITTEN)
+	    why == PG_LOST_OVERWRITTEN || why == PG_LOST_SELF)
 		tool_warn(t, "cluster %s: %s", c->id, text);
 	else
 		tool_decided(t, "%s: %s", c->id, text);

@@ -595,8 +595,12 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 		break;
 	case PG_LOST_EXPIRED:
 		snprintf(buf, len, "claim withdrawn: this node's last run "
-		    "failed and the claim's horizon passed before it could go, "
-		    "so peers no longer count it");
+		    "failed and the claim's horizon passed, or nearly, before "
+		    "it could go, so peers no longer count it");
+		break;
+	case PG_LOST_SELF:
+		snprintf(buf, len, "claim withdrawn: this node's own status "
+		    "cannot be read to tell whether peers still count it");
 		break;
 	case PG_LOST_OVERWRITTEN:
 		snprintf(buf, len, "claim withdrawn: the record was written "

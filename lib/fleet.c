@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <vis.h>
 
 #include "pollguard.h"
@@ -134,35 +135,44 @@ as_seen(const struct pg_fleet_node *n, struct pg_seen *s)
 }
 
 /*
+ * The one moment, on one clock, at which pollguard-status takes every
+ * answer as read, for the rules that compare moments (the yield rule:
+ * a node's previous check against a peer's yield); far from both ends
+ * of int64_t, so that the moments before it that the rules compute,
+ * each bounded (pg_prefer_prev_check, pg_yield_ignores), stay positive.
+ */
+#define NOW	(INT64_MAX / 2)
+
+/*
  * With a preference, who goes is each node's own decision: pg_decide as
  * its check makes it, from its status and what the others show. The one
  * node that would go; f->n when none would, several would (the race
  * closure then picks), a node did not answer its status, or memory ran
- * out (no prediction is made). A node whose checks have not run within
- * wait and the slack (its cron does not run) is not one that goes. The
- * answers are taken as read at one moment, NOW, of one clock: the yield
- * rule compares the moments of a node's previous check and of a peer's
- * yield.
+ * out (no prediction is made), or a node announces another order (no
+ * preference is applied then). A node whose checks have not run within
+ * wait and the slack (its cron does not run) is not one that goes.
  */
-#define NOW	(INT64_MAX / 2)
 
 static size_t
 preferred(const struct pg_fleet *f)
 {
-	struct pg_decision	 d;
-	struct pg_status	 own;
-	struct pg_seen		*seen;
-	size_t			 i, j, k, go = f->n;
+	const struct pg_fleet_node	*n;
+	struct pg_decision		 d;
+	struct pg_status		 own;
+	struct pg_seen			*seen;
+	size_t				 i, j, k, go = f->n;
 
 	if (f->cluster == NULL || f->cluster->prefer[0] == '\0' || f->n < 2 ||
 	    (seen = calloc(f->n - 1, sizeof(*seen))) == NULL)
 		return f->n;
 	for (i = 0; i < f->n; i++) {
-		if (f->nodes[i].reach != PG_REACH_STATUS) {
+		n = &f->nodes[i];
+		if (n->reach != PG_REACH_STATUS ||
+		    strcasecmp(n->st.prefer, f->cluster->prefer) != 0) {
 			go = f->n;
 			break;
 		}
-		if (f->nodes[i].st.checked_ms >= f->cluster->wait_ms +
+		if (n->st.checked_ms >= f->cluster->wait_ms +
 		    f->cluster->prefer_slack_ms)
 			continue;
 		for (j = k = 0; j < f->n; j++)
@@ -170,10 +180,9 @@ preferred(const struct pg_fleet *f)
 				as_seen(&f->nodes[j], &seen[k]);
 				seen[k++].recv_ns = NOW;
 			}
-		own = f->nodes[i].st;
+		own = n->st;
 		own.at_ns = NOW;
-		pg_decide(f->cluster, f->nodes[i].name, &own, own.running,
-		    seen, k, &d);
+		pg_decide(f->cluster, n->name, &own, own.running, seen, k, &d);
 		if (d.verdict != PG_GO)
 			continue;
 		if (go < f->n) {

@@ -622,7 +622,8 @@ void	 pg_status_init(struct pg_status *);
 /*
  * Append printf-formatted text to buf (len bytes) at *off and advance
  * *off: 0, or -1, *off unchanged, when it does not fit. The record and
- * status formatters or their results, and fail once at the end.
+ * status formatters OR (|=) the results of their steps and fail once, at
+ * the end.
  */
 int	 pg_appendf(char *, size_t, size_t *, const char *, ...)
 	    __attribute__((__format__(__printf__, 4, 5)));
@@ -1018,9 +1019,11 @@ enum pg_settle_why {
 				   failed and our claim's horizon passed
 				   before we could go; peers no longer
 				   count it (pg_handover_ignores) */
-	PG_LOST_OVERWRITTEN	/* set by pollguard-check: a writer on
+	PG_LOST_OVERWRITTEN,	/* set by pollguard-check: a writer on
 				   this node replaced our claim before we
 				   could lengthen it */
+	PG_LOST_SELF		/* set by pollguard-check: our own status
+				   cannot be read to tell EXPIRED */
 };
 
 /*

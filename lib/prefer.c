@@ -134,6 +134,7 @@ pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
 
 	return prev_ns != INT64_MIN && s->has_status &&
 	    s->answer.kind == PG_ANSWER_ELAPSED &&
+	    st->yielded_ms <= INT64_MAX / MS / 4 &&
 	    st->yield[0] != '\0' && strcasecmp(st->yield, node) == 0 &&
 	    !st->running && st->claim_ms < 0 &&
 	    (st->deciding != 1 || (st->last && st->last_end_ms <

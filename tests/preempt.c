@@ -28,6 +28,11 @@
  *				exists (at most 20 s), then the delay
  *				above: a check held up until a peer's
  *				claim is visible
+ * PG_PREEMPT_SEND_UNTIL=PATH	before the first send on a TCP socket,
+ *				create PATH.held, then wait until PATH
+ *				exists (at most 20 s): a check held up
+ *				after it read its own status, before it
+ *				asks round 1
  * PG_PREEMPT_GETLK_MS=D	sleep D ms (plus the jitter) after each
  *				F_OFD_GETLK or F_GETLK: a serve held up
  *				between testing the claim lock and reading
@@ -69,10 +74,12 @@ static long	 delay_ms = -1;	/* -1: no delay */
 static long	 rename_ms = -1, rename2_ms = -1, getlk_ms = -1;
 static long	 answer_ms = -1;
 static long	 jitter_ms;
-static const char *barrier_dir, *rename_until;
+static const char *barrier_dir, *rename_until, *send_until;
 static long	 parties;
-static int	 renamed;
+static int	 renamed, sent;
 static uint64_t	 rng;
+
+static void	 wait_until(int (*)(void));
 
 static long
 env_ms(const char *name, long dflt)
@@ -128,6 +135,7 @@ preempt_init(void)
 	barrier_dir = getenv("PG_PREEMPT_RENAME_BARRIER");
 	parties = env_ms("PG_PREEMPT_RENAME_PARTIES", 0);
 	rename_until = getenv("PG_PREEMPT_RENAME_UNTIL");
+	send_until = getenv("PG_PREEMPT_SEND_UNTIL");
 	if ((seed = getenv("PG_PREEMPT_SEED")) != NULL && *seed != '\0')
 		rng = strtoull(seed, NULL, 10);
 	else {
@@ -194,10 +202,31 @@ after(int fd, ssize_t n)
 	return n;
 }
 
-/* Before a write on a TCP socket: an answer held back. */
+static int
+send_released(void)
+{
+	return access(send_until, F_OK) == 0;
+}
+
+/*
+ * Before a write on a TCP socket: an answer held back; the first one
+ * held until PG_PREEMPT_SEND_UNTIL exists.
+ */
 static void
 before(int fd)
 {
+	char	 path[4096];
+	int	 f, saved = errno;
+
+	if (send_until != NULL && !sent && is_tcp(fd)) {
+		sent = 1;
+		snprintf(path, sizeof(path), "%s.held", send_until);
+		if ((f = open(path, O_WRONLY | O_CREAT | O_CLOEXEC,
+		    0600)) != -1)
+			close(f);
+		errno = saved;
+		wait_until(send_released);
+	}
 	if (answer_ms >= 0 && is_tcp(fd))
 		hold_up(answer_ms);
 }

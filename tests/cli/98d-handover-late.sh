@@ -11,8 +11,9 @@
 # the claim, a goes, and b must withdraw. Before the fix, both went.
 #
 # (1) b's last run was fine when its check began; a run on b fails
-#     before the check claims (its questions delayed 500 ms): the check
-#     must not rely on what it read at its start.
+#     after the check read its own status, before it asks round 1 (held
+#     there by preempt.so): the check must not rely on what it read at
+#     its start.
 # (2) b's job has just failed and b cannot reach a: the unreachable
 #     policy, run, lets b claim in its cooldown.
 # (3) a run on b refreshes the record while b's check settles, after its
@@ -22,7 +23,7 @@
 
 SHIM=$PG_BUILD/tests/preempt.so
 [ -f "$SHIM" ] || {
-	skip "tests/preempt.so is not built (make tests/preempt.so)" 10
+	skip "tests/preempt.so is not built (make tests/preempt.so)" 19
 	finish
 }
 
@@ -72,7 +73,7 @@ attack()
 	e=$(sed -n 's/^elapsed \([0-9]*\)$/\1/p' <<<"$s")
 	gap=$((${l:-0} - ${e:-0}))
 	if [ "$gap" -gt 800 ]; then
-		skip "($1) b claimed $gap ms after its run's end (> 800)" 5
+		skip "($1) b claimed $gap ms after its run's end (> 800)" 4
 		wait_exit "$B" 30
 		return
 	fi
@@ -86,23 +87,17 @@ attack()
 	    "($1) b says why, as a warning"
 }
 
-# deciding: b's check holds its claim lock (it takes it before it reads
-# its own status and asks round 1).
-deciding()
-{
-	b_status | grep -qx 'deciding yes'
-}
-
 # (1)
 exit_is 0 "(1) b's earlier job succeeds" "$TOUCH" -c "$T/b.conf" mail -- true
 "$PGSTATE" -c "$T/b.conf" write mail 5000 || bail "pgstate write b"
-bg checkb env LD_PRELOAD="$SHIM" PG_PREEMPT_MS=500 PG_PREEMPT_RENAME_MS=100 \
-    PG_PREEMPT_RENAME2_MS=8000 "$CHECK" -v -c "$T/b.conf" mail
+bg checkb env LD_PRELOAD="$SHIM" PG_PREEMPT_SEND_UNTIL="$T/round1" \
+    PG_PREEMPT_RENAME_MS=100 PG_PREEMPT_RENAME2_MS=8000 \
+    "$CHECK" -v -c "$T/b.conf" mail
 B=$BGPID
-wait_for 10 deciding || bail "(1) b's check did not begin"
-sleep 0.1
-exit_is 1 "(1) a run on b fails while b's check asks round 1" \
+wait_for 10 test -e "$T/round1.held" || bail "(1) b's check did not begin"
+exit_is 1 "(1) a run on b fails before b's check asks round 1" \
     "$TOUCH" -c "$T/b.conf" mail -- false
+: >"$T/round1"
 assert "(1) b's check claims after the run" wait_for 10 b_claims
 attack 1
 

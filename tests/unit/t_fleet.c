@@ -296,7 +296,7 @@ test_prefer(void)
 	pg_fleet_next(&fleet, &nx);
 	ok(nx.why == PG_NEXT_ACTIVE && nx.node == 0,
 	    "substitute a active, b healthy: a goes once more, to yield");
-	/* a yielded to b after b's previous check: b takes over. */
+	/* a yielded to b 2 s before b's previous check: b takes over. */
 	strlcpy(nodes[0].st.yield, "b", sizeof(nodes[0].st.yield));
 	nodes[0].st.yielded_ms = 12000;
 	nodes[0].st.last = 1;
@@ -305,6 +305,27 @@ test_prefer(void)
 	pg_fleet_next(&fleet, &nx);
 	ok(nx.why == PG_NEXT_PREFERRED && nx.node == 1,
 	    "a yielded to b: b goes next, not the active a");
+	/*
+	 * b's previous check 40 s ago, the slack 15 s: a yield 20 s ago
+	 * came after both, it is not for this check of b; 30 s ago, it is.
+	 */
+	nodes[1].st.checked_ms = 40000;
+	nodes[0].st.yielded_ms = 20000;
+	pg_fleet_next(&fleet, &nx);
+	ok(nx.why == PG_NEXT_ACTIVE && nx.node == 0,
+	    "a yielded after b's previous check and the slack: a, not b");
+	nodes[0].st.yielded_ms = 30000;
+	pg_fleet_next(&fleet, &nx);
+	ok(nx.why == PG_NEXT_PREFERRED && nx.node == 1,
+	    "a yielded before b's previous check and the slack: b");
+	nodes[1].st.checked_ms = 10000;
+	nodes[0].st.yielded_ms = 12000;
+	/* c announces another order: no preference is applied. */
+	strlcpy(nodes[2].st.prefer, "c,b,a", sizeof(nodes[2].st.prefer));
+	pg_fleet_next(&fleet, &nx);
+	ok(nx.why == PG_NEXT_ACTIVE && nx.node == 0,
+	    "c announces another order: no prediction by prefer");
+	strlcpy(nodes[2].st.prefer, c.prefer, sizeof(nodes[2].st.prefer));
 	/* b's checks have run only a minute: not healthy, a stays. */
 	nodes[0].st.yield[0] = '\0';
 	nodes[1].st.checking_ms = 60000;

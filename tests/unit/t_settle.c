@@ -30,7 +30,7 @@ static const char *const why_names[] = {
 	"LOST_SLOW_ROUND", "LOST_VANISHED", "LOST_UNREACHABLE",
 	"LOST_INVALID", "LOST_HELD", "WAIT", "LOST_KEPT", "LOST_POLL",
 	"LOST_RULE", "LOST_DISAGREE", "LOST_UNSEEN", "LOST_EXPIRED",
-	"LOST_OVERWRITTEN"
+	"LOST_OVERWRITTEN", "LOST_SELF"
 };
 
 /* pg_settle's pending peers, where a test does not look at them. */
@@ -39,7 +39,7 @@ static int	 pend[8];
 static const char *
 wname(int w)
 {
-	return w >= 0 && w <= PG_LOST_OVERWRITTEN ? why_names[w] : "(bad why)";
+	return w >= 0 && w <= PG_LOST_SELF ? why_names[w] : "(bad why)";
 }
 
 /* The verdict that goes with a reason. */
