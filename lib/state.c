@@ -580,13 +580,29 @@ out:
 	return r;
 }
 
+/*
+ * Under the record lock: is the record on disk still the bytes buf (our
+ * claim)? 1 yes, 0 no (someone wrote since, or it is damaged), -1 with
+ * errno.
+ */
+static int
+still_ours(struct pg_state *st, const char *cluster, const char *buf,
+    int blen)
+{
+	char	 now[RECORD_MAX];
+	ssize_t	 n;
+
+	if ((n = pg_state_read_raw(st, cluster, now, sizeof(now))) == -1)
+		return errno == EBADMSG ? 0 : -1;
+	return n == blen && memcmp(now, buf, blen) == 0;
+}
+
 int
 pg_state_lengthen(struct pg_state *st, const char *cluster,
     struct pg_stamp *rec, int64_t horizon_ms)
 {
 	struct pg_stamp	 longer = *rec;
-	char		 buf[RECORD_MAX], now[RECORD_MAX], by[RECORD_MAX];
-	ssize_t		 n;
+	char		 buf[RECORD_MAX], by[RECORD_MAX];
 	int		 blen, len, r;
 
 	longer.horizon_ms = horizon_ms;
@@ -595,11 +611,7 @@ pg_state_lengthen(struct pg_state *st, const char *cluster,
 		return -1;
 	if (rec_lock(st, cluster) == -1)
 		return -1;
-	if ((n = pg_state_read_raw(st, cluster, now, sizeof(now))) == -1)
-		r = errno == EBADMSG ? 0 : -1;
-	else if (n != blen || memcmp(now, buf, blen) != 0)
-		r = 0;
-	else
+	if ((r = still_ours(st, cluster, buf, blen)) == 1)
 		r = put(st, cluster, by, len) == -1 ? -1 : 1;
 	rec_unlock(st);
 	if (r != 1)
@@ -624,8 +636,7 @@ int
 pg_state_restore(struct pg_state *st, const char *cluster,
     const struct pg_stamp *rec, const char *old, size_t len)
 {
-	char	 buf[RECORD_MAX], now[RECORD_MAX], prev[RECORD_MAX];
-	ssize_t	 n;
+	char	 buf[RECORD_MAX], prev[RECORD_MAX];
 	int	 blen, r;
 
 	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
@@ -648,14 +659,9 @@ pg_state_restore(struct pg_state *st, const char *cluster,
 	if (rec_lock(st, cluster) == -1)
 		return -1;
 	/* Only our own claim is taken back; a later writer's record stays. */
-	if ((n = pg_state_read_raw(st, cluster, now, sizeof(now))) == -1)
-		r = errno == EBADMSG ? 0 : -1;
-	else if (n != blen || memcmp(now, buf, blen) != 0)
-		r = 0;
-	else if (len == 0)
-		r = remove_locked(st, cluster) == -1 ? -1 : 1;
-	else
-		r = put(st, cluster, old, len) == -1 ? -1 : 1;
+	if ((r = still_ours(st, cluster, buf, blen)) == 1)
+		r = (len == 0 ? remove_locked(st, cluster) :
+		    put(st, cluster, old, len)) == -1 ? -1 : 1;
 	rec_unlock(st);
 	if (r != -1)
 		st->undolen = -1;

@@ -255,6 +255,18 @@ test_json(void)
 	free(j);
 }
 
+/* The fleet's "next" names node (a PG_NEXT_ reason) why. */
+static void
+next_is(enum pg_next_why why, size_t node, const char *desc)
+{
+	struct pg_next	 nx;
+
+	pg_fleet_next(&fleet, &nx);
+	ok(nx.why == why && nx.node == node, "%s", desc);
+	if (nx.why != why || nx.node != node)
+		diag("next: %s", nx.text);
+}
+
 /*
  * With prefer, "next" is the node whose own check would go, each node
  * deciding from its status and what the others show (pg_decide).
@@ -293,8 +305,7 @@ test_prefer(void)
 
 	/* a polls as the substitute; b is back: a makes its last run. */
 	nodes[0].st.elapsed_ms = 12000;
-	pg_fleet_next(&fleet, &nx);
-	ok(nx.why == PG_NEXT_ACTIVE && nx.node == 0,
+	next_is(PG_NEXT_ACTIVE, 0,
 	    "substitute a active, b healthy: a goes once more, to yield");
 	/* a yielded to b 2 s before b's previous check: b takes over. */
 	strlcpy(nodes[0].st.yield, "b", sizeof(nodes[0].st.yield));
@@ -302,8 +313,7 @@ test_prefer(void)
 	nodes[0].st.last = 1;
 	nodes[0].st.last_exit = 0;
 	nodes[0].st.last_end_ms = 11000;
-	pg_fleet_next(&fleet, &nx);
-	ok(nx.why == PG_NEXT_PREFERRED && nx.node == 1,
+	next_is(PG_NEXT_PREFERRED, 1,
 	    "a yielded to b: b goes next, not the active a");
 	/*
 	 * b's previous check 40 s ago, the slack 15 s: a yield 20 s ago
@@ -311,33 +321,28 @@ test_prefer(void)
 	 */
 	nodes[1].st.checked_ms = 40000;
 	nodes[0].st.yielded_ms = 20000;
-	pg_fleet_next(&fleet, &nx);
-	ok(nx.why == PG_NEXT_ACTIVE && nx.node == 0,
+	next_is(PG_NEXT_ACTIVE, 0,
 	    "a yielded after b's previous check and the slack: a, not b");
 	nodes[0].st.yielded_ms = 30000;
-	pg_fleet_next(&fleet, &nx);
-	ok(nx.why == PG_NEXT_PREFERRED && nx.node == 1,
+	next_is(PG_NEXT_PREFERRED, 1,
 	    "a yielded before b's previous check and the slack: b");
 	nodes[1].st.checked_ms = 10000;
 	nodes[0].st.yielded_ms = 12000;
 	/* c announces another order: no preference is applied. */
 	strlcpy(nodes[2].st.prefer, "c,b,a", sizeof(nodes[2].st.prefer));
-	pg_fleet_next(&fleet, &nx);
-	ok(nx.why == PG_NEXT_ACTIVE && nx.node == 0,
+	next_is(PG_NEXT_ACTIVE, 0,
 	    "c announces another order: no prediction by prefer");
 	strlcpy(nodes[2].st.prefer, c.prefer, sizeof(nodes[2].st.prefer));
 	/* b's checks have run only a minute: not healthy, a stays. */
 	nodes[0].st.yield[0] = '\0';
 	nodes[1].st.checking_ms = 60000;
-	pg_fleet_next(&fleet, &nx);
-	ok(nx.why == PG_NEXT_ACTIVE && nx.node == 0,
+	next_is(PG_NEXT_ACTIVE, 0,
 	    "b back only a minute (failback_after 10m): a keeps polling");
 
 	/* b's cron does not run: a, the next in order, goes. */
 	nodes[0].st.elapsed_ms = PG_NEVER;
 	nodes[1].st.checked_ms = 2 * WAIT;
-	pg_fleet_next(&fleet, &nx);
-	ok(nx.why == PG_NEXT_PREFERRED && nx.node == 0,
+	next_is(PG_NEXT_PREFERRED, 0,
 	    "b does not check: a, next in order, goes");
 
 	/* A node without its status: no prediction by prefer. */
