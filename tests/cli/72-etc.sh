@@ -215,6 +215,42 @@ is "$CODE" 200 "every setting enabled: serve -i answers 200 with them"
 ask_all 198.51.100.7 "$AUTH"
 is "$CODE" 403 "every setting enabled: a client outside allow gets 403"
 
+# --- etc/pollguard-etcd.conf ----------------------------------------------
+
+# The strict-mode example: every [etcd] key and the strict cluster keys
+# named (set or after ';'); it loads as shipped, at the mode its comment
+# asks for (it holds a password), and serve -i answers for both its
+# clusters from the local state, asking neither etcd nor the peers.
+EEX=$ETC/pollguard-etcd.conf
+ECONF=$T/etcd.conf
+sed "s|^state = /var/lib/pollguard\$|state = $T/etcd-state|" "$EEX" >"$ECONF"
+awk '
+/^;?\[/ { s = $0; sub(/^;?\[/, "", s); sub(/[] ].*/, "", s); next }
+/^;?[a-z_]+ = / { k = $0; sub(/^;/, "", k); sub(/ .*/, "", k); print s ":" k }
+' "$EEX" | sort -u >"$T/epresent"
+missing=
+nkeys=0
+for k in $(keys etcd); do
+	nkeys=$((nkeys + 1))
+	grep -qx "etcd:$k" "$T/epresent" || missing="$missing [etcd] $k"
+done
+for k in $(sed -n 's/^static const char \*const strict_keys\[\] = {\(.*\)};/\1/p' \
+    "$PG_TOP/lib/config.c" | grep -o '"[a-z_]*"' | tr -d '"'); do
+	grep -qx "cluster:$k" "$T/epresent" || missing="$missing [cluster] $k"
+done
+is "$nkeys:$missing" "8:" \
+    "pollguard-etcd.conf names all 8 [etcd] keys and the strict keys"
+chmod 644 "$ECONF"
+exit_is 78 "pollguard-etcd.conf, mode 0644: refused (a password)" \
+    "$SERVE" -i -c "$ECONF" </dev/null
+chmod 600 "$ECONF"
+for c in mail billing; do
+	printf 'GET /v1/status/%s HTTP/1.0\r\n\r\n' "$c" |
+	    timeout -k 5 20 "$SERVE" -i -c "$ECONF" >"$T/ans" 2>"$T/err"
+	split_answer "$T/ans"
+	is "$CODE" 200 "pollguard-etcd.conf as shipped: serve -i answers 200 for $c"
+done
+
 # --- etc/inetd.conf under openbsd-inetd ----------------------------------
 
 # The one line; its port, user, server and config replaced.
