@@ -499,7 +499,8 @@ js_node(struct sbuf *b, const struct pg_fleet_node *n)
 	if (!full) {
 		sb_printf(b, ",\"running\":null,\"pid\":null,\"last\":null,"
 		    "\"last_success_ms\":null,\"failures\":null,"
-		    "\"hold\":null}");
+		    "\"prefer\":null,\"checked_ms\":null,\"checking_ms\":null,"
+		    "\"yield\":null,\"hold\":null}");
 		return;
 	}
 	sb_printf(b, ",\"running\":%s,", st->running ? "true" : "false");
@@ -520,6 +521,18 @@ js_node(struct sbuf *b, const struct pg_fleet_node *n)
 	SB_LIT(b, ",");
 	js_key_ms(b, "last_success_ms", 1, st->last_success_ms);
 	sb_printf(b, ",\"failures\":%d,", st->failures);
+	js_key_str(b, "prefer", st->prefer[0] != '\0' ? st->prefer : NULL);
+	SB_LIT(b, ",");
+	js_key_ms(b, "checked_ms", st->checked_ms != PG_NEVER, st->checked_ms);
+	SB_LIT(b, ",");
+	js_key_ms(b, "checking_ms", st->checked_ms != PG_NEVER &&
+	    st->checking_ms >= 0, st->checking_ms);
+	if (st->yield[0] != '\0') {
+		SB_LIT(b, ",\"yield\":{");
+		js_key_str(b, "to", st->yield);
+		sb_printf(b, ",\"ms\":%" PRId64 "},", st->yielded_ms);
+	} else
+		SB_LIT(b, ",\"yield\":null,");
 	if (st->hold_ms > 0) {
 		sb_printf(b, "\"hold\":{\"left_ms\":%" PRId64 ",", st->hold_ms);
 		js_key_str(b, "by", st->hold_by);

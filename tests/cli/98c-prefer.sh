@@ -272,6 +272,11 @@ assert "(1) pollguard-status: the order" \
     grep -qE '^mail: prefer a,b; failback after [0-9a-z]+ of checks$' "$T/out"
 assert "(1) pollguard-status: b yields to a" \
     grep -qE '^mail: b yields to a \(for [0-9][0-9.a-z]*\)$' "$T/out"
+exit_is 0 "(1) pollguard-status -j on c" \
+    "$PG_BIN/pollguard-status" -j -c "$T/c.conf" mail
+assert "(1) pollguard-status -j: b's order and its yield to a" \
+    grep -qE '"name":"b",.*"prefer":"a,b","checked_ms":[0-9]+,"checking_ms":[0-9]+,"yield":\{"to":"a","ms":[0-9]+\}' \
+    "$T/out"
 # Every record past wait, the checks as fresh as ever: by the rule alone,
 # anyone may go; by the preference, a does, and the others skip.
 later 70000 1

@@ -232,21 +232,36 @@ test_json(void)
 	    "\"elapsed_ms\":5000,\"claim_ms\":null,\"deciding\":null,\"running\":false,"
 	    "\"pid\":null,\"last\":{\"exit\":2,\"signal\":null,"
 	    "\"timed_out\":false,\"duration_ms\":10,\"end_ms\":20},"
-	    "\"last_success_ms\":30,\"failures\":1,\"hold\":{\"left_ms\":100,"
-	    "\"by\":null,", "json: a full node");
+	    "\"last_success_ms\":30,\"failures\":1,\"prefer\":null,"
+	    "\"checked_ms\":null,\"checking_ms\":null,\"yield\":null,"
+	    "\"hold\":{\"left_ms\":100,\"by\":null,", "json: a full node");
 	like(j, "\"why\":\"a \\\"q\\\" \\\\ \\u0001\\u007f\\u00c3\"}}",
 	    "json: quotes, backslashes, control and high bytes escaped");
 	like(j, "{\"name\":\"b\",\"self\":false,\"reachable\":true,"
 	    "\"answer\":\"elapsed\",\"error\":null,\"version\":null,"
 	    "\"elapsed_ms\":null,\"claim_ms\":null,\"deciding\":null,\"running\":null,"
 	    "\"pid\":null,\"last\":null,\"last_success_ms\":null,"
-	    "\"failures\":null,\"hold\":null}",
+	    "\"failures\":null,\"prefer\":null,\"checked_ms\":null,"
+	    "\"checking_ms\":null,\"yield\":null,\"hold\":null}",
 	    "json: an elapsed-only node that never polled");
 	like(j, "{\"name\":\"c\",\"self\":false,\"reachable\":false,"
 	    "\"answer\":\"invalid\",\"error\":\"not a number: \\\"x\\\"\",",
 	    "json: an invalid answer and its reason");
 	ok(strlen(j) > 0 && j[strlen(j) - 1] == '\n' &&
 	    strchr(j, '\n') == j + strlen(j) - 1, "json: one line");
+	free(j);
+
+	/* The preference: order, checks, a yield. */
+	nodes[1].reach = PG_REACH_STATUS;
+	strlcpy(nodes[1].st.prefer, "a,b", sizeof(nodes[1].st.prefer));
+	nodes[1].st.checked_ms = 4000;
+	nodes[1].st.checking_ms = 70000;
+	strlcpy(nodes[1].st.yield, "a", sizeof(nodes[1].st.yield));
+	nodes[1].st.yielded_ms = 3000;
+	j = pg_fleet_json("0.4.0", "a", &fleet, 1);
+	like(j, "\"failures\":0,\"prefer\":\"a,b\",\"checked_ms\":4000,"
+	    "\"checking_ms\":70000,\"yield\":{\"to\":\"a\",\"ms\":3000},"
+	    "\"hold\":null}", "json: prefer, checks and a yield");
 	free(j);
 
 	j = pg_fleet_json("0.4.0", "a", &fleet, 0);
