@@ -9,7 +9,7 @@
  *	pgstate [-c file] oldboot CLUSTER WALL_AGE_MS
  *	pgstate [-c file] read CLUSTER
  *	pgstate [-c file] lock CLUSTER SECONDS
- *	pgstate [-c file] touch CLUSTER SECONDS
+ *	pgstate [-c file] touch CLUSTER SECONDS [PAUSE]
  *	pgstate [-c file] outcome CLUSTER
  *
  * outcome prints "none", or the fields of the outcome one "key value"
@@ -45,9 +45,11 @@ on_term(int sig)
  * no older than the moment the touch began: a record older than that
  * means a writer (a withdrawing check) undid the touch. Each such record
  * is a line on stderr; the count is on stdout. Exit 1 when any was lost.
+ * While the file pause exists (pause not NULL), no touch is begun.
  */
 static int
-hammer(struct pg_state *st, const char *cluster, long long secs)
+hammer(struct pg_state *st, const char *cluster, long long secs,
+    const char *pause_file)
 {
 	struct timespec	 pause = { 0, 1000000 };
 	struct pg_stamp	 t0, rec, end;
@@ -59,6 +61,10 @@ hammer(struct pg_state *st, const char *cluster, long long secs)
 		err(2, "clock");
 	end.mono_ns += secs * 1000000000LL;
 	while (!stop && pg_stamp_now(&t0) == 0 && t0.mono_ns < end.mono_ns) {
+		if (pause_file != NULL && access(pause_file, F_OK) == 0) {
+			nanosleep(&pause, NULL);
+			continue;
+		}
 		if (pg_state_touch(st, cluster) == -1) {
 			warn("touch %s", cluster);
 			failed++;
@@ -117,7 +123,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: pgstate [-c file] "
 	    "write|oldboot|read|lock|touch|outcome "
-	    "cluster [number]\n");
+	    "cluster [number [pause-file]]\n");
 	exit(2);
 }
 
@@ -189,8 +195,8 @@ main(int argc, char *argv[])
 		fflush(stdout);
 		sleep(num);
 		return 0;
-	} else if (strcmp(argv[0], "touch") == 0 && argc == 3)
-		return hammer(&st, argv[1], num);
+	} else if (strcmp(argv[0], "touch") == 0 && (argc == 3 || argc == 4))
+		return hammer(&st, argv[1], num, argc == 4 ? argv[3] : NULL);
 	else
 		usage();
 	if (pg_state_write(&st, argv[1], &rec) == -1)

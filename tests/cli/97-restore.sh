@@ -9,7 +9,10 @@
 # where a process start every 20ms rarely does). After each touch returns,
 # a's record must be at least as new as the moment the touch began, until
 # the next touch: a restore that put the record of before the claim back
-# over it loses that touch.
+# over it loses that touch. Both loops pause while a's check starts (a
+# check that finds activity in its record after it started skips, as for
+# a sibling check on the node) and resume once it has claimed, well
+# before its restore.
 #
 # PG_RESTORE_ROUNDS: withdrawals (40); no new one is begun after
 # PG_RESTORE_SECONDS (60) seconds.
@@ -54,6 +57,10 @@ toucher()
 {
 	local t0 u f boot mono rest n=0 lost=0
 	while [ ! -e "$T/stop" ]; do
+		if [ -e "$T/pause" ]; then
+			sleep 0.002
+			continue
+		fi
 		read -r u f </proc/uptime
 		f=${u#*.}000
 		t0=$((${u%.*} * 1000 + 10#${f:0:3}))
@@ -83,7 +90,8 @@ claimed_settling()
 : >"$T/lost"
 bg touches toucher
 TPID=$BGPID
-bg hammer "$PGSTATE" -c "$T/a.conf" touch mail $((BUDGET_MS / 1000 + 60))
+bg hammer "$PGSTATE" -c "$T/a.conf" touch mail $((BUDGET_MS / 1000 + 60)) \
+    "$T/pause"
 HPID=$BGPID
 start=$(now_ms)
 ran=0 withdrawn=0 other=0
@@ -94,8 +102,12 @@ for ((i = 1; i <= ROUNDS; i++)); do
 	fi
 	rm -f "$T/b.state/mail"
 	: >"$T/chk.err"		# not last round's "settling"
+	: >"$T/pause"
+	sleep 0.05		# the touches under way end
 	bg chk "$CHECK" -v -c "$T/a.conf" mail
-	if ! wait_for 10 claimed_settling; then
+	wait_for 10 claimed_settling
+	rm -f "$T/pause"
+	if ! claimed_settling; then
 		wait_exit "$BGPID" 30
 		rc=$?
 		other=$((other + 1))
