@@ -142,16 +142,23 @@ else
 	not_ok "pollguard.conf: state = /var/lib/pollguard, replaced by the test's"
 fi
 
+# named FILE: "section:key" for every key the example sets or names
+# after ';', sorted.
+named()
+{
+	awk '
+	/^;?\[/ { s = $0; sub(/^;?\[/, "", s); sub(/[] ].*/, "", s); next }
+	/^;?[a-z_]+ = / { k = $0; sub(/^;/, "", k); sub(/ .*/, "", k); print s ":" k }
+	' "$1" | sort -u
+}
+
 # Every key of lib/config.c appears in its section, set or after ';'.
 keys()
 {
 	sed -n "/^static const char \*const $1_keys\[\] = {/,/};/p" \
 	    "$PG_TOP/lib/config.c" | grep -o '"[a-z_]*"' | tr -d '"'
 }
-awk '
-/^;?\[/ { s = $0; sub(/^;?\[/, "", s); sub(/[] ].*/, "", s); next }
-/^;?[a-z_]+ = / { k = $0; sub(/^;/, "", k); sub(/ .*/, "", k); print s ":" k }
-' "$EX" | sort -u >"$T/present"
+named "$EX" >"$T/present"
 missing=
 nkeys=0
 for kind in global:pollguard peer:peer cluster:cluster serve:serve; do
@@ -224,10 +231,7 @@ is "$CODE" 403 "every setting enabled: a client outside allow gets 403"
 EEX=$ETC/pollguard-etcd.conf
 ECONF=$T/etcd.conf
 sed "s|^state = /var/lib/pollguard\$|state = $T/etcd-state|" "$EEX" >"$ECONF"
-awk '
-/^;?\[/ { s = $0; sub(/^;?\[/, "", s); sub(/[] ].*/, "", s); next }
-/^;?[a-z_]+ = / { k = $0; sub(/^;/, "", k); sub(/ .*/, "", k); print s ":" k }
-' "$EEX" | sort -u >"$T/epresent"
+named "$EEX" >"$T/epresent"
 missing=
 nkeys=0
 for k in $(keys etcd); do
