@@ -38,6 +38,17 @@ JANSSON_LIBS =	$(shell $(PKG_CONFIG) --libs jansson)
 SSL_CFLAGS =	$(shell $(PKG_CONFIG) --cflags openssl)
 SSL_LIBS =	$(shell $(PKG_CONFIG) --libs openssl)
 
+# Without the build dependencies, say what to run instead of compiling
+# against headers that are not there (an undeclared getprogname() would
+# even compile, to a truncated pointer). Not for goals that build
+# nothing; demo runs scripts/deps first, then make all.
+PG_PKGS =	libbsd-overlay inih libcurl jansson openssl
+ifneq ($(filter-out deps demo clean uninstall fuzz-clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(shell $(PKG_CONFIG) --exists $(PG_PKGS) && echo y),y)
+$(error build dependencies missing ($(PKG_CONFIG) finds not all of $(PG_PKGS)): run "sh scripts/deps" as root, or see scripts/deps for the packages)
+endif
+endif
+
 # O=DIR builds objects, tools and test programs under DIR (make
 # check-sanitize uses it); by default they are built in place.
 B =		$(if $(O),$(O)/,)
@@ -54,6 +65,9 @@ MAN5 =		man/pollguard.conf.5
 MAN7 =		man/pollguard.7
 MAN8 =		man/pollguard-serve.8
 MANPAGES =	$(MAN1) $(MAN5) $(MAN7) $(MAN8)
+# In $(DOCDIR), with the installed paths; the Debian package leaves
+# them to dh (DOCS=), which installs CHANGES as changelog.gz.
+DOCS =		README CHANGES
 # etc/: installed under $(DOCDIR)/examples; pollguard.conf also as
 # $(SYSCONFDIR)/pollguard.conf when there is none.
 EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
@@ -74,11 +88,16 @@ $(B)%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(LIB_OBJS) $(BIN_OBJS): lib/pollguard.h
-# The default config path is compiled in: rebuild when SYSCONFDIR changes.
+# The default config path and LIBEXECDIR (where pollguard-touch finds
+# pollguard-touch-etcd) are compiled in: rebuild when either changes, so
+# that "make; make install PREFIX=/usr" installs tools that look in /usr.
 $(LIB_OBJS) $(BIN_OBJS) $(TEST_PROGS): $(B)sysconfdir.stamp
+# So are the compiler and its flags: objects built with other ones (make
+# CFLAGS=-O0, or before pkg-config knew a package) are not mixed in.
+STAMPED =	$(SYSCONFDIR) $(LIBEXECDIR) $(CC) $(subst ',,$(CFLAGS))
 $(B)sysconfdir.stamp: FORCE
 	@mkdir -p $(@D)
-	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' >$@
+	@echo '$(STAMPED)' | cmp -s - $@ || echo '$(STAMPED)' >$@
 $(BIN_OBJS): bin/tool.h
 # peers.o is the only object that uses libcurl; a tool that does not ask
 # peers does not pull it from the archive, and does not link libcurl.
@@ -249,7 +268,8 @@ demo: deps
 # make deb: an unsigned binary package, built by dpkg-buildpackage from a
 # copy of the tree in build/deb (it writes beside the tree it builds), so
 # that the source tree stays clean; the .deb ends in build/. The copy
-# holds the files git knows or would add (not build/, not objects). The
+# holds the files git knows or would add (not build/, not objects), or,
+# outside a git checkout, every file but build/ and objects. The
 # package's upstream version must be PG_VERSION, or PG_VERSION+/~ more.
 deb:
 	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version) && \
@@ -260,7 +280,11 @@ deb:
 	    exit 1 ;; esac
 	rm -rf build/deb
 	mkdir -p build/deb/pollguard
-	git ls-files -co --exclude-standard | grep -v '^build/' | \
+	if git rev-parse --git-dir >/dev/null 2>&1; then \
+	    git ls-files -co --exclude-standard; \
+	else \
+	    find . -path ./build -prune -o -type f ! -name '*.[oa]' -print; \
+	fi | sed 's|^\./||' | grep -v '^build/' | \
 	    while read -r f; do [ -e "$$f" ] && echo "$$f"; done | \
 	    tar -cf - -T - | tar -xf - -C build/deb/pollguard
 	cd build/deb/pollguard && dpkg-buildpackage -b -us -uc
@@ -278,15 +302,18 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man,1 5 7 8) \
 	    $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(sort $(dir $(EXAMPLES))))
-	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)
+	install -m 755 $(addprefix $(B),$(TOOLS)) $(DESTDIR)$(BINDIR)
 	install -d $(DESTDIR)$(LIBEXECDIR)
-	install -m 755 $(LIBEXEC) $(DESTDIR)$(LIBEXECDIR)
+	install -m 755 $(addprefix $(B),$(LIBEXEC)) $(DESTDIR)$(LIBEXECDIR)
 	set -e; for f in $(MANPAGES); do \
 	    d=$(DESTDIR)$(MANDIR)/man$${f##*.}/$${f#man/}; \
 	    $(SUBST) $$f >$$d; chmod 644 $$d; done
 	set -e; for f in $(EXAMPLES); do \
 	    d=$(DESTDIR)$(DOCDIR)/examples/$$f; \
 	    $(SUBST) etc/$$f >$$d; chmod 644 $$d; done
+	set -e; for f in $(DOCS); do \
+	    $(SUBST) $$f >$(DESTDIR)$(DOCDIR)/$$f; \
+	    chmod 644 $(DESTDIR)$(DOCDIR)/$$f; done
 	# bash-completion loads a file by the command's name: one file, and
 	# a link for each other tool.
 	install -d $(DESTDIR)$(BASHCOMPDIR)
@@ -313,6 +340,7 @@ uninstall:
 	    $(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%) \
 	    $(MAN8:man/%=$(DESTDIR)$(MANDIR)/man8/%) \
 	    $(EXAMPLES:%=$(DESTDIR)$(DOCDIR)/examples/%) \
+	    $(DOCS:%=$(DESTDIR)$(DOCDIR)/%) \
 	    $(TOOLS:bin/%=$(DESTDIR)$(BASHCOMPDIR)/%)
 	-rmdir $(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(filter-out ./, \
 	    $(sort $(dir $(EXAMPLES))))) $(DESTDIR)$(DOCDIR)/examples \

@@ -62,12 +62,17 @@ that goes sleeps settle/2 and asks it again in round 2, where it waits
 for the timeout once more: the proof needs round 2's answer from every
 peer that might have claimed (pollguard(7), CLAIM AND SETTLE). A skip
 costs one timeout; with \`settle = 0\` (ablation, no race closure) a go
-costs $(printf '%.0f' "$M_HUNG") ms. A shorter round 2, and no sleep,
-for a peer that failed round 1 would meet the target; it was tried and
-reverted: two claims are ordered by round 2 alone, so a slow 0.3 peer
-that is polling is missed, and one that was refused in round 1 and
-claims after us is not ordered without our sleep (tests/cli/92-peer-faults.sh
-now holds the first case).
+costs $(printf '%.0f' "$M_HUNG") ms. No rule that keeps the proof meets the target at the
+defaults: a go needs, from a peer that may order claims by 0.3's rule,
+an answer to a question that left at least settle/2 after the claim
+(250 ms, an eighth of the timeout), and that question must be given the
+whole timeout, or a slow peer that is polling is missed (tried and
+reverted; tests/cli/92-peer-faults.sh holds the case). So a silent peer
+costs a go at least timeout + settle/2, 1.125× the timeout, which is
+over the target whenever settle is more than about a fifth of the timeout.
+pollguard pays one timeout more, round 1's: it claims only once round 1
+has ended. Claiming while a silent peer's round-1 question is still
+open would come within a grace period of that bound; it is not done.
 
 EOF
 fi

@@ -353,6 +353,43 @@ record()
 	"$PGSTATE" -c "$CONF" read "$1" 2>/dev/null || echo error
 }
 
+# faked_init: $LIBFT, libfaketime's preload library, and $FAKED, a
+# program that runs "$FAKED SPEC COMMAND..." with it preloaded and
+# FAKETIME=SPEC ("+2d", "-365d"); 1 when libfaketime is not installed.
+# Not faketime(1): that wrapper names a semaphore and shared memory in
+# /dev/shm after its PID, leaves both behind when it is killed, and a
+# later wrapper given the same PID fails ("sem_open: File exists").
+# libfaketime alone may leave the same pair, named after the command's
+# PID (pollguard-check does): $FAKED removes it, faked_clean PID too.
+faked_init()
+{
+	local f
+	LIBFT=
+	for f in /usr/lib/*/faketime/libfaketime.so.1 \
+	    /usr/lib/faketime/libfaketime.so.1; do
+		[ -f "$f" ] && LIBFT=$f && break
+	done
+	[ -n "$LIBFT" ] || return 1
+	FAKED=$T/faked
+	cat >"$FAKED" <<EOF
+#!/bin/bash
+spec=\$1
+shift
+LD_PRELOAD=$LIBFT FAKETIME=\$spec "\$@" <&0 &
+pid=\$!
+wait "\$pid"
+rc=\$?
+rm -f "/dev/shm/faketime_shm_\$pid" "/dev/shm/sem.faketime_sem_\$pid"
+exit "\$rc"
+EOF
+	chmod 755 "$FAKED"
+}
+
+faked_clean()
+{
+	rm -f "/dev/shm/faketime_shm_$1" "/dev/shm/sem.faketime_sem_$1"
+}
+
 # wait_for SECONDS COMMAND...: poll until the command succeeds; 1 on timeout.
 wait_for()
 {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Elapsed time and the clocks: wall-clock steps (faketime) do not change the
+# Elapsed time and the clocks: wall-clock steps (libfaketime) do not change the
 # elapsed time of a record from this boot; a record from another boot reads
 # as the larger of the uptime and its wall-clock age; records written by
 # hand in the format of SPEC.md read as their age.
@@ -63,8 +63,8 @@ num_between "$got" "$up0" $((up1 + 1000)) \
 
 # --- wall-clock steps ---
 
-if ! command -v faketime >/dev/null 2>&1; then
-	skip "faketime not installed (Debian package faketime)" 12
+if ! faked_init; then
+	skip "libfaketime not installed (Debian package libfaketime)" 12
 	finish
 fi
 # Fake CLOCK_REALTIME only; CLOCK_BOOTTIME stays real.
@@ -72,21 +72,21 @@ export FAKETIME_DONT_FAKE_MONOTONIC=1
 
 exit_is 0 "touch: exit 0" "$TOUCH" -c "$CONF" c1
 exit_is 0 "pgstate read with the wall clock 2 days ahead: exit 0" \
-    faketime '+2 days' "$PGSTATE" -c "$CONF" read c1
+    "$FAKED" +2d "$PGSTATE" -c "$CONF" read c1
 num_between "$(cat "$T/out")" 0 10000 "wall clock 2 days ahead: elapsed stays small"
 exit_is 0 "pgstate read with the wall clock 2 days back: exit 0" \
-    faketime '-2 days' "$PGSTATE" -c "$CONF" read c1
+    "$FAKED" -2d "$PGSTATE" -c "$CONF" read c1
 num_between "$(cat "$T/out")" 0 10000 "wall clock 2 days back: elapsed stays small"
 
 exit_is 0 "touch with the wall clock a day back: exit 0" \
-    faketime -f '-1d' "$TOUCH" -c "$CONF" c2
+    "$FAKED" -1d "$TOUCH" -c "$CONF" c2
 read -r _ _ _ _ wall <"$STATE/c2"
 num_between "$(($(now_ms) - ${wall:-0} / 1000000))" $((DAY - 60000)) $((DAY + 60000)) \
-    "faketime takes effect: WALL_NS of the record a day back"
+    "libfaketime takes effect: WALL_NS of the record a day back"
 num_between "$(record c2)" 0 10000 "record written a day back in wall time: elapsed small"
 
 exit_is 0 "check -nv with the wall clock 2 days ahead: exit 0" \
-    faketime -f '+2d' "$CHECK" -nv -c "$CONF" c1
+    "$FAKED" +2d "$CHECK" -nv -c "$CONF" c1
 if grep -E 'last activity on this node' "$T/err" | grep -qE ':? ([0-9]+ms|[0-9.]+s) ago'; then
 	ok "check -v, wall clock 2 days ahead: last activity seconds ago, not days"
 else
@@ -94,7 +94,7 @@ else
 	diag_file "$T/err" stderr
 fi
 exit_is 0 "check with the wall clock 2 days ahead: claims, exit 0" \
-    faketime -f '+2d' "$CHECK" -c "$CONF" c1
+    "$FAKED" +2d "$CHECK" -c "$CONF" c1
 num_between "$(record c1)" 0 10000 "record claimed 2 days ahead in wall time: elapsed small"
 
 finish

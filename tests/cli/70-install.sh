@@ -17,15 +17,21 @@ man5/pollguard.conf.5
 man7/pollguard.7 man8/pollguard-serve.8"
 
 root=$T/root
-# inst LOG ARG...: make install or uninstall into $root (PREFIX=/usr).
+# inst LOG ARG...: make install or uninstall into $root (PREFIX=/usr),
+# built in $T/build: PREFIX is compiled into the tools, and the tree
+# under test must not be rebuilt with it.
 inst()
 {
 	local log=$1
 	shift
-	make -s -C "$PG_TOP" "$@" DESTDIR="$root" PREFIX=/usr \
+	make -s -C "$PG_TOP" "$@" O="$T/build" DESTDIR="$root" PREFIX=/usr \
 	    MANDIR=/usr/share/man >"$T/$log" 2>&1
 }
 
+# Built first with the default PREFIX, as "make; make install PREFIX=/usr"
+# does: the install must rebuild what names it.
+make -s -C "$PG_TOP" O="$T/build" all >"$T/build.log" 2>&1 ||
+    diag_file "$T/build.log" "make all"
 inst install.log install
 is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 [ -s "$T/install.log" ] && diag_file "$T/install.log" "make install"
@@ -40,6 +46,8 @@ is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 	for e in $EXAMPLES; do
 		echo "./usr/share/doc/pollguard/examples/$e"
 	done
+	echo ./usr/share/doc/pollguard/README
+	echo ./usr/share/doc/pollguard/CHANGES
 	echo ./usr/share/bash-completion/completions/pollguard-check
 	for p in $PAGES; do
 		echo "./usr/share/man/$p"
@@ -55,6 +63,8 @@ is "$(stat -c %a "$root/etc/pollguard.conf")" 644 "the configuration is mode 644
 grep -rlE '/usr/local/(bin/pollguard|share/doc/pollguard|share/man)' "$root" \
     >"$T/local" 2>/dev/null
 is "$(cat "$T/local")" "" "nothing installed under PREFIX=/usr names /usr/local paths of pollguard"
+assert "the installed pollguard-touch looks for pollguard-touch-etcd in /usr/lib/pollguard" \
+    grep -qF /usr/lib/pollguard/pollguard-touch-etcd "$root/usr/bin/pollguard-touch"
 assert "the inetd.conf example runs /usr/bin/pollguard-serve" \
     grep -qE '^[^#].*[[:space:]]/usr/bin/pollguard-serve[[:space:]]' \
     "$root/usr/share/doc/pollguard/examples/inetd.conf"
@@ -118,7 +128,7 @@ is "$(cd "$root" && find . -depth -type d -path './usr/share/doc*')" "./usr/shar
 # given. Built in a copy of the sources, so this tree stays as it is.
 src=$T/src
 mkdir -p "$src"
-(cd "$PG_TOP" && cp -a Makefile lib bin man etc "$src/") &&
+(cd "$PG_TOP" && cp -a Makefile README CHANGES lib bin man etc "$src/") &&
     make -s -C "$src" clean >/dev/null 2>&1
 make -s -C "$src" install DESTDIR="$T/root2" SYSCONFDIR=/opt/pg/etc \
     >"$T/install3.log" 2>&1
@@ -131,4 +141,18 @@ assert "SYSCONFDIR: pollguard.conf(5) names it" \
 exit_is 78 "SYSCONFDIR: the built pollguard-check reads its configuration there" \
     "$src/bin/pollguard-check" mail
 err_has "/opt/pg/etc/pollguard.conf" "SYSCONFDIR: the error names /opt/pg/etc/pollguard.conf"
+
+# Flags are compiled in as well: the same tree built again with others
+# rebuilds every object, not only those whose source changed.
+make -s -C "$src" all >/dev/null 2>&1
+is "$(make -n -C "$src" all CFLAGS='-O1 -g' 2>/dev/null | grep -c -- '-c -o ')" \
+    "$(find "$src" -name '*.o' | wc -l)" \
+    "other CFLAGS rebuild every object"
+
+# Without the build dependencies (pkg-config finds none), make says what
+# to run and builds nothing; clean still works.
+exit_is 2 "make all without the build dependencies fails" \
+    make -C "$src" PKG_CONFIG=false all
+err_has 'run "sh scripts/deps" as root' "the error says to run scripts/deps"
+exit_is 0 "make clean without them works" make -C "$src" PKG_CONFIG=false clean
 finish

@@ -437,7 +437,9 @@ else
 fi
 
 # Under Debian's cron, with a syslog of its own (ns_start) and its own
-# /etc/cron.d and /etc/crontab, /var/spool/cron and /run empty.
+# /etc/cron.d and /etc/crontab, /var/spool/cron, /run and /dev/shm empty
+# (faketime(1) keeps a semaphore there named after its PID, left behind
+# when it is killed; one of another run's PID would make it fail).
 # cron_run NAME FAKETIME ERE: start cron -f -L 15 (logging the start and
 # end of every job) on the files in $T/ns-NAME/crond, its clock started
 # at FAKETIME; wait until a line of its syslog (and the tools') matches
@@ -451,7 +453,8 @@ cron_run()
 		mount --bind "$d/crond" /etc/cron.d
 		mount --bind "$d/crontab" /etc/crontab
 		mount -t tmpfs tmpfs /var/spool/cron
-		mount -t tmpfs tmpfs /run' faketime -f "@$2" "$CRON" -f -L 15 || return 1
+		mount -t tmpfs tmpfs /run
+		mount -t tmpfs tmpfs /dev/shm' faketime -f "@$2" "$CRON" -f -L 15 || return 1
 	end=$(($(now_ms) + 40000))
 	until ns_log "$1" | grep -qE "$3"; do
 		if ! _pg_alive "$BGPID" || [ "$(now_ms)" -ge "$end" ]; then

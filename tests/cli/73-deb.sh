@@ -5,14 +5,15 @@
 # pollguard-check -n works with the shipped /etc/pollguard.conf, the user
 # pollguard and /var/lib/pollguard exist, no unit is enabled; dpkg -r
 # keeps the configuration (as changed) and the state, dpkg -P removes
-# both and leaves no file of the package or the user behind.
+# both and leaves no file of the package or the user behind; make deb
+# works outside a git checkout too, to the same files.
 #
 # The package is built once and reused while no file of the tree (tests/
 # aside) is newer than build/pollguard_*.deb. Needs root, unshare, dpkg-buildpackage
 # and lintian; skipped with the reason otherwise.
 . "${PG_TOP:-.}/tests/lib.sh"
 
-NTESTS=23
+NTESTS=25
 why=
 if [ "$(id -u)" -ne 0 ]; then
 	why="not root (dpkg -i into an overlay root needs mounts and chroot)"
@@ -174,4 +175,22 @@ is "${R[kept_state]-}" "mail " "dpkg -r keeps the state (/var/lib/pollguard/mail
 is "${R[purge]-}" 0 "dpkg -P: exit 0"
 is "${R[left]-}" "" "dpkg -P leaves no file of the package, and none of the user pollguard"
 is "${R[jobs_kept]-}" "mail" "dpkg -P leaves the operator's job in /etc/pollguard/jobs"
+
+# make deb in a tree that is not a git checkout (a release tarball): the
+# same files in the package.
+if git -C "$PG_TOP" rev-parse --git-dir >/dev/null 2>&1; then
+	mkdir "$T/export"
+	(cd "$PG_TOP" && git ls-files -co --exclude-standard |
+	    grep -v '^build/' | while read -r f; do
+		[ -e "$f" ] && echo "$f"
+	done | tar -cf - -T -) | tar -xf - -C "$T/export"
+	timeout -k 5 600 make -s -C "$T/export" deb >"$T/export.log" 2>&1
+	is "$?" 0 "make deb outside a git checkout: exit 0"
+	x=$(ls "$T"/export/build/pollguard_*.deb 2>/dev/null | head -n 1)
+	is "$(dpkg-deb -c "$x" 2>&1 | awk '{ print $6 }')" \
+	    "$(dpkg-deb -c "$DEB" | awk '{ print $6 }')" \
+	    "... the same files as from the checkout"
+else
+	skip "not a git checkout: the build above was the one outside" 2
+fi
 finish
