@@ -4,7 +4,10 @@
  * round, settling and asking again to resolve claims made at the same
  * moment; otherwise skip. See pollguard(7) for the algorithm.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,16 +38,27 @@ static void
 read_own(struct tool *t)
 {
 	struct pg_stamp	 rec, now;
+	struct stat	 sb;
+	const char	*id = t->cluster->id;
 	char		 ago[32];
 	int		 r;
 
-	if ((r = pg_state_read(&t->state, t->cluster->id, &rec)) == -1) {
+	if ((r = pg_state_read(&t->state, id, &rec)) == -1) {
+		/* touch renames a record over a file or link, not a directory. */
+		if (errno == ELOOP)
+			tool_die(EX_DATAERR, "%s/%s: a symbolic link, which is "
+			    "never followed; 'pollguard-touch %s' replaces it",
+			    t->state.path, id, id);
+		if (errno == EBADMSG && fstatat(t->state.dirfd, id, &sb,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode))
+			tool_die(EX_DATAERR, "%s/%s: a directory, not a state "
+			    "record: remove it; 'pollguard-touch %s' then "
+			    "writes the record", t->state.path, id, id);
 		if (errno == EBADMSG)
 			tool_die(EX_DATAERR, "%s/%s: not a valid state record;"
 			    " 'pollguard-touch %s' replaces it", t->state.path,
-			    t->cluster->id, t->cluster->id);
-		tool_die_errno(EX_IOERR, "%s/%s", t->state.path,
-		    t->cluster->id);
+			    id, id);
+		tool_die_errno(EX_IOERR, "%s/%s", t->state.path, id);
 	}
 	if (!t->verbose)
 		return;
@@ -60,6 +74,7 @@ static void
 on_signal(int sig)
 {
 	got_signal = sig;
+	pg_peers_stop = 1;	/* round 2 need not run to its timeout */
 }
 
 /*
@@ -86,8 +101,9 @@ report(struct tool *t, const struct pg_round *r, int second)
 			    sizeof(ago));
 			tool_explain(t, "%s: %s%s: %s: %s %s ago (wait %s)%s%s",
 			    c->id, again, p->name, s->why,
-			    s->answer.elapsed_ms < c->wait_ms ? "active" :
-			    "idle", ago, wait, pg_handover_ignores(
+			    s->has_status && s->status.claim_ms >= 0 ?
+			    "claimed" : s->answer.elapsed_ms < c->wait_ms ?
+			    "active" : "idle", ago, wait, pg_handover_ignores(
 			    c->on_failure, s) ? "; its last run failed: not "
 			    "counted" : "", s->old ? " (before 0.4)" : "");
 			break;
@@ -96,17 +112,18 @@ report(struct tool *t, const struct pg_round *r, int second)
 			    again, p->name, s->old ? " (before 0.4)" : "");
 			break;
 		case PG_ANSWER_UNREACHABLE:
-			tool_warn(t, "cluster %s: peer %s (%s) unreachable: "
-			    "%s; %s", c->id, p->name, p->url, s->why,
+			tool_warn(t, "cluster %s: %speer %s (%s) unreachable: "
+			    "%s; %s", c->id, again, p->name, p->url, s->why,
 			    c->unreachable == PG_UNREACHABLE_SKIP ?
 			    "skipping the round (unreachable = skip)" :
 			    "counts as never");
 			break;
 		case PG_ANSWER_SELF:
-			tool_error("cluster %s: peer %s (%s) is this node, %s: "
-			    "set node = %s in [pollguard] on this host, or "
-			    "rename the section", c->id, p->name, p->url,
-			    t->cfg->node, p->name);
+			tool_error("cluster %s: peer %s (%s) is this node, %s, "
+			    "or a host of the same node name: if this host is "
+			    "%s, set node = %s in [pollguard]; if not, fix the "
+			    "peer's url, or that host's node", c->id, p->name,
+			    p->url, t->cfg->node, p->name, p->name);
 			break;
 		default:
 			tool_error("cluster %s: peer %s (%s) answered %s: "
@@ -301,6 +318,29 @@ still_counted(struct tool *t, const struct pg_stamp *rec,
 }
 
 /*
+ * A claim withdrawn for want of time, of an answer or of certainty is
+ * worth a warning; one that another node's claim, a hold or the policy
+ * ordered is the rule at work.
+ */
+static int
+worth_a_warning(enum pg_settle_why why)
+{
+	switch (why) {
+	case PG_KEEP:
+	case PG_LOST_EARLIER:
+	case PG_LOST_NAME:
+	case PG_LOST_UNREACHABLE:
+	case PG_LOST_INVALID:
+	case PG_LOST_HELD:
+	case PG_WAIT:
+	case PG_LOST_KEPT:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/*
  * Claim, settle, ask again: keep the claim or withdraw it, restoring the
  * record that was there. Returns the exit status. The claim lock, taken
  * before round 1, stays held until exit, after the record was restored or
@@ -380,12 +420,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 		why = PG_LOST_SLOW_WRITE;
 	withdraw(t, &rec, old, oldlen);
 	pg_settle_text(why, &r.seen[peer], text, sizeof(text));
-	/* Withdrawn for want of time or of an answer: worth a warning. */
-	if (why == PG_LOST_SLOW_WRITE || why == PG_LOST_SLOW_ROUND ||
-	    why == PG_LOST_VANISHED || why == PG_LOST_POLL ||
-	    why == PG_LOST_RULE || why == PG_LOST_DISAGREE ||
-	    why == PG_LOST_UNSEEN || why == PG_LOST_EXPIRED ||
-	    why == PG_LOST_OVERWRITTEN || why == PG_LOST_SELF)
+	if (worth_a_warning(why))
 		tool_warn(t, "cluster %s: %s", c->id, text);
 	else
 		tool_decided(t, "%s: %s", c->id, text);
@@ -456,6 +491,7 @@ check(int argc, char *argv[])
 	if (pg_clock(CLOCK_BOOTTIME, &started) == -1)
 		started = INT64_MAX;	/* never "after it started" */
 
+	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
 	while ((ch = getopt(argc, argv, "c:Enqv")) != -1) {
 		switch (ch) {
 		case 'E':
@@ -483,6 +519,11 @@ check(int argc, char *argv[])
 		usage();
 
 	tool_init();
+	/*
+	 * A reader that went away (check -v | head) must not kill the check
+	 * with its claim out: the write fails, the check goes on.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	tool_setup(&t, conf, argv[0]);
 	id = t.cluster->id;
 	if (pg_stamp_now(&start) == -1)

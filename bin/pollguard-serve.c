@@ -37,6 +37,7 @@
 struct server {
 	struct tool	 t;
 	const char	*confpath;
+	int		 listen_arg;	/* -l given: the listen key is not used */
 	size_t		 maxconn;
 	struct pollfd	*pfd;		/* maxconn + 1 */
 };
@@ -114,7 +115,8 @@ reload(struct server *s)
 	if (pg_config_load(s->confpath, &cfg, err, sizeof(err)) == -1)
 		cfg = NULL;
 	else if (server_use(s, cfg, err, sizeof(err)) == 0) {
-		if (strcmp(old.listen, cfg->serve.listen) != 0 ||
+		if ((!s->listen_arg &&
+		    strcmp(old.listen, cfg->serve.listen) != 0) ||
 		    old.backlog != cfg->serve.backlog ||
 		    old.max_conn != cfg->serve.max_conn)
 			tool_log(&s->t, LOG_WARNING, "listen, backlog or "
@@ -363,6 +365,11 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	if ((r = pg_drop_privileges(s->t.cfg->serve.run_as, msg,
 	    sizeof(msg))) != 0)
 		tool_die(r, "%s", msg);
+	/* It needs no privilege once it listens: say so, once. */
+	if (geteuid() == 0 && s->t.cfg->serve.run_as[0] == '\0')
+		tool_log(&s->t, LOG_WARNING, "running as root: set run_as = "
+		    "pollguard (a user of its own) in [serve] of %s",
+		    s->t.cfg->path);
 	if (exit_pidfile != NULL && pidfile_write(exit_pidfile) == -1)
 		tool_die_errno(EX_CANTCREAT, "%s", pidpath);
 
@@ -406,6 +413,7 @@ main(int argc, char *argv[])
 	int			 ch, inetd = 0, loaded;
 
 	s.t.state.dirfd = -1;
+	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
 	while ((ch = getopt(argc, argv, "c:il:p:v")) != -1) {
 		switch (ch) {
 		case 'c':
@@ -416,6 +424,7 @@ main(int argc, char *argv[])
 			break;
 		case 'l':
 			listen = optarg;
+			s.listen_arg = 1;
 			break;
 		case 'p':
 			pidpath = optarg;

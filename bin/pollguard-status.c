@@ -78,10 +78,12 @@ self_node(const struct pg_config *cfg, const struct pg_cluster *c,
 		return;
 	n->reach = PG_REACH_ERROR;
 	if (errno == EBADMSG)
-		snprintf(n->why, sizeof(n->why), "its state record is not "
-		    "valid; 'pollguard-touch %s' replaces it", c->id);
+		snprintf(n->why, sizeof(n->why), "its state record %.300s/%s "
+		    "is not valid; 'pollguard-touch %s' replaces it",
+		    st->path, c->id, c->id);
 	else
-		snprintf(n->why, sizeof(n->why), "its state record: %s",
+		snprintf(n->why, sizeof(n->why), "its state record %.300s/%s:"
+		    " %s", st != NULL ? st->path : cfg->state, c->id,
 		    strerror(errno));
 	pg_status_init(&n->st);
 }
@@ -141,22 +143,25 @@ state_open(const struct pg_config *cfg, struct pg_state *st)
 
 /*
  * Below the table, for a cluster with a preference (pollguard(7),
- * PREFERRED NODE): the order, who yields to whom, and a node that
- * announces another order. Nothing for a cluster without one.
+ * PREFERRED NODE): the order, and who yields to whom (not with -j: the
+ * JSON has both). A node that
+ * announces another order turns the preference off for the whole
+ * cluster: that goes to stderr, and counts as a problem (1).
  */
-static void
+static int
 prefer_lines(const struct pg_config *cfg, const struct pg_fleet *f,
-    size_t nf)
+    size_t nf, int json)
 {
 	const struct pg_cluster		*c;
 	const struct pg_fleet_node	*n;
 	char				 a[32];
 	size_t				 i, j;
+	int				 bad = 0;
 
 	for (i = 0; i < nf; i++) {
 		if ((c = pg_config_cluster(cfg, f[i].id)) == NULL)
 			continue;
-		if (c->prefer[0] != '\0') {
+		if (c->prefer[0] != '\0' && !json) {
 			pg_duration_format(c->failback_after_ms, a, sizeof(a));
 			printf("%s: prefer %s; failback %s%s%s\n", c->id,
 			    c->prefer, c->failback ? "after " : "no",
@@ -167,20 +172,24 @@ prefer_lines(const struct pg_config *cfg, const struct pg_fleet *f,
 			n = &f[i].nodes[j];
 			if (n->reach != PG_REACH_STATUS)
 				continue;
-			if (n->st.yield[0] != '\0') {
+			if (n->st.yield[0] != '\0' && !json) {
 				pg_duration_format(n->st.yielded_ms, a,
 				    sizeof(a));
 				printf("%s: %s yields to %s (for %s)\n", c->id,
 				    n->name, n->st.yield, a);
 			}
 			if (!n->self && strcasecmp(n->st.prefer,
-			    c->prefer) != 0)
-				printf("%s: %s announces prefer %s: no "
-				    "preference is applied\n", c->id, n->name,
-				    n->st.prefer[0] != '\0' ? n->st.prefer :
-				    "(none)");
+			    c->prefer) != 0) {
+				bad = 1;
+				fprintf(stderr, "pollguard-status: cluster %s: "
+				    "node %s announces prefer \"%s\", this "
+				    "node \"%s\": prefer is not applied until "
+				    "they agree\n", c->id, n->name,
+				    n->st.prefer, c->prefer);
+			}
 		}
 	}
+	return bad;
 }
 
 /* Say on stderr why each node that did not answer did not. */
@@ -213,8 +222,9 @@ main(int argc, char *argv[])
 	const char		*conf = NULL;
 	char			 err[PG_ERR_MAX], *out;
 	size_t			 i, nf;
-	int			 ch, json = 0;
+	int			 ch, json = 0, bad;
 
+	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
 	while ((ch = getopt(argc, argv, "c:j")) != -1) {
 		switch (ch) {
 		case 'c':
@@ -257,10 +267,11 @@ main(int argc, char *argv[])
 		tool_die_errno(EX_OSERR, "formatting the status");
 	if (fputs(out, stdout) == EOF)
 		tool_die_errno(EX_IOERR, "stdout");
-	if (!json)
-		prefer_lines(cfg, f, nf);
+	bad = prefer_lines(cfg, f, nf, json);
 	if (fflush(stdout) == EOF)
 		tool_die_errno(EX_IOERR, "stdout");
 	free(out);
-	return complain(f, nf) ? EXIT_PARTIAL : 0;
+	if (complain(f, nf))
+		bad = 1;
+	return bad ? EXIT_PARTIAL : 0;
 }

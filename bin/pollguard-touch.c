@@ -3,6 +3,7 @@
  * job runs or while data streams through, or release it; or put the
  * cluster on hold.
  */
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -88,17 +89,23 @@ on_sigchld(int sig)
 	(void)sig;
 }
 
-/* Time to sleep until the earliest of the deadlines that are set (> 0). */
+/*
+ * Time to sleep until the earliest of the times that are set (> 0), never
+ * less than none: one already past is due now.
+ */
 static int64_t
-until(int64_t now, int64_t a, int64_t b, int64_t c)
+until(int64_t now, int64_t next, int64_t deadline, int64_t killat,
+    int64_t poll)
 {
-	int64_t	 d = a;
+	int64_t	 d = next;
 
-	if (b > 0 && b < d)
-		d = b;
-	if (c > 0 && c < d)
-		d = c;
-	return d - now;
+	if (deadline > 0 && deadline < d)
+		d = deadline;
+	if (killat > 0 && killat < d)
+		d = killat;
+	if (poll > 0 && poll < d)
+		d = poll;
+	return d > now ? d - now : 0;
 }
 
 #ifdef PG_ETCD
@@ -170,7 +177,7 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 	int64_t			 interval, next, left, now, deadline = 0;
 	int64_t			 killat = 0, poll = 0;
 	pid_t			 pid;
-	int			 lockfd, r, sig, status = 0, saved;
+	int			 lockfd, r, sig, st, status = 0, saved;
 	int			 reaped = 0, timed_out = 0;
 	const char		*id = t->cluster->id;
 
@@ -195,6 +202,13 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 	if (sigprocmask(SIG_BLOCK, &set, &old) == -1)
 		tool_die_errno(EX_OSERR, "sigprocmask");
 
+	/*
+	 * The job's orphans become ours, not init's, and are reaped here at
+	 * once: under an init that reaps late (a container's shell), their
+	 * zombies would keep the group "alive" until SIGKILL.
+	 */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
+		tool_error("prctl PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	fflush(NULL);
 	if ((pid = fork()) == -1)
 		tool_die_errno(EX_OSERR, "fork");
@@ -230,8 +244,11 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 	for (;;) {
 		now = now_ms();
 #ifdef PG_ETCD
-		if (lease_lost(t, pid, now, reaped, &killat))
+		/* The job is being stopped: the runtime limit has no say. */
+		if (lease_lost(t, pid, now, reaped, &killat)) {
+			deadline = 0;
 			continue;
+		}
 #endif
 		if (next - now <= 0) {
 			refresh(t, 0);
@@ -240,8 +257,11 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 				next = now_ms() + interval;
 			continue;
 		}
-		/* A job that has ended, even just now, did not time out. */
-		if (deadline > 0 && now >= deadline && !reaped) {
+		/*
+		 * A job that has ended, even just now, did not time out: its
+		 * reaping, like a lost lease's SIGTERM, cleared the deadline.
+		 */
+		if (deadline > 0 && now >= deadline) {
 			deadline = 0;
 			timed_out = 1;
 			killat = now + t->cluster->kill_after_ms;
@@ -263,8 +283,7 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 		if (reaped && (killat == 0 || kill(-pid, 0) == -1))
 			break;
 		poll = reaped ? now + 100 : 0;
-		left = until(now, next, deadline > 0 ? deadline : killat,
-		    poll);
+		left = until(now, next, deadline, killat, poll);
 #ifdef PG_ETCD
 		if (!etcd_hold_lost() && etcd_hold_due() - now < left)
 			left = etcd_hold_due() > now ? etcd_hold_due() - now : 0;
@@ -280,12 +299,15 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 			kill(-pid, sig);
 			continue;
 		}
-		if (reaped)
-			continue;
-		if ((r = waitpid(pid, &status, WNOHANG)) == -1)
+		/* The job, and any orphan of its that ended. */
+		while ((r = waitpid(-1, &st, WNOHANG)) > 0)
+			if (r == pid) {
+				status = st;
+				reaped = 1;
+				deadline = 0;
+			}
+		if (r == -1 && errno != ECHILD)
 			tool_die_errno(EX_OSERR, "waitpid");
-		if (r == pid)
-			reaped = 1;
 	}
 #ifdef PG_ETCD
 	if (t->cluster->backend == PG_BACKEND_ETCD)
@@ -400,6 +422,7 @@ main(int argc, char *argv[])
 	int64_t		 limit_ms = -1, hold_ms = -1;
 	int		 ch, fflag = 0, rflag = 0;
 
+	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
 	/* '+': options end at the cluster, so the command keeps its own. */
 	while ((ch = getopt(argc, argv, "+H:c:fm:rt:")) != -1) {
 		switch (ch) {

@@ -136,7 +136,7 @@ key_bit(struct parse *p, const char *section, const char *const *keys,
 		return fail(p, p->line, "'%s' set twice in [%s]", key,
 		    section);
 	list = strcmp(key, "allow") == 0 || strcmp(key, "peers") == 0 ||
-	    strcmp(key, "prefer") == 0;
+	    strcmp(key, "prefer") == 0 || strcmp(key, "endpoints") == 0;
 	for (; *val != '\0'; val++)
 		if (((unsigned char)*val < 0x20 && !(list && *val == '\t')) ||
 		    *val == 0x7f)
@@ -562,7 +562,7 @@ serve_key(struct parse *p, const char *key, const char *val)
 	case 0:
 		if (pg_listen_parse(val, &ss, &why) == -1)
 			return fail(p, p->line, "listen: '%s' is not ADDR:PORT,"
-			    " [ADDR]:PORT or :PORT", val);
+			    " [ADDR]:PORT or :PORT (%s)", val, why);
 		return copy(p, sv->listen, sizeof(sv->listen), val, key);
 	case 1:
 		return basic_user(p, sv->user, sizeof(sv->user), val);
@@ -582,8 +582,10 @@ serve_key(struct parse *p, const char *key, const char *val)
 				return fail(p, p->line, "allow: more than %d "
 				    "entries", PG_ALLOW_MAX);
 			if (pg_net_parse(tok, &sv->allow[sv->nallow]) == -1)
-				return fail(p, p->line, "allow: '%s' is not "
-				    "an address or CIDR range", tok);
+				return fail(p, p->line, errno == EDOM ?
+				    "allow: '%s': an IPv4-mapped range needs "
+				    "a prefix of 96 or more" : "allow: '%s' is "
+				    "not an address or CIDR range", tok);
 			sv->nallow++;
 		}
 		return 1;
@@ -957,7 +959,10 @@ reader(char *buf, int size, void *arg)
 		return NULL;
 	buf[n] = '\0';
 	p->line++;
-	if (c != '\n' && c != EOF && (c = getc(p->fp)) != '\n' && c != EOF) {
+	/* A full buffer: the line end (LF or CRLF) must come next. */
+	if (c != '\n' && c != EOF && (c = getc(p->fp)) == '\r')
+		c = getc(p->fp);
+	if (c != '\n' && c != EOF) {
 		fail(p, p->line, "line longer than %d characters", size - 1);
 		return NULL;
 	}
@@ -1264,6 +1269,9 @@ pg_config_cluster(const struct pg_config *cfg, const char *id)
 int
 pg_net_parse(const char *s, struct pg_net *net)
 {
+	static const unsigned char v4mapped[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
 	char		 addr[INET6_ADDRSTRLEN];
 	const char	*slash, *errstr;
 	unsigned int	 max, i;
@@ -1287,6 +1295,22 @@ pg_net_parse(const char *s, struct pg_net *net)
 		net->prefix = strtonum(slash + 1, 0, max, &errstr);
 		if (errstr != NULL)
 			return -1;
+	}
+	/*
+	 * ::ffff:a.b.c.d: an IPv4 client, which pollguard-serve sees as
+	 * a.b.c.d (conn.c): kept as that, or it would never match.
+	 */
+	if (net->family == AF_INET6 &&
+	    memcmp(net->addr, v4mapped, sizeof(v4mapped)) == 0) {
+		if (net->prefix < 96) {
+			errno = EDOM;
+			return -1;
+		}
+		net->family = AF_INET;
+		net->prefix -= 96;
+		memmove(net->addr, net->addr + 12, 4);
+		memset(net->addr + 4, 0, 12);
+		max = 32;
 	}
 	for (i = net->prefix; i < max; i++)
 		net->addr[i / 8] &= ~(0x80 >> (i % 8));

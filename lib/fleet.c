@@ -152,7 +152,6 @@ as_seen(const struct pg_fleet_node *n, struct pg_seen *s)
  * preference is applied then). A node whose checks have not run within
  * wait and the slack (its cron does not run) is not one that goes.
  */
-
 static size_t
 preferred(const struct pg_fleet *f)
 {

@@ -394,7 +394,12 @@ xfer_again(CURLM *multi, struct xfer *x, struct pg_seen *s, int64_t deadline)
 	return 1;
 }
 
-/* Run the transfers until all are done or the deadline; -1: failure. */
+volatile sig_atomic_t	 pg_peers_stop;
+
+/*
+ * Run the transfers until all are done, the deadline or pg_peers_stop; -1:
+ * failure.
+ */
 static int
 xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 {
@@ -425,7 +430,7 @@ xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 			else
 				again |= q;
 		}
-		if (running == 0 && !again)
+		if ((running == 0 && !again) || pg_peers_stop)
 			return 0;
 		if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
 			return -1;

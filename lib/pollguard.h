@@ -13,11 +13,12 @@
 #include <sys/types.h>
 
 #include <limits.h>
+#include <signal.h>
 #include <time.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_VERSION		"0.3.0"
+#define PG_VERSION		"0.4.0~dev"
 #ifndef PG_SYSCONFDIR
 #define PG_SYSCONFDIR		"/etc"		/* make SYSCONFDIR=... */
 #endif
@@ -213,7 +214,9 @@ const struct pg_cluster *pg_config_cluster(const struct pg_config *,
 
 /*
  * Parse one address or CIDR range ("192.0.2.0/24", "2001:db8::1") into
- * *net; return 0, or -1 when it is not one.
+ * *net; return 0, or -1 when it is not one. An IPv4-mapped one
+ * ("::ffff:192.0.2.0/120") is kept as IPv4 ("192.0.2.0/24"), as serve
+ * sees such a client; -1 with errno EDOM when its prefix is under 96.
  */
 int	 pg_net_parse(const char *, struct pg_net *);
 
@@ -276,6 +279,14 @@ int	 pg_stamp_parse(const char *, size_t, struct pg_stamp *);
 struct pg_state {
 	int		 dirfd;
 	char		 path[PATH_MAX];
+	dev_t		 dev;		/* dirfd's, as opened: a directory */
+	ino_t		 ino;		/* put in its place shows in a stat */
+	/*
+	 * pg_serve_state: why the directory at the path cannot be used
+	 * (mode, permissions, not a directory); "" when it is open or
+	 * absent. dirfd is -1 then.
+	 */
+	char		 refused[PG_ERR_MAX];
 	/*
 	 * Private to state.c. The record lock's descriptor, opened by the
 	 * first write (-1 until then), for this cluster and this process.
@@ -636,6 +647,15 @@ int	 pg_appendf(char *, size_t, size_t *, const char *, ...)
 int	 pg_status_format(const struct pg_status *, char *, size_t);
 
 /*
+ * Quote up to 24 bytes of a peer's text for a message: in double quotes,
+ * escaped as vis(3) does, "..." after it when there was more.
+ */
+void	 pg_quote(char *, size_t, const char *, size_t);
+
+/* True when each of the n bytes at s is from lo to hi. */
+int	 pg_bytes_within(const char *, size_t, char, char);
+
+/*
  * Read one cluster's status from buf[0..len): lines up to a blank line
  * or the end. The first line must be "cluster ID" and "elapsed" must be
  * there; unknown keys are skipped; a known key twice, a value out of its
@@ -903,6 +923,7 @@ struct pg_request {
 	size_t		 linelen;	/* request line, without CRLF */
 	size_t		 used;		/* bytes of the head, with the blank
 					   line */
+	const char	*why;		/* a 400's reason, for the log */
 };
 
 /*
@@ -1130,6 +1151,15 @@ struct pg_round {
 int	 pg_peers_init(void);
 
 /*
+ * Set it nonzero from a signal handler installed without SA_RESTART: a
+ * round under way stops waiting for its peers, at once when the signal
+ * interrupts the wait, else within a second; the peers it had no answer
+ * from read as unreachable. pollguard-check sets it for a signal that
+ * withdraws its claim, which must not wait out the timeout.
+ */
+extern volatile sig_atomic_t pg_peers_stop;
+
+/*
  * Ask every peer of the cluster for its status (GET /v1/status/CLUSTER),
  * in parallel, within the config's timeout for the whole round; a peer
  * that answers 404 without a Pollguard-Node field (a serve before 0.4) is
@@ -1249,7 +1279,11 @@ void	 pg_reply_free(struct pg_reply *);
  * The state directory at path for serve, which never creates it: *st,
  * (re)opened when it appeared since, or was removed or replaced (the
  * records are in the one at the path now); NULL while there is none.
- * st->dirfd is -1 before the first call.
+ * When there is one that cannot be used (a mode pg_state_open refuses,
+ * no permission, not a directory), *st with dirfd -1 and the reason in
+ * st->refused: serve must answer 500 then, not "never", which would hide
+ * it: peers warn of a 500 and apply their unreachable policy (with
+ * "skip", they skip). st->dirfd is -1 before the first call.
  */
 struct pg_state	*pg_serve_state(struct pg_state *, const char *);
 
@@ -1402,7 +1436,7 @@ struct pg_fleet_node {
 	const char	*name;
 	int		 self;		/* this node, from its state directory */
 	enum pg_reach	 reach;
-	char		 why[PG_WHY_MAX];	/* why it did not answer, for
+	char		 why[PG_ERR_MAX];	/* why it did not answer, for
 						   people, escaped; or "" */
 	struct pg_status st;	/* REACH_STATUS: all of it; REACH_ELAPSED:
 				   elapsed_ms only; else pg_status_init */

@@ -54,6 +54,14 @@ static const struct route {
 	{ NULL, PG_TARGET_ALL, PG_TARGET_ALL }
 };
 
+/* 400, and why, for serve's log. */
+static int
+bad(struct pg_request *req, const char *why)
+{
+	req->why = why;
+	return 400;
+}
+
 static int
 request_line(const char *line, size_t n, struct pg_request *req)
 {
@@ -62,24 +70,25 @@ request_line(const char *line, size_t n, struct pg_request *req)
 	size_t			 mlen, tlen, idlen, plen;
 
 	if ((sp1 = memchr(line, ' ', n)) == NULL)
-		return 400;
+		return bad(req, "not METHOD TARGET VERSION");
 	mlen = sp1 - line;
 	target = sp1 + 1;
 	if ((sp2 = memchr(target, ' ', line + n - target)) == NULL)
-		return 400;
+		return bad(req, "not METHOD TARGET VERSION");
 	tlen = sp2 - target;
 	ver = sp2 + 1;
-	if (mlen == 0 || tlen == 0 || has_ctl(line, n) ||
-	    memchr(ver, ' ', line + n - ver) != NULL)
-		return 400;
+	if (has_ctl(line, n))
+		return bad(req, "a control character in the request line");
+	if (mlen == 0 || tlen == 0 || memchr(ver, ' ', line + n - ver) != NULL)
+		return bad(req, "not METHOD TARGET VERSION");
 	for (id = line; id < sp1; id++)
 		if (!tchar((unsigned char)*id))
-			return 400;
+			return bad(req, "not a method");
 	/* The version first: it says how to phrase any answer. */
 	if ((size_t)(line + n - ver) != 8 || strncmp(ver, "HTTP/", 5) != 0 ||
 	    !isdigit((unsigned char)ver[5]) || ver[6] != '.' ||
 	    !isdigit((unsigned char)ver[7]))
-		return 400;
+		return bad(req, "not an HTTP version");
 	if (ver[5] != '1' || (ver[7] != '0' && ver[7] != '1'))
 		return 505;
 	req->minor = ver[7] - '0';
@@ -90,7 +99,7 @@ request_line(const char *line, size_t n, struct pg_request *req)
 	else
 		return 405;
 	if (target[0] != '/')
-		return 400;
+		return bad(req, "a target not starting with /");
 	for (r = routes; r->path != NULL; r++) {
 		plen = strlen(r->path);
 		if (tlen == plen && strncmp(target, r->path, plen) == 0) {
@@ -122,14 +131,14 @@ header(const char *line, size_t n, struct pg_request *req, int *host)
 	size_t		 nlen, vlen;
 
 	if (line[0] == ' ' || line[0] == '\t')
-		return 400;	/* obs-fold */
+		return bad(req, "a folded header line");
 	if ((colon = memchr(line, ':', n)) == NULL || colon == line ||
 	    has_ctl(line, n))
-		return 400;
+		return bad(req, "a header line not NAME: VALUE");
 	nlen = colon - line;
 	for (v = line; v < colon; v++)
 		if (!tchar((unsigned char)*v))
-			return 400;
+			return bad(req, "a header line not NAME: VALUE");
 	v = colon + 1;
 	while (v < end && (*v == ' ' || *v == '\t'))
 		v++;
@@ -139,17 +148,17 @@ header(const char *line, size_t n, struct pg_request *req, int *host)
 
 	if (nlen == 4 && strncasecmp(line, "Host", 4) == 0) {
 		if ((*host)++)
-			return 400;
+			return bad(req, "Host twice");
 	} else if (nlen == 14 && strncasecmp(line, "Content-Length", 14) == 0) {
 		/* GET and HEAD have no body: only an explicit 0 is fine. */
 		if (vlen == 0 || strspn(v, "0") < vlen)
-			return 400;
+			return bad(req, "a body (Content-Length)");
 	} else if (nlen == 17 &&
 	    strncasecmp(line, "Transfer-Encoding", 17) == 0) {
-		return 400;
+		return bad(req, "a body (Transfer-Encoding)");
 	} else if (nlen == 13 && strncasecmp(line, "Authorization", 13) == 0) {
 		if (req->has_auth++)
-			return 400;
+			return bad(req, "Authorization twice");
 		req->auth[0] = '\0';
 		if (vlen > 6 && strncasecmp(v, "Basic ", 6) == 0) {
 			v += 6;
@@ -205,7 +214,7 @@ pg_request_parse(const char *buf, size_t len, struct pg_request *req)
 	}
 	req->used = nl + 1 - buf;
 	if (req->minor == 1 && !host)
-		return 400;
+		return bad(req, "HTTP/1.1 without Host");
 	return 200;
 }
 
@@ -295,9 +304,8 @@ pg_base64(const void *src, size_t len, char *dst, size_t dlen)
 	return o;
 }
 
-/* Quote up to 24 bytes of a peer's text for a message, escaped. */
-static void
-quote(char *dst, size_t dlen, const char *s, size_t n)
+void
+pg_quote(char *dst, size_t dlen, const char *s, size_t n)
 {
 	char	 raw[25], vis[25 * 4 + 1];
 
@@ -310,13 +318,13 @@ quote(char *dst, size_t dlen, const char *s, size_t n)
 	snprintf(dst, dlen, "\"%s\"%s", vis, n == 24 ? "..." : "");
 }
 
-static int
-all_digits(const char *s, size_t n)
+int
+pg_bytes_within(const char *s, size_t n, char lo, char hi)
 {
 	size_t	 i;
 
 	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
+		if (s[i] < lo || s[i] > hi)
 			return 0;
 	return 1;
 }
@@ -354,13 +362,20 @@ pg_answer_parse(long status, const char *ctype, const char *body,
 	else if (status == 404)
 		a->kind = PG_ANSWER_UNKNOWN;
 	if (status != 200) {
-		snprintf(why, wlen, "%ld %s", status,
-		    status >= 100 && status <= 599 ? pg_status_text(status) :
-		    "(not an HTTP status)");
+		if (status < 100 || status > 599)
+			snprintf(why, wlen, "%ld (not an HTTP status)", status);
+		else if (status >= 300 && status <= 399)
+			snprintf(why, wlen, "%ld, a redirect (not followed)",
+			    status);
+		else if (strcmp(pg_status_text(status), "Error") == 0)
+			snprintf(why, wlen, "HTTP status %ld", status);
+		else
+			snprintf(why, wlen, "%ld %s", status,
+			    pg_status_text(status));
 		return;
 	}
 	if (ctype != NULL && !text_plain(ctype)) {
-		quote(q, sizeof(q), ctype, strlen(ctype));
+		pg_quote(q, sizeof(q), ctype, strlen(ctype));
 		snprintf(why, wlen, "Content-Type %s, not text/plain", q);
 		return;
 	}
@@ -380,8 +395,8 @@ pg_answer_parse(long status, const char *ctype, const char *body,
 		snprintf(why, wlen, "never");
 		return;
 	}
-	quote(q, sizeof(q), body, len);
-	if (n == 0 || n >= sizeof(digits) || !all_digits(body, n)) {
+	pg_quote(q, sizeof(q), body, len);
+	if (n == 0 || n >= sizeof(digits) || !pg_bytes_within(body, n, '0', '9')) {
 		snprintf(why, wlen, "not a number of milliseconds: %s", q);
 		return;
 	}
@@ -415,7 +430,7 @@ pg_answer_status(long status, const char *ctype, int named, const char *id,
 	a->kind = PG_ANSWER_INVALID;
 	a->elapsed_ms = 0;
 	if (ctype != NULL && !text_plain(ctype)) {
-		quote(q, sizeof(q), ctype, strlen(ctype));
+		pg_quote(q, sizeof(q), ctype, strlen(ctype));
 		snprintf(why, wlen, "Content-Type %s, not text/plain", q);
 		return 0;
 	}
@@ -435,7 +450,7 @@ pg_answer_status(long status, const char *ctype, int named, const char *id,
 		return 0;
 	}
 	if (used != len) {
-		quote(q, sizeof(q), body + used, len - used);
+		pg_quote(q, sizeof(q), body + used, len - used);
 		snprintf(why, wlen, "more after the status: %s", q);
 		return 0;
 	}

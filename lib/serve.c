@@ -430,6 +430,11 @@ body(const struct pg_config *cfg, struct pg_state *st,
 
 	if (pg_stamp_now(&now) == -1)
 		return 500;
+	/* A directory there that cannot be used: not "never" (pollguard.h). */
+	if (st != NULL && st->dirfd == -1 && st->refused[0] != '\0') {
+		add_escaped(r->err, sizeof(r->err), st->refused);
+		return 500;
+	}
 	if (req->target == PG_TARGET_ONE)
 		return body_one(cfg, st, req, &now, r);
 	if ((fp = open_memstream(&r->body, &r->bodylen)) == NULL)
@@ -471,16 +476,27 @@ static void
 reply_log(struct pg_reply *r, const struct pg_client *c, const char *why,
     const struct pg_request *req, const char *in, size_t inlen)
 {
-	char	 msg[PG_ERR_MAX], line[201];
-	size_t	 n;
+	char		 msg[PG_ERR_MAX], line[200 * 4 + 1];
+	const char	*eol;
+	size_t		 n;
 
+	/* Up to 200 bytes of the request line, a NUL among them too. */
 	n = req != NULL && req->linelen > 0 ? req->linelen : inlen;
-	if (n > sizeof(line) - 1)
-		n = sizeof(line) - 1;
-	if (n > 0)
+	if (n > 200)
+		n = 200;
+	if (in != NULL && (eol = memchr(in, '\n', n)) != NULL)
+		n = eol - in;
+	if (in != NULL && n > 0 && in[n - 1] == '\r')
+		n--;
+	line[0] = '\0';
+	if (in == NULL)
+		;
+	else if (pg_bytes_within(in, n, ' ', '~')) {	/* the usual case */
 		memcpy(line, in, n);
-	line[n] = '\0';
-	line[strcspn(line, "\r\n")] = '\0';
+		line[n] = '\0';
+	} else
+		strvisx(line, in, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB |
+		    VIS_NL | VIS_NOSLASH);
 	if (in == NULL)		/* refused before anything was read */
 		snprintf(msg, sizeof(msg), "client %s: %d %s%s", c->name,
 		    r->status, pg_status_text(r->status), why);
@@ -502,6 +518,7 @@ pg_serve_answer(int status, const struct pg_request *req, const char *in,
 {
 	struct pg_reply	 ok;
 	const char	*why = "";
+	char		 bad[80];
 
 	memset(&ok, 0, sizeof(ok));
 	if (!pg_serve_allowed(cfg, c)) {
@@ -509,7 +526,11 @@ pg_serve_answer(int status, const struct pg_request *req, const char *in,
 		why = c->family == 0 ? " (client address unknown)" : "";
 	} else if (req == NULL)
 		status = 400;
-	else if (status == 200 && !auth_ok(cfg, req)) {
+	else if (status == 400) {
+		snprintf(bad, sizeof(bad), " (%s)", req->why != NULL ?
+		    req->why : "the head ended early");
+		why = bad;
+	} else if (status == 200 && !auth_ok(cfg, req)) {
 		status = 401;
 		why = req->has_auth ? " (wrong credentials)" :
 		    " (no credentials)";
@@ -572,22 +593,25 @@ pg_reply_free(struct pg_reply *r)
 struct pg_state *
 pg_serve_state(struct pg_state *st, const char *path)
 {
-	struct stat	 now, held;
+	struct stat	 now;
 	char		 err[PG_ERR_MAX];
 	int		 moved;
 
+	/* One stat a request: the directory's identity was kept at open. */
 	if (st->dirfd != -1) {
 		if (stat(path, &now) == -1)
 			moved = errno == ENOENT || errno == ENOTDIR;
 		else
-			moved = fstat(st->dirfd, &held) == 0 &&
-			    (now.st_dev != held.st_dev ||
-			    now.st_ino != held.st_ino);
+			moved = now.st_dev != st->dev || now.st_ino != st->ino;
 		if (moved)
 			pg_state_close(st);
 	}
-	if (st->dirfd == -1 &&
-	    pg_state_open(st, path, 0, err, sizeof(err)) == -1)
-		st->dirfd = -1;
-	return st->dirfd == -1 ? NULL : st;
+	/* pg_state_open clears refused, and leaves dirfd -1 on failure. */
+	if (st->dirfd != -1 || pg_state_open(st, path, 0, err,
+	    sizeof(err)) == 0)
+		return st;
+	if (errno == ENOENT)
+		return NULL;
+	strlcpy(st->refused, err, sizeof(st->refused));
+	return st;
 }

@@ -250,6 +250,7 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 
 	st->dirfd = st->recfd = -1;
 	st->undolen = -1;
+	st->refused[0] = '\0';
 	if (path[0] != '/') {
 		snprintf(err, errlen, "state directory %s: not an absolute "
 		    "path", path);
@@ -278,6 +279,8 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 		pg_state_close(st);
 		return -1;
 	}
+	st->dev = sb.st_dev;
+	st->ino = sb.st_ino;
 	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
 		/* Shared, like /tmp: chmod would be the wrong advice. */
 		if (sb.st_mode & S_ISVTX)
@@ -310,32 +313,40 @@ pg_state_close(struct pg_state *st)
 	st->dirfd = st->recfd = -1;
 }
 
-/* Read a whole small file of the directory: its length, 0 when absent. */
+/*
+ * Read a whole small file of the directory: its length, 0 when absent.
+ * No fstat (pollguard-serve reads a record for every request): a record
+ * is replaced by rename, never rewritten, so one read sees all of it,
+ * and a file that fills buf is read once more to tell "exactly len"
+ * from "too long". Anything but a regular file of 1 to len bytes is
+ * EBADMSG: a directory fails the read (EISDIR), a FIFO gives EOF or
+ * EAGAIN (O_NONBLOCK: one planted here must not hang the reader), and
+ * a device (only root can make one) gives too little, too much, or
+ * bytes that are no record.
+ */
 static ssize_t
 read_small(struct pg_state *st, const char *name, char *buf, size_t len)
 {
-	struct stat	 sb;
-	ssize_t		 n;
+	ssize_t		 n, more;
+	char		 b;
 	int		 fd, saved;
 
-	/* O_NONBLOCK: a FIFO planted here must not hang the reader. */
 	fd = openat(st->dirfd, name,
 	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd == -1)
 		return errno == ENOENT ? 0 : -1;
-	if (fstat(fd, &sb) == -1)
-		goto fail;
-	if (!S_ISREG(sb.st_mode) || sb.st_size == 0 ||
-	    (size_t)sb.st_size > len) {
-		errno = EBADMSG;
-		goto fail;
-	}
-	/* Records are replaced, never rewritten: one read sees all of it. */
 	while ((n = read(fd, buf, len)) == -1 && errno == EINTR)
 		;
-	if (n == -1)
-		goto fail;
-	if (n != sb.st_size) {
+	more = 0;
+	if (n == (ssize_t)len)
+		while ((more = read(fd, &b, 1)) == -1 && errno == EINTR)
+			;
+	if (n == -1 || more == -1) {
+		if (errno != EISDIR && errno != EAGAIN)
+			goto fail;
+		n = 0;
+	}
+	if (n == 0 || more != 0) {
 		errno = EBADMSG;
 		goto fail;
 	}
@@ -597,6 +608,14 @@ still_ours(struct pg_state *st, const char *cluster, const char *buf,
 	return n == blen && memcmp(now, buf, blen) == 0;
 }
 
+/* This handle's last pg_state_claim wrote buf to cluster's record. */
+static int
+made_claim(const struct pg_state *st, const char *cluster, const char *buf)
+{
+	return st->undolen >= 0 && strcmp(st->undocluster, cluster) == 0 &&
+	    strcmp(st->undoby, buf) == 0;
+}
+
 int
 pg_state_lengthen(struct pg_state *st, const char *cluster,
     struct pg_stamp *rec, int64_t horizon_ms)
@@ -617,8 +636,7 @@ pg_state_lengthen(struct pg_state *st, const char *cluster,
 	if (r != 1)
 		return r;
 	/* The longer claim is ours to take back, as the claim was. */
-	if (st->undolen >= 0 && strcmp(st->undocluster, cluster) == 0 &&
-	    strcmp(st->undoby, buf) == 0)
+	if (made_claim(st, cluster, buf))
 		memcpy(st->undoby, by, len + 1);
 	*rec = longer;
 	return 1;
@@ -646,8 +664,7 @@ pg_state_restore(struct pg_state *st, const char *cluster,
 	 * read under the record lock: what the caller read before claiming
 	 * misses a touch made between that read and the claim.
 	 */
-	if (st->undolen >= 0 && strcmp(st->undocluster, cluster) == 0 &&
-	    strcmp(st->undoby, buf) == 0) {
+	if (made_claim(st, cluster, buf)) {
 		memcpy(prev, st->undo, st->undolen);
 		old = prev;
 		len = st->undolen;

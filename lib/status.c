@@ -318,11 +318,24 @@ key_valid(const char *k, size_t n)
 	return 1;
 }
 
+/* -1, the reason: line n of a status, and what is wrong with it. */
+static int
+bad_line(char *why, size_t wlen, size_t n, const char *what,
+    const char *line, size_t len)
+{
+	char	 q[128];
+
+	pg_quote(q, sizeof(q), line, len);
+	snprintf(why, wlen, "line %zu: %s: %s", n, what, q);
+	return -1;
+}
+
 int
 pg_status_parse(const char *buf, size_t len, struct pg_status *st,
     size_t *used, char *why, size_t wlen)
 {
 	char		 line[KEY_MAX + 1 + PG_STATUS_LINE_MAX + 2];
+	char		 what[KEY_MAX + 16];
 	const char	*nl, *sp;
 	unsigned int	 seen = 0;
 	size_t		 off = 0, n, i, nline = 0;
@@ -342,30 +355,25 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 			off = nl - buf + 1;
 			break;
 		}
-		if (n >= sizeof(line) || memchr(buf + off, '\0', n) != NULL) {
-			snprintf(why, wlen, "line %zu: too long or binary",
-			    nline);
-			return -1;
-		}
+		if (n >= sizeof(line) || memchr(buf + off, '\0', n) != NULL)
+			return bad_line(why, wlen, nline, "too long or binary",
+			    buf + off, n);
 		memcpy(line, buf + off, n);
 		line[n] = '\0';
 		off = nl - buf + 1;
 		if ((sp = strchr(line, ' ')) == NULL ||
-		    !key_valid(line, sp - line)) {
-			snprintf(why, wlen, "line %zu: not \"key value\"",
-			    nline);
-			return -1;
-		}
+		    !key_valid(line, sp - line))
+			return bad_line(why, wlen, nline, "not \"key value\"",
+			    line, n);
 		for (i = 0; i < K_COUNT; i++)
 			if (strlen(keys[i]) == (size_t)(sp - line) &&
 			    strncmp(keys[i], line, sp - line) == 0)
 				break;
 		if (i == K_COUNT)
 			continue;	/* a key of a later version */
-		if (nline == 1 && i != K_CLUSTER) {
-			snprintf(why, wlen, "line 1: not \"cluster ID\"");
-			return -1;
-		}
+		if (nline == 1 && i != K_CLUSTER)
+			return bad_line(why, wlen, nline, "not \"cluster ID\"",
+			    line, n);
 		if (seen & (1U << i)) {
 			snprintf(why, wlen, "line %zu: %s twice", nline,
 			    keys[i]);
@@ -373,9 +381,9 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 		}
 		seen |= 1U << i;
 		if (value(st, i, sp + 1) == -1) {
-			snprintf(why, wlen, "line %zu: %s: invalid value",
-			    nline, keys[i]);
-			return -1;
+			snprintf(what, sizeof(what), "%s: invalid value",
+			    keys[i]);
+			return bad_line(why, wlen, nline, what, line, n);
 		}
 	}
 	if (!(seen & (1U << K_CLUSTER)) || !(seen & (1U << K_ELAPSED))) {

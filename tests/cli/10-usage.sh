@@ -156,6 +156,14 @@ out_empty "status -j unknown cluster: nothing on stdout"
 
 state_untouched "status: nothing written in the state directory by any of these"
 
+# getopt's own message names the program as the others do, not the path
+# it was run by.
+for tool in "$CHECK" "$TOUCH" "$STATUS" "$SERVE"; do
+	"$tool" -x </dev/null >/dev/null 2>"$T/err"
+	is "$(head -n 1 "$T/err")" "${tool##*/}: invalid option -- 'x'" \
+	    "${tool##*/} -x, run by its path: getopt names the program"
+done
+
 # --- the longest valid ID is fine ---
 
 exit_is 0 "check 64-character ID: exit 0" "$CHECK" -c "$CONF" "$LONG64"

@@ -195,6 +195,14 @@ err_empty "cluster with peers, -q: stderr empty"
 exit_is 0 "cluster with peers, -v: go" "$CHECK" -nv -c "$PCONF" withpeers
 err_like '\<other\>.*\<unreachable\>' "-v: says the peer other is unreachable"
 err_lacks "standalone" "-v: a cluster with peers is not standalone"
+# A reader that goes away (check -v | head) must not kill a check that
+# claimed: it goes, with its claim in place, and says so by its status.
+rm -f "$T/pstate/withpeers"
+{ "$CHECK" -v -c "$PCONF" withpeers 2>&1; echo $? >"$T/rc"; } | true
+is "$(cat "$T/rc")" 0 "-v into a closed pipe: go (exit 0), not killed by SIGPIPE"
+num_between "$("$PGSTATE" -c "$PCONF" read withpeers)" 0 5000 \
+    "-v into a closed pipe: the claim is in place"
+rm -f "$T/pstate/withpeers"
 exit_is 0 "default peers (every peer but this node): go" \
     "$CHECK" -nv -c "$PCONF" defpeers
 err_like '\<other\>.*\<unreachable\>' "default peers: other asked"
@@ -303,9 +311,18 @@ head -c 4096 /dev/zero >"$STATE/bad"
 malformed "record of NUL bytes"
 rm -f "$STATE/bad"
 mkdir "$STATE/bad"
-exit_err "record is a directory: check exits with an error (not 0..3)" \
-    "$CHECK" -c "$CONF" bad
+exit_is 65 "record is a directory: check exits 65" "$CHECK" -c "$CONF" bad
+err_has "a directory, not a state record: remove it" \
+    "record is a directory: the advice is to remove it (touch cannot)"
 rmdir "$STATE/bad"
+ln -s "$CONF" "$STATE/bad"
+exit_is 65 "record is a symbolic link: check exits 65" "$CHECK" -c "$CONF" bad
+err_has "a symbolic link, which is never followed; 'pollguard-touch bad' replaces it" \
+    "record is a symbolic link: the message says so"
+exit_is 0 "record is a symbolic link: touch exits 0" "$TOUCH" -c "$CONF" bad
+assert "... having replaced the link by a record" test ! -L "$STATE/bad" -a -f "$STATE/bad"
+assert "... and left the link's target alone" grep -q '^\[cluster bad\]' "$CONF"
+rm -f "$STATE/bad"
 
 # --- a read-only state directory ---
 

@@ -27,6 +27,10 @@ wait = 10s
 wait = 10s
 [cluster long]
 wait = 10s
+[cluster orphan]
+wait = 10s
+max_runtime = 1s
+kill_after = 20s
 EOF
 
 # outcome CLUSTER [KEY]: what pgstate outcome prints, or one field of it.
@@ -127,6 +131,11 @@ kill -KILL "$DIED"
 wait_exit "$DIED" 5 >/dev/null 2>&1
 is "$(fields died running run)" "running=1 run=died" \
     "touch killed: still says running, and reads as died"
+exit_is 0 "pollguard-status of the died run: exit 0" \
+    "$PG_BIN/pollguard-status" -c "$CONF" died
+grep -qE '^died +[^ ]+ \(self\) +yes +[0-9.]+m?s ago +no +- +1 +-$' "$T/out" &&
+    ok "... not running, one failure (pollguard-touch(1))" ||
+    { not_ok "... not running, one failure"; diag_file "$T/out" stdout; }
 stop_pids "$JOB"
 exit_is 1 "the next run: -- false" "$TOUCH" -c "$CONF" died -- false
 is "$(outcome died failures)" 2 "the died run counts as a failure"
@@ -256,6 +265,26 @@ printf '[pollguard]\nstate = %s\n[cluster x]\nwait = 10s\nmax_runtime = 500ms\nk
     "$STATE" >"$T/small.conf"
 exit_is 124 "max_runtime 500ms, kill_after 100ms: small values work" \
     "$TOUCH" -c "$T/small.conf" x -- sleep 30
+
+# --- under an init that never reaps (a container's shell) ---
+
+# A grandchild orphaned in the job's group dies at the runtime limit's
+# SIGTERM with the job. Its zombie would keep the group alive until the
+# SIGKILL, kill_after (20s) later; touch reaps its job's orphans itself
+# (PR_SET_CHILD_SUBREAPER) and ends at once. PID 1 of a PID namespace is
+# a perl that waits for touch alone.
+if [ "$(id -u)" -ne 0 ] || ! unshare -fp true 2>/dev/null; then
+	skip "no PID namespace (needs root and unshare -p)" 2
+else
+	t0=$(now_ms)
+	exit_is 124 "an init that never reaps, an orphan in the job's group: exit 124" \
+	    unshare -fp --kill-child perl -e 'my $p = fork // exit 71;
+		exec @ARGV or exit 127 if $p == 0;
+		waitpid($p, 0); exit($? & 127 ? 128 + ($? & 127) : $? >> 8)' \
+	    "$TOUCH" -c "$CONF" orphan -- sh -c '(sleep 30 &); sleep 30'
+	num_between "$(($(now_ms) - t0))" 0 10000 \
+	    "... at the limit, not at its SIGKILL 20s later"
+fi
 
 # --- the long job: never older than a refresh interval while it ran ---
 

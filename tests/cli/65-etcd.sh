@@ -4,13 +4,14 @@
 # and its TTL, the holder goes again with the same fencing token, touch --
 # keeps the key past its TTL, a skip writes nothing (a read only), the key expires a wait after the last
 # activity and another node goes with a greater token, -r releases, a
-# lease revoked under a running job stops it (on_lease_lost = kill) or
-# only warns (warn), a wrong password is refused (76), and a stopped etcd
+# lease revoked under a running job stops it (on_lease_lost = kill:
+# SIGKILL kill_after later to what ignores SIGTERM, however far off the
+# runtime limit) or only warns (warn), a wrong password is refused (76), and a stopped etcd
 # is a skip with exit 3, never a go.
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/etcd.sh"
 
-etcd_need 50
+etcd_need 60
 
 CLUSTERS='[cluster mail]
 backend = etcd
@@ -19,7 +20,19 @@ wait = 10s
 [cluster soft]
 backend = etcd
 wait = 10s
-on_lease_lost = warn'
+on_lease_lost = warn
+
+[cluster hung]
+backend = etcd
+wait = 10s
+max_runtime = 60s
+kill_after = 1s
+
+[cluster orphan]
+backend = etcd
+wait = 10s
+max_runtime = 8s
+kill_after = 10s'
 
 etcd_cluster e || bail "etcd did not start"
 ok "etcd e on $(etcd_endpoints)"
@@ -120,6 +133,52 @@ wait_exit "$SOFT" 15
 is "$?" 0 "warn: the job runs to its end"
 grep -q "is lost" "$T/soft.err" && ok "... with the loss said on stderr" ||
     not_ok "warn: the loss was not said"
+
+# outcome CLUSTER KEY: a value of node a's outcome record.
+outcome()
+{
+	"$PGSTATE" -c "$T/a.conf" outcome "$1" 2>&1 | sed -n "s/^$2 //p"
+}
+
+# The lease lost under a job that ignores SIGTERM, its runtime limit far
+# off: SIGKILL comes kill_after (1s) after the loss, not at the limit,
+# and the run is not recorded as timed out.
+exit_is 0 "a: go on hung" "$CHECK" -c "$T/a.conf" hung
+t0=$(now_ms)
+bg hung "$TOUCH" -c "$T/a.conf" hung -- sh -c 'trap "" TERM; sleep 50'
+HUNG=$BGPID
+sleep 0.5
+etcd_ctl lease revoke "$(printf '%x' "$(etcd_lease hung)")" >/dev/null
+wait_exit "$HUNG" 40
+is "$?" 137 "lease lost, SIGTERM ignored: SIGKILL (137)"
+num_between "$(($(now_ms) - t0))" 0 30000 \
+    "... long before the 60s runtime limit"
+is "$(outcome hung timed_out) $(outcome hung signal)" "0 9" \
+    "outcome: killed by SIGKILL, not timed out"
+grep -q "limit" "$T/hung.err" &&
+    { not_ok "the runtime limit was invoked"; diag_file "$T/hung.err" stderr; } ||
+    ok "... and stderr says nothing of the runtime limit"
+
+# The lease lost: the job ends at SIGTERM, a grandchild that ignores it
+# lives on past the runtime limit (8s) until SIGKILL, kill_after (10s)
+# after the loss; touch sees the loss at its next keepalive (wait/3).
+exit_is 0 "a: go on orphan" "$CHECK" -c "$T/a.conf" orphan
+bg orphan "$TOUCH" -c "$T/a.conf" orphan -- \
+    sh -c '(trap "" TERM; exec sleep 50) & echo $! >"$1"; sleep 50' \
+    sh "$T/orphan.pid"
+ORPHAN=$BGPID
+sleep 0.5
+etcd_ctl lease revoke "$(printf '%x' "$(etcd_lease orphan)")" >/dev/null
+wait_exit "$ORPHAN" 40
+is "$?" 143 "lease lost, a grandchild outlives the job: the job's SIGTERM (143)"
+GRAND=$(cat "$T/orphan.pid")
+_pg_alive "$GRAND" && { not_ok "grandchild $GRAND still runs"; kill -KILL "$GRAND"; } ||
+    ok "... and the grandchild $GRAND was killed"
+is "$(outcome orphan running) $(outcome orphan timed_out)" "0 0" \
+    "outcome: ended, not timed out"
+grep -q "sigtimedwait" "$T/orphan.err" &&
+    { not_ok "touch failed in its wait"; diag_file "$T/orphan.err" stderr; } ||
+    ok "... and touch's wait did not fail"
 
 # A broken answer is never a go: an endpoint that is not etcd.
 free_port

@@ -234,4 +234,11 @@ has '^legacy  +old  +elapsed only  +5(\.[0-9])?s ago  +-  +-  +-  +-$' \
 has '^legacy  +next  +old: active 5(\.[0-9])?s ago \(wait 12s\), keeps polling$' \
     "the old peer's activity counts for next"
 err_empty "a peer before 0.4: nothing on stderr"
+
+# This node's own record damaged: the message names the file.
+echo junk >"$T/a.state/fkb"
+exit_is 1 "a's record damaged: exit 1" "$STATUS" -c "$CA" fkb
+err_has "node a: its state record $T/a.state/fkb is not valid; 'pollguard-touch fkb' replaces it" \
+    "a's record damaged: stderr names the file and the fix"
+rm -f "$T/a.state/fkb"
 finish

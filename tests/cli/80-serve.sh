@@ -432,6 +432,23 @@ GET /v1/elapsed/mail; PEER=192.0.2.8 ask "$REQ"
 answer_ok 403 "excluded and no credentials: 403 before 401"
 GET /v1/elapsed/mail; PEER=192.0.2.7 ask "$REQ"
 answer_ok 401 "allowed, no credentials: 401"
+
+# An IPv4-mapped entry is an IPv4 range: a dual-stack listener's
+# ::ffff:a.b.c.d client is a.b.c.d.
+mkconf "$T/allow3.conf" <<EOF
+[cluster mail]
+wait = 10m
+[serve]
+allow = ::ffff:198.51.100.0/120
+EOF
+CONF=$T/allow3.conf
+GET /v1/elapsed/mail
+PEER=198.51.100.9 ask "$REQ"
+code_is 200 "allow ::ffff:198.51.100.0/120: 198.51.100.9 is in it: 200"
+PEER=::ffff:198.51.100.9 ask "$REQ"
+code_is 200 "allow ::ffff:198.51.100.0/120: ::ffff:198.51.100.9 too: 200"
+PEER=198.51.101.9 ask "$REQ"
+answer_ok 403 "allow ::ffff:198.51.100.0/120: 198.51.101.9 is not: 403"
 CONF=$MAIN
 
 # --- 404 ---
@@ -1101,7 +1118,8 @@ if serve_start hup "$HCONF"; then
 	is "$CODE" 200 "SIGHUP, broken config: still answers with the old config"
 	curl_get "http://127.0.0.1:$HPORT/v1/elapsed/newc"
 	is "$CODE" 404 "SIGHUP, broken config: the new cluster is not there"
-	printf '[pollguard]\nnode = testnode\nstate = %s\n[cluster mail]\nwait = 10m\n[cluster newc]\nwait = 20s\n' \
+	# A listen key, which -l (serve_start's) overrides: no warning.
+	printf '[pollguard]\nnode = testnode\nstate = %s\n[cluster mail]\nwait = 10m\n[cluster newc]\nwait = 20s\n[serve]\nlisten = 127.0.0.1:1\n' \
 	    "$STATE" >"$T/hup.new"
 	chmod 600 "$T/hup.new"
 	mv "$T/hup.new" "$HCONF"
@@ -1111,11 +1129,17 @@ if serve_start hup "$HCONF"; then
 	is "$BODY" never "SIGHUP, good config: never"
 	curl_get "http://127.0.0.1:$HPORT/metrics"
 	num_is "$(metric newc wait_seconds "$T/body")" 20 "SIGHUP, good config: in /metrics"
+	if grep -q "listen, backlog" "$T/hup.err"; then
+		not_ok "SIGHUP, listen key added under -l: no 'takes effect' warning"
+		diag_file "$T/hup.err" stderr
+	else
+		ok "SIGHUP, listen key added under -l: no 'takes effect' warning"
+	fi
 	serve_stop "$HPID"
 	is "$?" 0 "SIGTERM after SIGHUPs: exit 0"
 else
 	not_ok "SIGHUP server started"
-	skip "no server" 8
+	skip "no server" 9
 fi
 
 # --- without -v: nothing on stderr ---
@@ -1215,9 +1239,9 @@ EOF
 		not_ok "not root, run_as = root: ignored, started"
 		skip "no server" 2
 	fi
-	skip "not root: cannot switch to another user" 2
+	skip "not root: cannot switch to another user" 4
 elif ! getent passwd nobody >/dev/null; then
-	skip "no user nobody" 5
+	skip "no user nobody" 7
 else
 	NUID=$(id -u nobody)
 	NGID=$(id -g nobody)
@@ -1240,10 +1264,16 @@ EOF
 		curl_get "http://127.0.0.1:$PORT/v1/elapsed/mail"
 		is "$CODE" 200 "run_as nobody: still answers 200"
 		age_ok "$BODY" 5000 "$T0" "run_as nobody: reads the record"
+		grep -q "running as root" "$T/ra.err" &&
+		    not_ok "run_as nobody: warned of running as root" ||
+		    ok "run_as nobody: no warning of root"
 	else
 		not_ok "run_as server started"
-		skip "no server" 4
+		skip "no server" 5
 	fi
+	grep -q "running as root: set run_as = pollguard (a user of its own) in \[serve\] of $MAIN" \
+	    "$T/s1.err" && ok "root without run_as: warned, naming the fix" ||
+	    { not_ok "root without run_as: no warning"; diag_file "$T/s1.err" stderr; }
 	chmod 700 "$T"
 fi
 

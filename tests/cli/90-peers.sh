@@ -193,8 +193,11 @@ num_between "$(( (${claim:-0} - ${mono:-0}) / 1000000 ))" 0 "$SLOW_MS" \
 exit_is 1 "b, right after a's claim: skips" "$CHECK" -c "$CB" mail
 exit_is 1 "c, right after a's claim: skips" "$CHECK" -c "$CC" mail
 num_between "$(rec b)" 13000 $((13000 + 10 * SLOW_MS)) "b's skip left its record alone"
+exit_is 1 "c -nv, a's claim within its horizon: skips" "$CHECK" -nv -c "$CC" mail
+err_like ': a: [0-9]+ ms: claimed [0-9.]+m?s ago \(wait 12s\)$' \
+    "-v says a claimed, not that it was active"
 else
-	skip "no claim to look at" 8
+	skip "no claim to look at" 10
 fi
 norec a
 

@@ -100,6 +100,20 @@ sub big {
 }
 
 my $ok = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n";
+
+# As 0.3 answers the request whose first line is given: /v1/status
+# unknown (404 without Pollguard-Node), /v1/elapsed the body given.
+sub as03 {
+	my ($c, $first, $body) = @_;
+	if ($first =~ m{ \S*/v1/status/}) {
+		print $c "HTTP/1.1 404 Not Found\r\n" .
+		    "Content-Length: 10\r\n\r\nNot Found\n";
+	} else {
+		print $c "${ok}Content-Length: " . length($body) .
+		    "\r\n\r\n$body";
+	}
+}
+
 my $conns = 0;
 for (;;) {
 	my $c = $l->accept or next;
@@ -138,12 +152,7 @@ for (;;) {
 		# /v1/elapsed says it was active 3 s ago (it polls).
 		my $first = head($c);
 		select(undef, undef, undef, 1.1);
-		if ($first =~ m{ \S*/v1/status/}) {
-			print $c "HTTP/1.1 404 Not Found\r\n" .
-			    "Content-Length: 10\r\n\r\nNot Found\n";
-		} else {
-			print $c "${ok}Content-Length: 5\r\n\r\n3000\n";
-		}
+		as03($c, $first, "3000\n");
 	} elsif ($mode eq 'late') {
 		# Its first connection is closed unanswered (round 1); then
 		# as 0.3, its job having refreshed its record just now.
@@ -152,20 +161,10 @@ for (;;) {
 			close $c;
 			exit 0;
 		}
-		if ($first =~ m{ \S*/v1/status/}) {
-			print $c "HTTP/1.1 404 Not Found\r\n" .
-			    "Content-Length: 10\r\n\r\nNot Found\n";
-		} else {
-			print $c "${ok}Content-Length: 2\r\n\r\n0\n";
-		}
+		as03($c, $first, "0\n");
 	} elsif ($mode eq 'idle') {
-		# As 0.3: /v1/status unknown, 404 without Pollguard-Node.
-		if (head($c) =~ m{ \S*/v1/status/}) {
-			print $c "HTTP/1.1 404 Not Found\r\n" .
-			    "Content-Length: 10\r\n\r\nNot Found\n";
-		} else {
-			print $c "${ok}Content-Length: 6\r\n\r\n60000\n";
-		}
+		# As 0.3, idle for a minute.
+		as03($c, head($c), "60000\n");
 	}
 	close $c;
 	exit 0;
@@ -210,13 +209,20 @@ for f in $FAULTS; do
 done
 ok "fake peers listen on 127.0.0.1"
 
+# a_head [SETTLE_MS]: the [pollguard] section of node a's configs:
+# settle SETTLE_MS (default SETTLE_MS), the timeouts of this test.
+a_head()
+{
+	printf '[pollguard]\nnode = a\nstate = %s\n' "$STATE"
+	printf 'timeout = %dms\nconnect_timeout = 1s\nsettle = %dms\n' \
+	    "$TIMEOUT_MS" "${1:-$SETTLE_MS}"
+}
+
 # The config of node a: a cluster for each fault with the default policy
 # (unreachable = run), and one, FAULT-skip, with unreachable = skip.
 CONF=$T/a.conf
 {
-	printf '[pollguard]\nnode = a\nstate = %s\n' "$STATE"
-	printf 'timeout = %dms\nconnect_timeout = 1s\nsettle = %dms\n' \
-	    "$TIMEOUT_MS" "$SETTLE_MS"
+	a_head
 	for f in $FAULTS; do
 		printf '[peer %s]\nurl = %s\n' "$f" "${URL[$f]}"
 		printf '[cluster %s]\nwait = 12s\npeers = %s\n' "$f" "$f"
@@ -337,13 +343,7 @@ done
 # The good peer answers "idle" at once; the round still ends in time, and
 # the decision is the fault's.
 if fake_start idle; then
-	cat >"$T/mixed.conf" <<EOF
-[pollguard]
-node = a
-state = $STATE
-timeout = ${TIMEOUT_MS}ms
-connect_timeout = 1s
-settle = 0
+	{ a_head 0; cat <<EOF; } >"$T/mixed.conf"
 [peer good]
 url = http://127.0.0.1:$FPORT/
 [peer hang]
@@ -375,13 +375,7 @@ fi
 # record back byte for byte.
 withdraws()
 {
-	cat >"$T/$1.conf" <<EOF
-[pollguard]
-node = a
-state = $STATE
-timeout = ${TIMEOUT_MS}ms
-connect_timeout = 1s
-settle = ${SETTLE_MS}ms
+	{ a_head; cat <<EOF; } >"$T/$1.conf"
 [peer $1]
 url = http://127.0.0.1:$FPORT/
 [cluster $1]
@@ -450,13 +444,7 @@ bconf 12s
 # peerconf FILE PORT: node a's config with b at PORT.
 peerconf()
 {
-	cat >"$1" <<EOF
-[pollguard]
-node = a
-state = $STATE
-timeout = ${TIMEOUT_MS}ms
-connect_timeout = 1s
-settle = 0
+	{ a_head 0; cat <<EOF; } >"$1"
 [peer b]
 url = http://127.0.0.1:$2/
 [cluster mail]
@@ -549,13 +537,7 @@ INNS=(unshare -m --propagation private sh -c
 if [ -n "$dns_why" ]; then
 	skip "$dns_why" "$NDNS"
 else
-	cat >"$T/dns.conf" <<EOF
-[pollguard]
-node = a
-state = $STATE
-timeout = ${TIMEOUT_MS}ms
-connect_timeout = 1s
-settle = ${SETTLE_MS}ms
+	{ a_head; cat <<EOF; } >"$T/dns.conf"
 [peer slowdns]
 url = http://pollguard-test-peer.invalid:7709/
 [cluster slowdns]
@@ -583,6 +565,38 @@ EOF
 		skip "the resolver did not ask the name server of /etc/resolv.conf (nsswitch, nscd?)" \
 		    $((NDNS - 1))
 	fi
+fi
+
+# A signal during round 2, the claim out, a peer that never answers: the
+# check withdraws the claim and dies of the signal at once, not when the
+# round's timeout runs out (8 s here; the bound is for a slow machine).
+{
+	printf '[pollguard]\nnode = a\nstate = %s\n' "$T/int.state"
+	printf 'timeout = 8s\nconnect_timeout = 1s\n'
+	printf '[peer hang]\nurl = %s\n' "${URL[hang]}"
+	printf '[cluster int]\nwait = 30s\npeers = hang\n'
+} >"$T/int.conf"
+chmod 600 "$T/int.conf"
+mkdir -m 755 "$T/int.state"
+bg int "$CHECK" -v -c "$T/int.conf" int
+INT=$BGPID
+if wait_for 30 test -s "$T/int.state/int"; then
+	sleep 0.5
+	t0=$(now_ms)
+	kill -TERM "$INT"
+	wait_exit "$INT" 30
+	is "$?" 143 "SIGTERM in round 2: the check dies of it"
+	num_between "$(($(now_ms) - t0))" 0 5000 \
+	    "... without waiting out the 8 s timeout ($(($(now_ms) - t0)) ms)"
+	grep -q "interrupted: claim withdrawn" "$T/int.err" &&
+	    ok "... having withdrawn its claim" ||
+	    { not_ok "... it did not say it withdrew its claim"; diag_file "$T/int.err" stderr; }
+	assert "... and the record is gone as before the claim" \
+	    test ! -e "$T/int.state/int"
+else
+	not_ok "the claim did not appear in $T/int.state within 30 s"
+	diag_file "$T/int.err" stderr
+	skip "no claim" 3
 fi
 
 finish

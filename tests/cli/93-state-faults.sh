@@ -73,11 +73,33 @@ if serve_start sd "$T/sd.conf"; then
 	exit_is 0 "replaced: touch exits 0" "$TOUCH" -c "$T/sd.conf" sd
 	ask_sd
 	num_between "$BODY" 0 5000 "replaced: serve answers the new record"
+	# Replaced by one it must refuse (group-writable), the record
+	# copied along: 500 and the reason in its log, not "never", which
+	# would hide it from peers (they warn of a 500 and apply their
+	# unreachable policy).
+	mv "$SD" "$T/sd/old2"
+	mkdir -m 775 "$SD"
+	cp -p "$T/sd/old2/sd" "$SD/sd"
+	ask_sd
+	is "$CODE" 500 "replaced by a group-writable directory: 500, not never"
+	assert "replaced by a group-writable directory: serve logs why" \
+	    grep -q "writable by group or others" "$T/sd.err"
+	chmod 755 "$SD"
+	ask_sd
+	num_between "$BODY" 0 5000 "made mode 755: serve answers the record again"
+	mv "$SD" "$T/sd/old3"
+	: >"$SD"
+	ask_sd
+	is "$CODE" 500 "replaced by a regular file: 500, not never"
+	rm -f "$SD"
+	mv "$T/sd/old3" "$SD"
+	ask_sd
+	num_between "$BODY" 0 5000 "moved back: serve answers the record"
 	serve_stop "$SDPID"
 	is "$?" 0 "serve: SIGTERM, exit 0"
 else
 	not_ok "serve for the state directory tests started"
-	skip "no serve" 10
+	skip "no serve" 16
 fi
 
 # --- read-only and full file systems --------------------------------------
@@ -243,13 +265,8 @@ exit_is 0 "after the kills: check exits 0 (no run lock left held)" "$CHECK" -c "
 # move CLOCK_BOOTTIME). A serve's offset is read from a file at every
 # call, so the clock steps while it runs. 60-clock.sh covers one node.
 NCLOCK=15
-LIBFT=
-for f in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 \
-    /usr/local/lib/faketime/libfaketime.so.1; do
-	[ -f "$f" ] && LIBFT=$f && break
-done
-if ! command -v faketime >/dev/null 2>&1 || [ -z "$LIBFT" ]; then
-	skip "faketime not installed (Debian packages faketime, libfaketime)" "$NCLOCK"
+if ! faked_init; then
+	skip "libfaketime not installed (Debian package libfaketime)" "$NCLOCK"
 	finish
 fi
 export FAKETIME_DONT_FAKE_MONOTONIC=1
@@ -321,25 +338,25 @@ ask_b
 age_ok "$BODY" 1000 "$T0" "b's serve, its clock stepped a year back: the same age"
 
 exit_is 1 "b active 1s ago (b's clock a year back), a's clock a year ahead: a skips" \
-    faketime -f "+$YEAR" "$CHECK" -n -c "$T/a.conf" mail
+    "$FAKED" "+$YEAR" "$CHECK" -n -c "$T/a.conf" mail
 exit_is 1 "a's clock a year back: a skips" \
-    faketime -f "-$YEAR" "$CHECK" -n -c "$T/a.conf" mail
+    "$FAKED" "-$YEAR" "$CHECK" -n -c "$T/a.conf" mail
 echo "+$YEAR" >"$T/b.ft"
 exit_is 1 "b's clock a year ahead, a's a year back: a skips" \
-    faketime -f "-$YEAR" "$CHECK" -n -c "$T/a.conf" mail
+    "$FAKED" "-$YEAR" "$CHECK" -n -c "$T/a.conf" mail
 
 # b idle (60 s ago).
 "$PGSTATE" -c "$T/b.conf" write mail 60000
 exit_is 0 "b idle 60s ago (b's clock a year ahead), a's clock a year back: a goes (-n)" \
-    faketime -f "-$YEAR" "$CHECK" -n -c "$T/a.conf" mail
+    "$FAKED" "-$YEAR" "$CHECK" -n -c "$T/a.conf" mail
 echo "-$YEAR" >"$T/b.ft"
 exit_is 0 "b's clock a year back, a's a year ahead: a goes (-n)" \
-    faketime -f "+$YEAR" "$CHECK" -n -c "$T/a.conf" mail
+    "$FAKED" "+$YEAR" "$CHECK" -n -c "$T/a.conf" mail
 
 # a claims with its clock a year ahead; b, its clock a year back, asks
 # a's serve (its clock stepping too) and skips.
 echo "-$YEAR" >"$T/a.ft"
-timeout -k 5 "$PG_CMD_TIMEOUT" faketime -f "+$YEAR" "$CHECK" -v -c "$T/a.conf" mail \
+timeout -k 5 "$PG_CMD_TIMEOUT" "$FAKED" "+$YEAR" "$CHECK" -v -c "$T/a.conf" mail \
     >"$T/out" 2>"$T/err"
 RC=$?
 if [ "$RC" -eq 0 ]; then
@@ -347,10 +364,10 @@ if [ "$RC" -eq 0 ]; then
 	num_between "$("$PGSTATE" -c "$T/a.conf" read mail 2>/dev/null)" 0 10000 \
 	    "a's claim: its record fresh"
 	exit_is 1 "a just claimed, b's clock a year back: b skips" \
-	    faketime -f "-$YEAR" "$CHECK" -n -c "$T/b.conf" mail
+	    "$FAKED" "-$YEAR" "$CHECK" -n -c "$T/b.conf" mail
 	echo "+$YEAR" >"$T/a.ft"
 	exit_is 1 "a's serve's clock stepped two years ahead: b still skips" \
-	    faketime -f "-$YEAR" "$CHECK" -n -c "$T/b.conf" mail
+	    "$FAKED" "-$YEAR" "$CHECK" -n -c "$T/b.conf" mail
 elif [ "$RC" -eq 1 ] && grep -qE 'too (long|slow)' "$T/err"; then
 	skip "a's claim withdrawn as too slow to order (busy machine)" 4
 else
@@ -362,10 +379,10 @@ fi
 
 # touch with the clock a year ahead, check at the real time, and back.
 exit_is 0 "touch with the clock a year ahead: exit 0" \
-    faketime -f "+$YEAR" "$TOUCH" -c "$T/b.conf" mail
+    "$FAKED" "+$YEAR" "$TOUCH" -c "$T/b.conf" mail
 exit_is 1 "b touched (its clock a year ahead), a at the real time: skip" \
     "$CHECK" -n -c "$T/a.conf" mail
-serve_stop "$SA"
-serve_stop "$SB"
+serve_stop "$SA"; faked_clean "$SA"
+serve_stop "$SB"; faked_clean "$SB"
 
 finish

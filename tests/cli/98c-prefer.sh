@@ -381,6 +381,11 @@ assert "(4) c warns too" grep -q \
 exit_is 1 "(4) the warning also without -v (cron mails it)" \
     "$CHECK" -c "$T/b.conf" mail
 err_has 'peer c announces prefer "c,b"' "(4) without -v: on stderr"
+exit_is 1 "(4) status: exit 1 while the orders disagree" \
+    "$PG_BIN/pollguard-status" -c "$T/b.conf" mail
+err_has 'node c announces prefer "c,b", this node "a,b": prefer is not applied' \
+    "(4) status says so on stderr"
+grep -q announces "$T/out" && not_ok "(4) ... and on stdout too" || ok "(4) ... not on stdout"
 show
 
 # --- (5) a daily job ---

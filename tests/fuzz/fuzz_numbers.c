@@ -160,6 +160,9 @@ duration_format(const uint8_t *data, size_t size)
 static void
 net(const uint8_t *data, size_t size)
 {
+	static const unsigned char v4mapped[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
 	struct pg_net	 n;
 	unsigned char	 a[16];
 	char		*s, addr[64];
@@ -185,7 +188,15 @@ net(const uint8_t *data, size_t size)
 		check(alen < sizeof(addr), "address of %zu bytes", alen);
 		memcpy(addr, s, alen);
 		addr[alen] = '\0';
-		check(inet_pton(n.family, addr, a) == 1, "'%s' accepted", s);
+		if (n.family == AF_INET && strchr(addr, ':') != NULL)
+			/* ::ffff:a.b.c.d, kept as the IPv4 address it maps */
+			check(inet_pton(AF_INET6, addr, a) == 1 &&
+			    memcmp(a, v4mapped, sizeof(v4mapped)) == 0 &&
+			    (n.prefix < 32 || memcmp(a + 12, n.addr, 4) == 0),
+			    "'%s' read as IPv4, not as the address it maps", s);
+		else
+			check(inet_pton(n.family, addr, a) == 1, "'%s' "
+			    "accepted", s);
 		/* Every address within the range matches. */
 		if (size >= 16) {
 			memcpy(a, data + size - 16, 16);

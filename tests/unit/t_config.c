@@ -484,6 +484,25 @@ test_syntax(void)
 	long_line(line, sizeof(line), "name = ", 200);
 	snprintf(text, sizeof(text), "[cluster c]\nwait = 10s\n%s", line);
 	refuse(text, 3, NULL, "line of 200 characters");
+	/* CRLF: the CR is part of the line end, not of the 199. */
+	long_line(line, sizeof(line), "name = ", 199);
+	snprintf(text, sizeof(text), "[cluster c]\r\n%.199s\r\nwait = 10s\r\n",
+	    line);
+	if ((cfg = load(text, "CRLF line of 199 characters, then more"))
+	    != NULL) {
+		is_int(strlen(cfg->clusters[0].name), 199 - 7,
+		    "CRLF 199-character line: whole value kept");
+		is_int(cfg->clusters[0].wait_ms, 10000,
+		    "the line after a CRLF 199-character line is read");
+		pg_config_free(cfg);
+	}
+	long_line(line, sizeof(line), "name = ", 200);
+	snprintf(text, sizeof(text), "[cluster c]\r\nwait = 10s\r\n%.200s\r\n",
+	    line);
+	refuse(text, 3, NULL, "CRLF line of 200 characters");
+	snprintf(text, sizeof(text), "[cluster c]\nwait = 10s\n%.199s\rx\n",
+	    line);
+	refuse(text, 3, NULL, "199 characters, a CR and more on the line");
 	long_line(line, sizeof(line), "name = ", 250);
 	snprintf(text, sizeof(text), "[cluster c]\nwait = 10s\n%s", line);
 	refuse(text, 3, NULL, "line of 250 characters");
@@ -732,6 +751,9 @@ test_values(void)
 	refuse("[serve]\nallow = 10.0.0.0/8, 10.0.0.0/33\n", 2, "10.0.0.0/33",
 	    "allow with a bad prefix");
 	refuse("[serve]\nallow = example.org\n", 2, NULL, "allow a host name");
+	refuse("[serve]\nallow = ::ffff:10.0.0.0/64\n", 2,
+	    "IPv4-mapped range needs a prefix of 96", "allow an IPv4-mapped "
+	    "range under /96");
 	refuse("[serve]\nallow = 2001:db8::/129\n", 2, NULL,
 	    "allow v6 /129");
 	/* 64 entries fit a line of 197 characters. */
@@ -1159,6 +1181,14 @@ test_net(void)
 	net_is("::1/128", AF_INET6, "::1", 128);
 	net_is("0.0.0.0/0", AF_INET, "0.0.0.0", 0);
 	net_is("::/0", AF_INET6, "::", 0);
+	/* IPv4-mapped: kept as IPv4, as serve sees such a client. */
+	net_is("::ffff:192.0.2.1", AF_INET, "192.0.2.1", 32);
+	net_is("::ffff:10.0.0.0/104", AF_INET, "10.0.0.0", 8);
+	net_is("::ffff:0:0/96", AF_INET, "0.0.0.0", 0);
+	net_matches("::ffff:192.0.2.0/120", "192.0.2.77", 1);
+	net_matches("::ffff:192.0.2.0/120", "192.0.3.1", 0);
+	ok(net("::ffff:0:0/95", &n) == -1 && errno == EDOM,
+	    "::ffff:0:0/95, an IPv4-mapped range under /96: refused (EDOM)");
 	/* Host bits are cleared, as the header's struct says. */
 	net_is("10.0.0.1/8", AF_INET, "10.0.0.0", 8);
 	net_is("10.255.255.255/9", AF_INET, "10.128.0.0", 9);

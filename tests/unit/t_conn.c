@@ -193,7 +193,7 @@ bounds(void)
 
 	bad("end of input, nothing sent", NULL, NULL);
 	bad("end of input mid-request", "GET /v1/el",
-	    "client -: 400 Bad Request: \"GET /v1/el\"");
+	    "client -: 400 Bad Request (the head ended early): \"GET /v1/el\"");
 	if ((big = malloc(PG_REQ_HEAD_MAX * 2)) == NULL)
 		err(1, NULL);
 	memset(big, 'a', PG_REQ_HEAD_MAX * 2 - 1);

@@ -1099,7 +1099,8 @@ test_answer(void)
 	    PG_ANSWER_REFUSED, 0, "401");
 	ans(403, NULL, "Forbidden\n", 10, 0, PG_ANSWER_REFUSED, 0, "403");
 	ans(404, NULL, "Not Found\n", 10, 0, PG_ANSWER_UNKNOWN, 0, "404");
-	ans(302, NULL, "", 0, 0, PG_ANSWER_INVALID, 0, "302");
+	ans(302, NULL, "", 0, 0, PG_ANSWER_INVALID, 0, "302, a redirect");
+	ans(418, NULL, "", 0, 0, PG_ANSWER_INVALID, 0, "HTTP status 418");
 	ans(204, NULL, "", 0, 0, PG_ANSWER_INVALID, 0, "204");
 
 	/* Content-Type. */
@@ -1521,8 +1522,9 @@ test_answer_status(void)
 	r = status_case(200, NULL, 1, "60000\n", 0, &a, &st, why,
 	    sizeof(why));
 	ok(r == 0 && a.kind == PG_ANSWER_INVALID && strstr(why,
-	    "not a status") != NULL, "status: an elapsed body: invalid, the "
-	    "parser's reason (%s)", why);
+	    "not a status") != NULL && strstr(why, "\"60000\"") != NULL,
+	    "status: an elapsed body: invalid, the parser's reason, the line "
+	    "quoted (%s)", why);
 	r = status_case(200, NULL, 1, "cluster mail\nelapsed 1\nfailures "
 	    "-1\n\n", 0, &a, &st, why, sizeof(why));
 	ok(r == 0 && a.kind == PG_ANSWER_INVALID && strstr(why, "failures")

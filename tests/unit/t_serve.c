@@ -114,10 +114,14 @@ static const struct {
 	    "\r\n", 0, HEAD("200", "OK", "6", "Pollguard-Node: t1\r\n"),
 	    "200 \"HEAD " },
 	{ "400", 0, "192.0.2.1", "GET / HTTP/1.1 x\r\n\r\n", 0,
-	    ERR("400", "Bad Request", "12"), "400 Bad Request: \"GET / " },
+	    ERR("400", "Bad Request", "12"),
+	    "400 Bad Request (not METHOD TARGET VERSION): \"GET / HTTP/1.1 x\"" },
 	{ "400, client closed mid-request", 0, NULL, "GET /v1/el", 400,
 	    ERR("400", "Bad Request", "12"),
-	    "client -: 400 Bad Request: \"GET /v1/el\"" },
+	    "client -: 400 Bad Request (the head ended early): \"GET /v1/el\"" },
+	{ "400 for HTTP/1.1 without Host", 0, "192.0.2.1",
+	    "GET /v1/elapsed/idle HTTP/1.1\r\n\r\n", 0,
+	    ERR("400", "Bad Request", "12"), "(HTTP/1.1 without Host)" },
 	{ "401 without credentials", 1, "192.0.2.1",
 	    "GET /v1/elapsed/c1 HTTP/1.1\r\nHost: x\r\n\r\n", 0,
 	    HEAD("401", "Unauthorized", "13",
@@ -408,6 +412,27 @@ test_errors(void)
 	pg_reply_free(&r);
 }
 
+/* A NUL in the request line: logged escaped, the line whole. */
+static void
+test_log_nul(void)
+{
+	static const char	 in[] = "GET /\0x\033 HTTP/1.1\r\n\r\n";
+	struct pg_request	 req;
+	struct pg_client	 c;
+	struct pg_reply		 r;
+	int			 status;
+
+	status = pg_request_parse(in, sizeof(in) - 1, &req);
+	is_int(status, 400, "a NUL in the request line: 400");
+	pg_client_parse(&c, "192.0.2.1");
+	pg_serve_answer(status, &req, in, sizeof(in) - 1, &c, open_cfg, &st,
+	    &r);
+	like(r.log, "400 Bad Request (a control character in the request "
+	    "line): \"GET /\\0x\\033 HTTP/1.1\"", "a NUL in the request "
+	    "line: the log has the whole line, escaped, and why");
+	pg_reply_free(&r);
+}
+
 static void
 test_refused(void)
 {
@@ -507,6 +532,7 @@ main(void)
 	test_routes();
 	test_limits();
 	test_errors();
+	test_log_nul();
 	test_refused();
 	test_listen();
 

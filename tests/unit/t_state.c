@@ -787,6 +787,7 @@ test_claim_records(void)
 	char		 old[PG_RECORD_MAX + 1], cur[PG_RECORD_MAX + 1];
 	char		 fmt[PG_RECORD_MAX + 1], big[4096];
 	int64_t		 vis = -1;
+	int		 fd;
 	ssize_t		 n, m;
 
 	snprintf(dirp, sizeof(dirp), "%s/claims", base);
@@ -1036,9 +1037,29 @@ restore:
 	    PG_RECORD_MAX, "read_raw of PG_RECORD_MAX bytes: all of them");
 	unlink(p);
 	if (mkdir(p, 0755) == 0) {
+		errno = 0;
 		is_int(pg_state_read_raw(&st, "race", cur, PG_RECORD_MAX), -1,
 		    "read_raw of a directory: -1");
+		is_int(errno, EBADMSG, "read_raw of a directory: EBADMSG");
 		rmdir(p);
+	}
+	/* A FIFO, with no writer and with one that writes nothing. */
+	if (mkfifo(p, 0644) == 0) {
+		errno = 0;
+		is_int(pg_state_read_raw(&st, "race", cur, PG_RECORD_MAX), -1,
+		    "read_raw of a FIFO without a writer: -1");
+		is_int(errno, EBADMSG, "read_raw of a FIFO without a writer: "
+		    "EBADMSG");
+		if ((fd = open(p, O_RDWR)) != -1) {
+			errno = 0;
+			is_int(pg_state_read_raw(&st, "race", cur,
+			    PG_RECORD_MAX), -1,
+			    "read_raw of a FIFO held open: -1, at once");
+			is_int(errno, EBADMSG, "read_raw of a FIFO held open: "
+			    "EBADMSG");
+			close(fd);
+		}
+		unlink(p);
 	}
 	pg_state_close(&st);
 }
