@@ -41,9 +41,9 @@ SSL_LIBS =	$(shell $(PKG_CONFIG) --libs openssl)
 # Without the build dependencies, say what to run instead of compiling
 # against headers that are not there (an undeclared getprogname() would
 # even compile, to a truncated pointer). Not for goals that build
-# nothing; demo runs scripts/deps first, then make all.
+# nothing; demo and bench run scripts/deps first, then make again.
 PG_PKGS =	libbsd-overlay inih libcurl jansson openssl
-ifneq ($(filter-out deps demo clean uninstall fuzz-clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps demo bench clean uninstall fuzz-clean,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PG_PKGS) && echo y),y)
 $(error build dependencies missing ($(PKG_CONFIG) finds not all of $(PG_PKGS)): run "sh scripts/deps" as root, or see scripts/deps for the packages)
 endif
@@ -94,7 +94,9 @@ $(LIB_OBJS) $(BIN_OBJS): lib/pollguard.h
 $(LIB_OBJS) $(BIN_OBJS) $(TEST_PROGS): $(B)sysconfdir.stamp
 # So are the compiler and its flags: objects built with other ones (make
 # CFLAGS=-O0, or before pkg-config knew a package) are not mixed in.
-STAMPED =	$(SYSCONFDIR) $(LIBEXECDIR) $(CC) $(subst ',,$(CFLAGS))
+# Expanded here, once: a target's own flags (pollguard-touch's) would
+# otherwise pass to the stamp when that target is the first to need it.
+STAMPED :=	$(SYSCONFDIR) $(LIBEXECDIR) $(CC) $(subst ',,$(CFLAGS))
 $(B)sysconfdir.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(STAMPED)' | cmp -s - $@ || echo '$(STAMPED)' >$@
@@ -283,7 +285,8 @@ deb:
 	if git rev-parse --git-dir >/dev/null 2>&1; then \
 	    git ls-files -co --exclude-standard; \
 	else \
-	    find . -path ./build -prune -o -type f ! -name '*.[oa]' -print; \
+	    find . \( -path ./build -o -path ./.git -o -path ./tests/.cache \) \
+	        -prune -o -type f ! -name '*.[oa]' -print; \
 	fi | sed 's|^\./||' | grep -v '^build/' | \
 	    while read -r f; do [ -e "$$f" ] && echo "$$f"; done | \
 	    tar -cf - -T - | tar -xf - -C build/deb/pollguard

@@ -41,23 +41,25 @@ read_own(struct tool *t)
 	struct stat	 sb;
 	const char	*id = t->cluster->id;
 	char		 ago[32];
-	int		 r;
+	int		 r, e;
 
 	if ((r = pg_state_read(&t->state, id, &rec)) == -1) {
+		e = errno;
 		/* touch renames a record over a file or link, not a directory. */
-		if (errno == ELOOP)
+		if (e == ELOOP)
 			tool_die(EX_DATAERR, "%s/%s: a symbolic link, which is "
 			    "never followed; 'pollguard-touch %s' replaces it",
 			    t->state.path, id, id);
-		if (errno == EBADMSG && fstatat(t->state.dirfd, id, &sb,
+		if (e == EBADMSG && fstatat(t->state.dirfd, id, &sb,
 		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode))
 			tool_die(EX_DATAERR, "%s/%s: a directory, not a state "
 			    "record: remove it; 'pollguard-touch %s' then "
 			    "writes the record", t->state.path, id, id);
-		if (errno == EBADMSG)
+		if (e == EBADMSG)
 			tool_die(EX_DATAERR, "%s/%s: not a valid state record;"
 			    " 'pollguard-touch %s' replaces it", t->state.path,
 			    id, id);
+		errno = e;
 		tool_die_errno(EX_IOERR, "%s/%s", t->state.path, id);
 	}
 	if (!t->verbose)
@@ -141,7 +143,9 @@ ask(struct tool *t, struct pg_round *r, const struct pg_round *first)
 	if (pg_peers_ask_again(t->cfg, t->cluster, first, r) == -1)
 		tool_die_errno(EX_OSERR, "asking the peers of %s",
 		    t->cluster->id);
-	report(t, r, first != NULL);
+	/* A round a signal cut short: its silent peers were not slow. */
+	if (!got_signal)
+		report(t, r, first != NULL);
 }
 
 /* Sleep ns, or until a signal that withdraws the claim. */
@@ -462,13 +466,14 @@ checked(struct tool *t, const struct pg_stamp *start, int go,
 static void
 disagree(const struct tool *t, const struct pg_seen *s)
 {
-	const char	*mine = t->cluster->prefer, *its = s->status.prefer;
 	char		 msg[PG_TEXT_MAX + 2 * PG_VALUE_MAX];
+	char		 its[PG_VALUE_MAX + 2], mine[PG_VALUE_MAX + 2];
 
 	snprintf(msg, sizeof(msg), "cluster %s: peer %s announces prefer "
-	    "\"%s\", this node \"%s\": prefer is not applied until they "
-	    "agree", t->cluster->id, s->name, s->has_status ? its :
-	    "(no status: before 0.4)", mine);
+	    "%s, this node %s: prefer is not applied until they agree",
+	    t->cluster->id, s->name, s->has_status ? tool_order(its,
+	    sizeof(its), s->status.prefer) : "none (no status: before 0.4)",
+	    tool_order(mine, sizeof(mine), t->cluster->prefer));
 	syslog(LOG_WARNING, "%s", msg);
 	if (!t->quiet)
 		fprintf(stderr, "pollguard-check: %s\n", msg);
@@ -520,7 +525,7 @@ check(int argc, char *argv[])
 
 	tool_init();
 	/*
-	 * A reader that went away (check -v | head) must not kill the check
+	 * A reader that went away (check -v 2>&1 | head) must not kill the check
 	 * with its claim out: the write fails, the check goes on.
 	 */
 	signal(SIGPIPE, SIG_IGN);

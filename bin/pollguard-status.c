@@ -155,6 +155,8 @@ prefer_lines(const struct pg_config *cfg, const struct pg_fleet *f,
 	const struct pg_cluster		*c;
 	const struct pg_fleet_node	*n;
 	char				 a[32];
+	char				 its[PG_VALUE_MAX + 2];
+	char				 mine[PG_VALUE_MAX + 2];
 	size_t				 i, j;
 	int				 bad = 0;
 
@@ -182,10 +184,11 @@ prefer_lines(const struct pg_config *cfg, const struct pg_fleet *f,
 			    c->prefer) != 0) {
 				bad = 1;
 				fprintf(stderr, "pollguard-status: cluster %s: "
-				    "node %s announces prefer \"%s\", this "
-				    "node \"%s\": prefer is not applied until "
-				    "they agree\n", c->id, n->name,
-				    n->st.prefer, c->prefer);
+				    "node %s announces prefer %s, this node %s:"
+				    " prefer is not applied until they agree\n",
+				    c->id, n->name, tool_order(its, sizeof(its),
+				    n->st.prefer), tool_order(mine, sizeof(mine),
+				    c->prefer));
 			}
 		}
 	}

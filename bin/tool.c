@@ -120,6 +120,15 @@ tool_explain(const struct tool *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *
+tool_order(char *buf, size_t len, const char *order)
+{
+	if (order[0] == '\0')
+		return "none";
+	snprintf(buf, len, "\"%s\"", order);
+	return buf;
+}
+
 void
 tool_decided(const struct tool *t, const char *fmt, ...)
 {

@@ -79,4 +79,7 @@ void	 tool_decided(const struct tool *, const char *, ...)
  */
 void	 tool_setup(struct tool *, const char *, const char *);
 
+/* A prefer order for a message: in double quotes into buf, or "none". */
+const char *tool_order(char *, size_t, const char *);
+
 #endif /* TOOL_H */

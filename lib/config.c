@@ -581,6 +581,7 @@ serve_key(struct parse *p, const char *key, const char *val)
 			if (sv->nallow == PG_ALLOW_MAX)
 				return fail(p, p->line, "allow: more than %d "
 				    "entries", PG_ALLOW_MAX);
+			errno = 0;	/* EDOM: the one reason told apart */
 			if (pg_net_parse(tok, &sv->allow[sv->nallow]) == -1)
 				return fail(p, p->line, errno == EDOM ?
 				    "allow: '%s': an IPv4-mapped range needs "

@@ -308,14 +308,15 @@ void
 pg_quote(char *dst, size_t dlen, const char *s, size_t n)
 {
 	char	 raw[25], vis[25 * 4 + 1];
+	int	 more = n > 24;
 
-	if (n > 24)
+	if (more)
 		n = 24;
 	memcpy(raw, s, n);
 	raw[n] = '\0';
 	strvisx(vis, raw, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
 	    VIS_DQ);
-	snprintf(dst, dlen, "\"%s\"%s", vis, n == 24 ? "..." : "");
+	snprintf(dst, dlen, "\"%s\"%s", vis, more ? "..." : "");
 }
 
 int

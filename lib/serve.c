@@ -426,12 +426,19 @@ body(const struct pg_config *cfg, struct pg_state *st,
 {
 	struct pg_stamp	 now;
 	FILE		*fp;
-	int		 status = 200;
+	int		 status = 200, one;
 
 	if (pg_stamp_now(&now) == -1)
 		return 500;
-	/* A directory there that cannot be used: not "never" (pollguard.h). */
-	if (st != NULL && st->dirfd == -1 && st->refused[0] != '\0') {
+	/*
+	 * A directory there that cannot be used: not "never" (pollguard.h).
+	 * A cluster this host does not know stays a 404 (the peer's error),
+	 * answered below without a look at the directory.
+	 */
+	one = req->target == PG_TARGET_ONE ||
+	    req->target == PG_TARGET_STATUS_ONE;
+	if (st != NULL && st->dirfd == -1 && st->refused[0] != '\0' &&
+	    (!one || pg_config_cluster(cfg, req->cluster) != NULL)) {
 		add_escaped(r->err, sizeof(r->err), st->refused);
 		return 500;
 	}

@@ -145,9 +145,17 @@ err_has "/opt/pg/etc/pollguard.conf" "SYSCONFDIR: the error names /opt/pg/etc/po
 # Flags are compiled in as well: the same tree built again with others
 # rebuilds every object, not only those whose source changed.
 make -s -C "$src" all >/dev/null 2>&1
-is "$(make -n -C "$src" all CFLAGS='-O1 -g' 2>/dev/null | grep -c -- '-c -o ')" \
+is "$(make -C "$src" all 2>&1 | grep -c -- '-c -o ')" 0 \
+    "the same flags again: nothing is rebuilt"
+is "$(make -C "$src" all CFLAGS='-O1 -g' 2>&1 | grep -c -- '-c -o ')" \
     "$(find "$src" -name '*.o' | wc -l)" \
     "other CFLAGS rebuild every object"
+# A target-specific flag (pollguard-touch's LIBEXECDIR) is not the tree's:
+# building touch alone leaves the stamp as it was.
+make -s -C "$src" all >/dev/null 2>&1
+make -s -C "$src" bin/pollguard-touch >/dev/null 2>&1
+is "$(make -C "$src" all 2>&1 | grep -c -- '-c -o ')" 0 \
+    "make bin/pollguard-touch, then make all: nothing is rebuilt"
 
 # Without the build dependencies (pkg-config finds none), make says what
 # to run and builds nothing; clean still works.

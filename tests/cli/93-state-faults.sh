@@ -84,6 +84,8 @@ if serve_start sd "$T/sd.conf"; then
 	is "$CODE" 500 "replaced by a group-writable directory: 500, not never"
 	assert "replaced by a group-writable directory: serve logs why" \
 	    grep -q "writable by group or others" "$T/sd.err"
+	tcp_ask 127.0.0.1 "$SDP" "GET /v1/status/nosuch HTTP/1.0${CR}"$'\n'"${CR}"$'\n'
+	is "$CODE" 404 "... a cluster it does not know is still 404"
 	chmod 755 "$SD"
 	ask_sd
 	num_between "$BODY" 0 5000 "made mode 755: serve answers the record again"

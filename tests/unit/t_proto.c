@@ -1157,6 +1157,23 @@ test_answer(void)
 	}
 }
 
+/* pg_quote: 24 bytes at most, escaped, "..." only when there was more. */
+static void
+test_quote(void)
+{
+	char	 q[128];
+
+	pg_quote(q, sizeof(q), "abcdefghijklmnopqrstuvwx", 24);
+	is_str(q, "\"abcdefghijklmnopqrstuvwx\"", "24 bytes: whole, no ...");
+	pg_quote(q, sizeof(q), "abcdefghijklmnopqrstuvwxy", 25);
+	is_str(q, "\"abcdefghijklmnopqrstuvwx\"...", "25 bytes: 24 and ...");
+	pg_quote(q, sizeof(q), "a\"\n\001", 4);
+	is_str(q, "\"a\\\"\\n\\001\"", "a quote, a newline, a control "
+	    "character: escaped");
+	pg_quote(q, 8, "abcdefghijklmnopqrstuvwxy", 25);
+	is_str(q, "\"abcdef", "a small buffer: cut, terminated");
+}
+
 static const char *const templates[7];
 
 /* Bodies that end exactly at an unreadable page. */
@@ -1557,6 +1574,7 @@ main(void)
 	test_base64();
 	test_answer();
 	test_answer_status();
+	test_quote();
 	test_bounds();
 	test_random();
 	test_random_tail();
