@@ -16,7 +16,7 @@ CFLAGS ?=	-O2 -g
 override CFLAGS +=	-std=c99 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 \
 		-DLIBBSD_OPENBSD_VIS -Wall -Wextra -Ilib \
 		-DPG_SYSCONFDIR='"$(SYSCONFDIR)"' \
-		$(shell $(PKG_CONFIG) --cflags libbsd-overlay inih)
+		$(shell $(PKG_CONFIG) --cflags libbsd-overlay inih 2>/dev/null)
 # STATIC_BASE=1 (the default) links libinih, libbsd and libmd from their
 # static archives (Debian's libinih-dev, libbsd-dev, libmd-dev ship them):
 # the dynamic loader then maps and relocates libc alone for
