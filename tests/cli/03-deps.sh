@@ -7,8 +7,8 @@
 #
 # apt-get, dpkg, dpkg-query and systemctl are stand-ins on PATH: a real
 # install would change this host. Each case runs in a mount namespace
-# whose /usr/sbin is an empty tmpfs, so the host's policy-rc.d is never
-# touched. Needs root and unshare -m; skipped otherwise.
+# whose /usr/sbin is $T/sbin, bound over it, so the host's policy-rc.d is
+# never touched. Needs root and unshare -m; skipped otherwise.
 . "$PG_TOP/tests/lib.sh"
 
 NTESTS=16
