@@ -488,22 +488,22 @@ reply_log(struct pg_reply *r, const struct pg_client *c, const char *why,
 	size_t		 n;
 
 	/* Up to 200 bytes of the request line, a NUL among them too. */
-	n = req != NULL && req->linelen > 0 ? req->linelen : inlen;
-	if (n > 200)
-		n = 200;
-	if (in != NULL && (eol = memchr(in, '\n', n)) != NULL)
-		n = eol - in;
-	if (in != NULL && n > 0 && in[n - 1] == '\r')
-		n--;
 	line[0] = '\0';
-	if (in == NULL)
-		;
-	else if (pg_bytes_within(in, n, ' ', '~')) {	/* the usual case */
-		memcpy(line, in, n);
-		line[n] = '\0';
-	} else
-		strvisx(line, in, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB |
-		    VIS_NL | VIS_NOSLASH);
+	if (in != NULL) {
+		n = req != NULL && req->linelen > 0 ? req->linelen : inlen;
+		if (n > 200)
+			n = 200;
+		if ((eol = memchr(in, '\n', n)) != NULL)
+			n = eol - in;
+		if (n > 0 && in[n - 1] == '\r')
+			n--;
+		if (pg_bytes_within(in, n, ' ', '~')) {	/* the usual case */
+			memcpy(line, in, n);
+			line[n] = '\0';
+		} else
+			strvisx(line, in, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB |
+			    VIS_NL | VIS_NOSLASH);
+	}
 	if (in == NULL)		/* refused before anything was read */
 		snprintf(msg, sizeof(msg), "client %s: %d %s%s", c->name,
 		    r->status, pg_status_text(r->status), why);

@@ -125,9 +125,7 @@ rnd()
 # --- what the nemesis can use ------------------------------------------------
 
 FT_LIB=
-for f in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
-	[ -f "$f" ] && FT_LIB=$f && break
-done
+faked_init && FT_LIB=$LIBFT
 CLOCK_SKIP=
 [ -n "$FT_LIB" ] || CLOCK_SKIP="libfaketime not installed (make deps)"
 DISK_SKIP=
