@@ -161,10 +161,11 @@ nap(int64_t ns)
 }
 
 /*
- * Round 2 comes at once when every peer announced the fast rule in round
- * 1; any other peer (before 0.4, unreachable, invalid) is ordered by the
- * settle rule, which needs the sleep between the claim and round 2. 1:
- * slept.
+ * Round 2 comes at once when every peer showed its status (and so the
+ * rule it decides by) in round 1; any other peer (before 0.4, behind a
+ * proxy that passes only /v1/elapsed/, unreachable, invalid) may be a
+ * 0.3 node, whose rule orders a claim it did not see only after the
+ * sleep (doc/SAFETY.md). 1: slept.
  */
 static int
 settle_sleep(const struct tool *t, const struct pg_round *first)
@@ -178,11 +179,12 @@ settle_sleep(const struct tool *t, const struct pg_round *first)
 			break;
 	if (i == first->n) {
 		tool_explain(t, "%s: go, claimed; settling at once: every peer "
-		    "decides by the fast rule", id);
+		    "shows its status", id);
 		return 0;
 	}
-	tool_explain(t, "%s: go, claimed; %s does not announce the fast rule: "
-	    "settling %" PRId64 "ms", id, first->seen[i].name, ns / 1000000);
+	tool_explain(t, "%s: go, claimed; %s shows no status (before 0.4, or "
+	    "a proxy): settling %" PRId64 "ms", id, first->seen[i].name,
+	    ns / 1000000);
 	nap(ns);
 	return 1;
 }
@@ -242,7 +244,7 @@ keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec,
 }
 
 /*
- * The fast rule's wait: ask the pending peers again, after 1, 2, 4 .. 32
+ * The wait for a peer whose name sorts after ours: ask the pending peers again, after 1, 2, 4 .. 32
  * ms, until each has decided (pg_settle_poll) or our deadline has passed.
  * r is the last round asked, freed and refilled here. Returns the
  * verdict, with the reason and peer.
@@ -297,15 +299,20 @@ poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
  */
 static int
 still_counted(struct tool *t, const struct pg_stamp *rec,
-    enum pg_settle_why *why)
+    enum pg_settle_why *why, struct pg_seen *self)
 {
-	struct pg_seen	 self;
 	int64_t		 now, left_ms;
 
-	memset(&self, 0, sizeof(self));
+	memset(self, 0, sizeof(*self));
+	self->name = t->cfg->node;
 	if (pg_status_local(&t->state, t->cluster, t->cfg->node,
-	    &self.status) == -1) {
+	    &self->status) == -1) {
 		*why = PG_LOST_SELF;
+		return 0;
+	}
+	/* A hold put on this node while we settled: as on a peer. */
+	if (self->status.hold_ms > 0) {
+		*why = PG_LOST_HELD;
 		return 0;
 	}
 	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
@@ -313,12 +320,12 @@ still_counted(struct tool *t, const struct pg_stamp *rec,
 	else
 		left_ms = rec->horizon_ms - (now - rec->claim_ns) / 1000000;
 	if (left_ms < t->cfg->settle_ms / 4 + 50)
-		self.status.claim_ms = -1;
-	self.has_status = 1;
-	self.answer.kind = PG_ANSWER_ELAPSED;
-	self.answer.elapsed_ms = self.status.elapsed_ms;
+		self->status.claim_ms = -1;
+	self->has_status = 1;
+	self->answer.kind = PG_ANSWER_ELAPSED;
+	self->answer.elapsed_ms = self->status.elapsed_ms;
 	*why = PG_LOST_EXPIRED;
-	return !pg_handover_ignores(PG_ON_FAILURE_HANDOVER, &self);
+	return !pg_handover_ignores(PG_ON_FAILURE_HANDOVER, self);
 }
 
 /*
@@ -359,6 +366,7 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 	struct pg_stamp		 rec;
 	struct pg_claim		 cl;
 	struct pg_round		 r;
+	struct pg_seen		 self, *by = NULL;
 	enum pg_settle_why	 why;
 	enum pg_verdict		 v;
 	char			 old[PG_RECORD_MAX], text[PG_TEXT_MAX];
@@ -413,17 +421,20 @@ claim_and_settle(struct tool *t, const struct pg_round *first)
 		    oldlen);
 	free(pending);
 	if (v == PG_GO && (v = keep(t, &cl, &rec, &why)) == PG_GO) {
-		if (still_counted(t, &rec, &why)) {
+		if (still_counted(t, &rec, &why, &self)) {
 			pg_round_free(&r);
 			tool_decided(t, "%s: keep the claim: go", c->id);
 			return PG_GO;
 		}
 		v = PG_SKIP_ACTIVE;
+		if (why == PG_LOST_HELD)
+			by = &self;
 	}
 	if (v != PG_GO && why == PG_KEEP)
 		why = PG_LOST_SLOW_WRITE;
 	withdraw(t, &rec, old, oldlen);
-	pg_settle_text(why, &r.seen[peer], text, sizeof(text));
+	pg_settle_text(why, by != NULL ? by : &r.seen[peer], text,
+	    sizeof(text));
 	if (worth_a_warning(why))
 		tool_warn(t, "cluster %s: %s", c->id, text);
 	else
@@ -578,6 +589,18 @@ check(int argc, char *argv[])
 		tool_decided(&t, "%s: skip: another check on this node claimed the "
 		    "round %" PRId64 "ms ago, as this one started", id,
 		    own.elapsed_ms);
+		return PG_SKIP_LOCAL;
+	}
+	/*
+	 * A claim of another check on this node, still within its horizon:
+	 * kept, its run about to start. A claim of ours would hide it from
+	 * a peer's round 2, which would then take ours, later than its own,
+	 * for the only activity here (doc/SAFETY.md, two checks on a node).
+	 */
+	if (claim && ownp != NULL && own.claim_ms >= 0) {
+		tool_decided(&t, "%s: skip: another check on this node kept its "
+		    "claim %" PRId64 "ms ago; its run is starting", id,
+		    own.claim_ms);
 		return PG_SKIP_LOCAL;
 	}
 	prev_check_ns = pg_prefer_prev_check(ownp);

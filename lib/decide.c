@@ -1,10 +1,9 @@
 /*
  * decide.c: the rules that turn peers' answers into go or skip: one
  * round (pg_decide), and the settle round that orders concurrent claims
- * (pg_settle, by the settle rule or the fast rule, and pg_settle_poll
- * for the peers the fast rule waits for). Pure functions of plain data,
- * so that the tests can try every case; pollguard(7), CLAIM AND SETTLE,
- * holds the argument.
+ * (pg_settle, one rule for every peer, and pg_settle_poll for the peers
+ * it waits for). Pure functions of plain data, so that the tests can try
+ * every case; doc/SAFETY.md holds the argument, doc/model/ the model.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -222,7 +221,7 @@ pg_settle_disagrees(int64_t settle_ms, int64_t timeout_ms,
  * Rounds longer than the horizon allows: a peer's claim may have been
  * reported as a later refresh, or ours may have aged past the wait time
  * unrefreshed, idle to a peer's round 1. The same bound ends the polls
- * of the fast rule.
+ * of pg_settle_poll.
  */
 static int
 too_slow(const struct pg_claim *c)
@@ -232,48 +231,47 @@ too_slow(const struct pg_claim *c)
 }
 
 /*
- * See pollguard(7), "Claim and settle", for why this is safe. In short,
- * for a pair of the settle rule: a node keeps its claim only when it is
- * sure to beat every claim it sees, and the relation "beats" is one-sided
- * for any two claims, so two nodes that saw each other cannot both keep
- * theirs. A claim a node did not see became visible after that node
- * asked in round 2, more than settle/4 after its own, and loses to it;
- * two nodes cannot both have missed the other's claim. For a pair of the
- * fast rule: of two claimants at least one sees the other (each asks only
- * once its claim is visible); a claim certainly made after ours became
- * visible saw ours; otherwise the first name waits for the other's
- * outcome, and the other withdraws.
+ * One rule, whatever each node concludes about the other (doc/SAFETY.md):
+ * a node keeps its claim against an active peer only when the peer's
+ * claim certainly came more than settle/4, and after ours became
+ * visible, later than ours, and no run is going there (that peer saw
+ * our claim as the earlier one and withdraws, by this rule or by 0.3's);
+ * or, on a nearer claim, when our name sorts first, the peer's status
+ * can be read, and the peer has withdrawn (pending, pg_settle_poll).
+ * Everything else withdraws. The settle sleep, taken when a peer may be
+ * a 0.3 node, makes a claim we did not see one that 0.3's rule orders
+ * after ours.
  */
 enum pg_verdict
 pg_settle(const struct pg_claim *c, int64_t wait_ms,
     enum pg_unreachable policy, const struct pg_seen *seen, size_t n,
     int *pending, enum pg_settle_why *why, size_t *peer)
 {
-	int64_t		 window = c->settle_ms * MS / 4, lo;
-	size_t		 i, invalid = n, unreachable = n, active = n;
-	size_t		 old = n, wait = n;
+	const struct pg_seen	*s;
+	int64_t			 window = c->settle_ms * MS / 4, later, lo;
+	size_t			 i, invalid = n, unreachable = n, active = n;
+	size_t			 wait = n;
 
+	later = c->visible_ns - c->claim_ns;
+	if (later < window)
+		later = window;
 	*peer = 0;
 	for (i = 0; i < n; i++)
 		pending[i] = 0;
 	for (i = 0; i < n; i++) {
-		switch (seen[i].answer.kind) {
+		s = &seen[i];
+		switch (s->answer.kind) {
 		case PG_ANSWER_ELAPSED:
 		case PG_ANSWER_NEVER:
 			/* A hold put on while we settled: let it be. */
-			if (seen[i].has_status && seen[i].status.hold_ms > 0) {
+			if (s->has_status && s->status.hold_ms > 0) {
 				*peer = i;
 				*why = PG_LOST_HELD;
 				return PG_SKIP_ACTIVE;
 			}
-			if (seen[i].answer.kind == PG_ANSWER_NEVER ||
-			    pg_handover_ignores(c->on_failure, &seen[i]) ||
-			    pg_yield_ignores(c->node, c->prev_check_ns,
-			    c->yield_slack_ms, &seen[i]))
-				continue;
 			break;
 		case PG_ANSWER_UNREACHABLE:
-			if (seen[i].answered) {
+			if (s->answered) {
 				*peer = i;
 				*why = PG_LOST_VANISHED;
 				return PG_SKIP_ACTIVE;
@@ -286,7 +284,11 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 				invalid = i;
 			continue;
 		}
-		if (seen[i].answer.elapsed_ms >= wait_ms)
+		if (s->answer.kind == PG_ANSWER_NEVER ||
+		    s->answer.elapsed_ms >= wait_ms ||
+		    pg_handover_ignores(c->on_failure, s) ||
+		    pg_yield_ignores(c->node, c->prev_check_ns,
+		    c->yield_slack_ms, s))
 			continue;
 		if (active == n)
 			active = i;
@@ -294,45 +296,34 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		/*
 		 * Not reached in round 1: its claim may be older than our
 		 * round 1, so what round 2 shows may be its job's refresh,
-		 * which would look like a claim later than ours. It may be
-		 * polling (pollguard(7)). A claim it still reports as one
-		 * is ordered by its true moment, as any other.
+		 * which would look like a claim later than ours. A claim it
+		 * still reports as one is ordered by its true moment.
 		 */
-		if (!seen[i].answered && !(seen[i].has_status &&
-		    seen[i].status.claim_ms >= 0)) {
+		if (!s->answered && !(s->has_status &&
+		    s->status.claim_ms >= 0)) {
 			*why = PG_LOST_UNSEEN;
 			return PG_SKIP_ACTIVE;
 		}
-		/* When the peer claimed, relative to our claim: lo or later. */
-		lo = lower_bound(c, &seen[i]);
-		if (pg_peer_fast(&seen[i])) {
-			if (pg_settle_disagrees(c->settle_ms, c->timeout_ms,
-			    &seen[i], 1) == 0) {
-				*why = PG_LOST_DISAGREE;
-				return PG_SKIP_ACTIVE;
-			}
-			/* Later than ours became visible: it saw ours. */
-			if (lo > c->visible_ns - c->claim_ns)
-				continue;
-			if (strcasecmp(c->node, seen[i].name) < 0) {
-				pending[i] = 1;
-				if (wait == n)
-					wait = i;
-				continue;
-			}
-			*why = lo < -window ? PG_LOST_EARLIER : PG_LOST_NAME;
-			return PG_SKIP_ACTIVE;
-		}
-		/* The settle rule needs the sleep on both sides. */
-		if (!c->slept) {
+		/* A 0.3 node orders a claim it missed only after the sleep. */
+		if (!c->slept && !pg_peer_fast(s)) {
 			*why = PG_LOST_RULE;
 			return PG_SKIP_ACTIVE;
 		}
-		if (old == n)
-			old = i;
-		if (lo > window || (lo >= -window &&
-		    strcasecmp(c->node, seen[i].name) < 0))
+		if (pg_peer_fast(s) && pg_settle_disagrees(c->settle_ms,
+		    c->timeout_ms, s, 1) == 0) {
+			*why = PG_LOST_DISAGREE;
+			return PG_SKIP_ACTIVE;
+		}
+		/* When the peer claimed, relative to our claim: lo or later. */
+		lo = lower_bound(c, s);
+		if (lo > later && !(s->has_status && s->status.running))
 			continue;
+		if (pg_peer_fast(s) && strcasecmp(c->node, s->name) < 0) {
+			pending[i] = 1;
+			if (wait == n)
+				wait = i;
+			continue;
+		}
 		*why = lo < -window ? PG_LOST_EARLIER : PG_LOST_NAME;
 		return PG_SKIP_ACTIVE;
 	}
@@ -340,17 +331,6 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	if (too_slow(c)) {
 		*peer = active < n ? active : 0;
 		*why = PG_LOST_SLOW_ROUND;
-		return PG_SKIP_ACTIVE;
-	}
-	/*
-	 * A claim that became visible late may be one that an active peer
-	 * of the settle rule missed; with no such peer, no peer can have
-	 * missed it (pg_claim_keep_horizon covers the rest; the fast rule
-	 * orders by visibility, not by a window).
-	 */
-	if (old < n && c->visible_ns - c->claim_ns > window) {
-		*peer = old;
-		*why = PG_LOST_SLOW_WRITE;
 		return PG_SKIP_ACTIVE;
 	}
 	if (invalid < n) {
@@ -548,8 +528,9 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 		snprintf(buf, len, "withdraw: %s claimed earlier", s->name);
 		break;
 	case PG_LOST_NAME:
-		snprintf(buf, len, "withdraw: %s claimed at the same moment "
-		    "and its name sorts first", s->name);
+		snprintf(buf, len, "withdraw: %s claimed at nearly the same "
+		    "moment%s", s->name, s->has_status ? " and its name sorts "
+		    "first" : ", and its status cannot be read to wait for it");
 		break;
 	case PG_LOST_SLOW_WRITE:
 		snprintf(buf, len, "claim withdrawn: writing it took too long "
@@ -577,12 +558,12 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 		break;
 	case PG_LOST_POLL:
 		snprintf(buf, len, "claim withdrawn: %s, deciding too, did "
-		    "not answer again by the fast rule (%s)", s->name, s->why);
+		    "not show its status again (%s)", s->name, s->why);
 		break;
 	case PG_LOST_RULE:
-		snprintf(buf, len, "claim withdrawn: %s is active and does not "
-		    "announce the fast rule, and round 2 came without the "
-		    "settle sleep", s->name);
+		snprintf(buf, len, "claim withdrawn: %s is active and shows no "
+		    "status, and round 2 came without the settle sleep",
+		    s->name);
 		break;
 	case PG_LOST_DISAGREE:
 		snprintf(buf, len, "claim withdrawn: %s announces settle %"

@@ -1020,7 +1020,9 @@ enum pg_settle_why {
 	PG_LOST_EARLIER,	/* a peer may have claimed clearly earlier */
 	PG_LOST_NAME,		/* a claim too close to order: its name
 				   sorts first (strcasecmp) */
-	PG_LOST_SLOW_WRITE,	/* our claim took too long to become visible */
+	PG_LOST_SLOW_WRITE,	/* set by pollguard-check: the claim took
+				   too long to become visible to lengthen
+				   it within the wait */
 	PG_LOST_SLOW_ROUND,	/* rounds took longer than the horizon allows */
 	PG_LOST_VANISHED,	/* reachable in round 1, not in round 2: it
 				   may have claimed unseen */
@@ -1073,32 +1075,35 @@ int	 pg_peer_fast(const struct pg_seen *);
 size_t	 pg_settle_disagrees(int64_t, int64_t, const struct pg_seen *, size_t);
 
 /*
- * Decide whether to keep the claim, from the answers of round 2.
- * A peer that pg_yield_ignores (with c->prev_check_ns,
- * c->yield_slack_ms) or pg_handover_ignores (with
- * c->on_failure) is not active; one that shows a hold makes us withdraw.
- * An active peer of the fast rule (pg_peer_fast) is ignored when its claim
- * certainly lies after ours became visible (LATER); else, when our name
- * sorts first, it is pending (pending[i] set: we keep only if it
- * withdraws, pg_settle_poll); else we lose. One announcing another settle
- * or timeout loses (PG_LOST_DISAGREE). An active peer not of the fast
- * rule loses when c->slept is not set (PG_LOST_RULE); with the sleep, the
- * settle rule applies to it:
- * it beats us unless we are sure we win: its claim certainly lies more
- * than settle/4 after ours, or it
- * certainly lies no more than settle/4 before ours and our name sorts
- * first (strcasecmp). A peer reachable in round 1 (answered) but not in
- * round 2 beats us too: it may have claimed in between, unseen; one not
- * reachable in round 1 (not answered) and active in round 2 beats us
- * (PG_LOST_UNSEEN): nothing bounds when it claimed. Rounds
- * longer than the horizon allows lose (from the start of round 1 to the
- * end of round 2: more than horizon - settle/4 - 50ms); a claim that took
- * more than settle/4 to become visible loses when an active peer of the
- * settle rule was seen, and is kept (see pg_claim_keep_horizon) when none
- * was. Returns the verdict (PG_GO keeps the claim; PG_SKIP_* or
- * PG_REFUSE_INVALID withdraw it) and stores the reason in *why and the
- * deciding peer's index in *peer. PG_GO with *why PG_WAIT: peers are
- * pending (pending[0..n), set here to 0 or 1): ask them again.
+ * Decide whether to keep the claim, from the answers of round 2, by one
+ * rule for every peer, whatever this node concludes about it
+ * (doc/SAFETY.md). A peer that shows a hold makes us withdraw
+ * (PG_LOST_HELD); one reachable in round 1 (answered) but not in round 2
+ * too (PG_LOST_VANISHED): it may have claimed in between, unseen. A
+ * peer that answered never, or at least wait_ms, or that
+ * pg_yield_ignores (with c->prev_check_ns, c->yield_slack_ms) or
+ * pg_handover_ignores (with c->on_failure) is not active. An active
+ * peer:
+ * - not reached in round 1 and reporting no claim loses us the round
+ *   (PG_LOST_UNSEEN): nothing bounds when it became active;
+ * - without the settle sleep (c->slept not set), one that does not
+ *   announce the rule (pg_peer_fast) does too (PG_LOST_RULE);
+ * - one announcing another settle or timeout does too
+ *   (PG_LOST_DISAGREE);
+ * - is ignored when its claim certainly lies more than
+ *   max(settle/4, visible - claim) after ours and it reports no run
+ *   going: it saw ours as the earlier claim;
+ * - else, when it announces the rule and our name sorts first
+ *   (strcasecmp), is pending (pending[i] set: we keep only if it
+ *   withdraws, pg_settle_poll);
+ * - else beats us (PG_LOST_EARLIER when it certainly claimed more than
+ *   settle/4 before us, else PG_LOST_NAME).
+ * Rounds longer than the horizon allows lose (from the start of round 1
+ * to the end of round 2: more than horizon - settle/4 - 50ms,
+ * PG_LOST_SLOW_ROUND). Returns the verdict (PG_GO keeps the claim;
+ * PG_SKIP_* or PG_REFUSE_INVALID withdraw it) and stores the reason in
+ * *why and the deciding peer's index in *peer. PG_GO with *why PG_WAIT:
+ * peers are pending (pending[0..n), set here to 0 or 1): ask them again.
  */
 enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
 	    enum pg_unreachable, const struct pg_seen *, size_t, int *,
@@ -1670,9 +1675,14 @@ enum pg_etcd_result pg_etcd_peek(struct pg_etcd_conn *,
 /* A lease's time left in seconds (-1: expired). */
 enum pg_etcd_result pg_etcd_ttl(struct pg_etcd_conn *, int64_t, int64_t *);
 
-/* Keep a lease alive: OK and the TTL renewed in *ttl_s, or LOST. */
+/*
+ * Keep a lease alive: OK and the TTL renewed in *ttl_s, or LOST. until
+ * (CLOCK_BOOTTIME ms, 0: none) bounds the whole attempt, every endpoint
+ * tried: each try's timeouts are cut to the time left, and none is made
+ * once it has passed (UNREACHABLE).
+ */
 enum pg_etcd_result pg_etcd_keepalive(struct pg_etcd_conn *, int64_t,
-	    int64_t *);
+	    int64_t, int64_t *);
 
 /* Revoke a lease, deleting the key on it: OK, or LOST (not there). */
 enum pg_etcd_result pg_etcd_revoke(struct pg_etcd_conn *, int64_t);
