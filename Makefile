@@ -170,6 +170,13 @@ $(B)tests/delayproxy: tests/delayproxy.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/delayproxy.c $(BASE_LIBS)
 
+# tests/stallproxy: proxies that forward until told to stall, then
+# accept and never answer (tests/cli/69-etcd-stall.sh); none of lib/.
+TEST_PROGS +=	$(B)tests/stallproxy
+$(B)tests/stallproxy: tests/stallproxy.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/stallproxy.c $(BASE_LIBS)
+
 # tests/clockrec: the soak's job, which logs its clocks (tests/soak.sh).
 TEST_PROGS +=	$(B)tests/clockrec
 $(B)tests/clockrec: tests/clockrec.c

@@ -15,10 +15,17 @@
 
 #define KEEPALIVE_MIN_MS	500
 
+/*
+ * How long before the lease can expire the job is told: a second for it
+ * to stop, and a thousandth of the TTL for the rates of this host's
+ * clock and etcd's leader's, each slewed by NTP by at most 500 ppm.
+ */
+#define STOP_MARGIN_MS(ttl_ms)	(1000 + (ttl_ms) / 1000)
+
 static struct pg_etcd_conn	*conn;
 static struct pg_lease		 held;		/* etcd_hold_start's */
-static int64_t			 alive_until;	/* ms: the lease lasts at
-						   least until then */
+static int64_t			 deadline;	/* ms: the margin before the
+						   lease can expire */
 static int64_t			 due;		/* next keepalive, ms */
 static int			 lost;
 
@@ -166,18 +173,27 @@ etcd_check(struct tool *t, int claim)
 	return 0;
 }
 
-/* One keepalive now; the lease lasts at least until alive_until. */
+/*
+ * One keepalive, sent at now (the clock read before it) and over by the
+ * deadline. etcd renews the lease for the TTL from when it takes the
+ * request, after now: once its answer confirms the lease and its TTL,
+ * the lease cannot expire before now + TTL. The next one is due a third
+ * of the TTL later.
+ */
 static enum pg_etcd_result
 keepalive(int64_t now)
 {
 	enum pg_etcd_result	 r;
-	int64_t			 ttl;
+	int64_t			 ttl, step;
 
-	/* etcd counts the TTL from when it takes the request: after now. */
-	if ((r = pg_etcd_keepalive(conn, held.id, &ttl)) == PG_ETCD_OK) {
-		alive_until = now + ttl * 1000;
-		held.ttl_s = ttl;
-	}
+	if ((r = pg_etcd_keepalive(conn, held.id, deadline, &ttl)) !=
+	    PG_ETCD_OK)
+		return r;
+	held.ttl_s = ttl;
+	deadline = now + ttl * 1000 - STOP_MARGIN_MS(ttl * 1000);
+	if ((step = ttl * 1000 / 3) < KEEPALIVE_MIN_MS)
+		step = KEEPALIVE_MIN_MS;
+	due = now + step < deadline ? now + step : deadline;
 	return r;
 }
 
@@ -202,7 +218,6 @@ etcd_hold_start(struct tool *t)
 		}
 		exit(tool_status(failed(t, r, "keeping the lease alive")));
 	}
-	due = now + held.ttl_s * 1000 / 3;
 	snprintf(token, sizeof(token), "%" PRId64, held.revision);
 	if (setenv("POLLGUARD_FENCING_TOKEN", token, 1) == -1)
 		tool_die_errno(EX_OSERR, "setenv");
@@ -229,30 +244,27 @@ etcd_hold_force(void)
 int
 etcd_hold_refresh(struct tool *t, int64_t now)
 {
-	enum pg_etcd_result	 r;
-	int64_t			 step;
+	enum pg_etcd_result	 r = PG_ETCD_UNREACHABLE;
 
 	if (lost || now < due)
 		return 0;
-	step = held.ttl_s * 1000 / 3;
-	if (step < KEEPALIVE_MIN_MS)
-		step = KEEPALIVE_MIN_MS;
-	if ((r = keepalive(now)) == PG_ETCD_OK) {
-		due = now + step;
-		return 0;
-	}
-	if (r != PG_ETCD_LOST && now < alive_until) {
-		/* Try again soon; the lease still runs. */
-		tool_warn(t, "cluster %s: keeping the lease alive: %s; "
-		    "retrying", t->cluster->id, pg_etcd_why(conn));
-		due = now + KEEPALIVE_MIN_MS < alive_until ?
-		    now + KEEPALIVE_MIN_MS : alive_until;
-		return 0;
+	if (now < deadline) {
+		if ((r = keepalive(now)) == PG_ETCD_OK)
+			return 0;
+		/* The try may have taken the time left: the clock again. */
+		now = now_ms();
+		if (r != PG_ETCD_LOST && now < deadline) {
+			tool_warn(t, "cluster %s: keeping the lease alive: "
+			    "%s; retrying", t->cluster->id, pg_etcd_why(conn));
+			due = now + KEEPALIVE_MIN_MS < deadline ?
+			    now + KEEPALIVE_MIN_MS : deadline;
+			return 0;
+		}
 	}
 	lost = 1;
 	tool_error("cluster %s: the lease %" PRId64 " is lost (%s): another "
 	    "node may poll now", t->cluster->id, held.id, r == PG_ETCD_LOST ?
-	    "etcd says it has expired" : "etcd unreachable for its TTL");
+	    "etcd says it has expired" : "no keepalive confirmed in time");
 	if (pg_lease_remove(&t->state, t->cluster->id) == -1)
 		tool_error("cannot remove %s/.%s.lease: %s", t->state.path,
 		    t->cluster->id, strerror(errno));

@@ -27,9 +27,11 @@ void	 etcd_hold_start(struct tool *);
 
 /*
  * Keep the lease alive when a third of its TTL has passed since the
- * last keepalive (now: CLOCK_BOOTTIME ms). 1 once, when the lease is lost:
- * etcd says it is gone, or it cannot be reached until the TTL has run out
- * since the last keepalive that etcd took. Else 0.
+ * last keepalive (now: CLOCK_BOOTTIME ms), retrying every half second.
+ * 1 once, when the lease is lost: etcd says it is gone, or no keepalive
+ * was confirmed by the deadline, a margin before the lease can expire
+ * (the send time of the last one confirmed and its TTL). No request
+ * runs past the deadline. Else 0.
  */
 int	 etcd_hold_refresh(struct tool *, int64_t);
 

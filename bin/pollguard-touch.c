@@ -112,7 +112,8 @@ until(int64_t now, int64_t next, int64_t deadline, int64_t killat,
 /*
  * Keep the lease alive when due; once it is lost while the job runs, say
  * so (etcd_hold_refresh did) and, under on_lease_lost = kill, stop the
- * job's process group as the runtime limit does. 1 when it did now.
+ * job's process group as the runtime limit does, SIGKILL counted from
+ * the SIGTERM (a keepalive may have taken time since now). 1 when it did.
  */
 static int
 lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
@@ -131,7 +132,7 @@ lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
 	    "group (on_lease_lost = kill)", t->cluster->id);
 	kill(-pid, SIGTERM);
 	if (*killat == 0)
-		*killat = now + t->cluster->kill_after_ms;
+		*killat = now_ms() + t->cluster->kill_after_ms;
 	return 1;
 }
 #else
@@ -285,8 +286,7 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 		poll = reaped ? now + 100 : 0;
 		left = until(now, next, deadline, killat, poll);
 #ifdef PG_ETCD
-		if (!etcd_hold_lost() && etcd_hold_due() - now < left)
-			left = etcd_hold_due() > now ? etcd_hold_due() - now : 0;
+		left = until(now, now + left, etcd_hold_due(), 0, 0);
 #endif
 		ts.tv_sec = left / 1000;
 		ts.tv_nsec = left % 1000 * 1000000;

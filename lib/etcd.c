@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <vis.h>
 
 #include <curl/curl.h>
@@ -22,6 +23,8 @@ struct pg_etcd_conn {
 	const struct pg_config	*cfg;
 	CURL			*easy;
 	size_t			 cur;		/* the endpoint in use */
+	int64_t			 until;		/* CLOCK_BOOTTIME ms: no try
+						   runs past it (0: none) */
 	char			 token[PG_ETCD_ENDPOINTS_MAX][PG_ETCD_TOKEN_MAX];
 	char			*body;
 	size_t			 len;
@@ -87,6 +90,24 @@ const char *
 pg_etcd_why(const struct pg_etcd_conn *c)
 {
 	return c->why;
+}
+
+/*
+ * The milliseconds a try may take: [etcd] timeout, or less when
+ * c->until comes first; 0 or less when there is no time left (nor
+ * when the clock cannot be read: a deadline unknown is one passed).
+ */
+static int64_t
+time_left(const struct pg_etcd_conn *c)
+{
+	int64_t	 ns, left;
+
+	if (c->until == 0)
+		return c->cfg->etcd.timeout_ms;
+	if (pg_clock(CLOCK_BOOTTIME, &ns) == -1)
+		return 0;
+	left = c->until - ns / 1000000;
+	return left < c->cfg->etcd.timeout_ms ? left : c->cfg->etcd.timeout_ms;
 }
 
 /* Say why, escaped: etcd's messages and libcurl's are not ours. */
@@ -208,8 +229,15 @@ post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
 	char			 msg[256];
 	size_t			 n = strlen(e->endpoints[i]);
 	CURL			*x = c->easy;
-	int64_t			 cto;
+	int64_t			 cto, tmo;
 
+	/* The clock is read before each try, after every failed one. */
+	if ((tmo = time_left(c)) <= 0) {
+		c->cur = i;
+		*ce = CURLE_OPERATION_TIMEDOUT;
+		say(c, "no time left for a request before the deadline");
+		return -1;
+	}
 	while (n > 0 && e->endpoints[i][n - 1] == '/')
 		n--;
 	snprintf(url, sizeof(url), "%.*s%s", (int)n, e->endpoints[i], path);
@@ -245,10 +273,10 @@ post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
 	curl_easy_setopt(x, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(x, CURLOPT_PROXY, "");
 	curl_easy_setopt(x, CURLOPT_NOPROXY, "*");
-	cto = c->cfg->connect_timeout_ms < e->timeout_ms ?
-	    c->cfg->connect_timeout_ms : e->timeout_ms;
+	cto = c->cfg->connect_timeout_ms < tmo ? c->cfg->connect_timeout_ms :
+	    tmo;
 	curl_easy_setopt(x, CURLOPT_CONNECTTIMEOUT_MS, (long)cto);
-	curl_easy_setopt(x, CURLOPT_TIMEOUT_MS, (long)e->timeout_ms);
+	curl_easy_setopt(x, CURLOPT_TIMEOUT_MS, (long)tmo);
 	curl_easy_setopt(x, CURLOPT_MAXFILESIZE_LARGE,
 	    (curl_off_t)PG_ETCD_ANSWER_MAX);
 	curl_easy_setopt(x, CURLOPT_WRITEFUNCTION, on_body);
@@ -439,7 +467,8 @@ authenticate(struct pg_etcd_conn *c, size_t i)
  * A request, failed over: the endpoint in use first, then the others in
  * order. An endpoint that cannot be reached, or has no quorum, passes it
  * on; any other answer is the answer. A token that etcd no longer takes
- * (simple tokens expire) is asked for again, once.
+ * (simple tokens expire) is asked for again, once. No endpoint is tried
+ * once c->until has passed: the last failure stays the reason.
  */
 static enum pg_etcd_result
 ask(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *path,
@@ -451,6 +480,8 @@ ask(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *path,
 	int			 again;
 
 	for (k = 0; k < e->nendpoints; k++) {
+		if (k > 0 && time_left(c) <= 0)
+			break;
 		i = (start + k) % e->nendpoints;
 		for (again = 0; again < 2; again++) {
 			memset(r, 0, sizeof(*r));
@@ -520,13 +551,16 @@ b64(const char *s, size_t n, char *dst, size_t len)
 }
 
 enum pg_etcd_result
-pg_etcd_keepalive(struct pg_etcd_conn *c, int64_t lease, int64_t *ttl_s)
+pg_etcd_keepalive(struct pg_etcd_conn *c, int64_t lease, int64_t until,
+    int64_t *ttl_s)
 {
 	struct pg_etcd_reply	 r;
 	enum pg_etcd_result	 res;
 
+	c->until = until;
 	res = call(c, PG_ETCD_KEEPALIVE, "/v3/lease/keepalive",
 	    json_pack("{s:o}", "ID", id_json(lease)), "", &r);
+	c->until = 0;
 	if (res != PG_ETCD_OK)
 		return res;
 	/* A lease etcd does not know is answered with no TTL. */
@@ -655,7 +689,7 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 		    PG_ETCD_OK)
 			return res;
 		if (r.succeeded) {
-			res = pg_etcd_keepalive(c, mine->id, &ttl);
+			res = pg_etcd_keepalive(c, mine->id, 0, &ttl);
 			if (res == PG_ETCD_OK) {
 				*l = *mine;
 				l->ttl_s = ttl;

@@ -34,6 +34,7 @@
 #	etcd_raft_index		the current cluster's raft index (it counts
 #				every write: grants, txns, revokes)
 #	etcd_section [LINE...]	a config's [etcd] section on the cluster
+#				(endpoints: $ETCD_PG_ENDPOINTS when set)
 #	etcd_mkconf NODE FILE [LINE...] < CLUSTERS	a pollguard config of
 #				node NODE on the current cluster
 #
@@ -402,12 +403,15 @@ etcd_raft_index()
 }
 
 # etcd_section [LINE...]: an [etcd] section on the current cluster:
-# its endpoints, prefix $ETCD_PREFIX, timeout $ETCD_PG_TIMEOUT (default
-# 3s), the CA as cafile when the cluster serves https, and the LINEs.
+# its endpoints (or $ETCD_PG_ENDPOINTS, comma-separated: a node that
+# reaches the members through proxies), prefix $ETCD_PREFIX, timeout
+# $ETCD_PG_TIMEOUT (default 3s), the CA as cafile when the cluster
+# serves https, and the LINEs.
 etcd_section()
 {
+	local ep=${ETCD_PG_ENDPOINTS:-$(etcd_endpoints)}
 	printf '[etcd]\nendpoints = %s\nprefix = %s\ntimeout = %s\n' \
-	    "$(etcd_endpoints | sed 's/,/, /g')" "$ETCD_PREFIX" \
+	    "${ep//,/, }" "$ETCD_PREFIX" \
 	    "${ETCD_PG_TIMEOUT:-3s}"
 	case ${ETCD_URL[${ETCD_CUR[0]}]} in
 	https:*) printf 'cafile = %s\n' "$ETCD_TLS/ca.crt" ;;
