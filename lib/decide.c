@@ -42,7 +42,7 @@ pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
 	return on_failure == PG_ON_FAILURE_HANDOVER && s->has_status &&
 	    s->answer.kind == PG_ANSWER_ELAPSED && pg_status_failed(st) &&
 	    st->claim_ms < 0 &&
-	    st->elapsed_ms + PG_HANDOVER_SLACK_MS >= st->last_end_ms;
+	    st->last_end_ms - st->elapsed_ms <= PG_HANDOVER_SLACK_MS;
 }
 
 /* It answered the question: reachable, and its status (if any) read. */

@@ -775,7 +775,10 @@ struct pg_decision {
 int	 pg_status_failed(const struct pg_status *);
 int	 pg_status_cooldown(const struct pg_status *, int64_t);
 
-/* Activity this long after a failed run's end still counts as its own. */
+/*
+ * Activity this long after a run's end still counts as that run's own
+ * (its last refresh): handover and yield.
+ */
 #define PG_HANDOVER_SLACK_MS	1000
 
 /*
@@ -860,12 +863,16 @@ int64_t	 pg_prefer_prev_check(const struct pg_status *);
 
 /*
  * True when a peer's activity does not count against node (this node)
- * because the peer yields to it: the peer announces "yield NODE", no run
- * is going and no claim is reported, and the yield was decided no later
- * than slack ms after this node's previous check (prev_ns, of
- * pg_prefer_prev_check): the peer's last run, if it made one after the
- * yield, belongs to a round this node has already checked in. pg_decide
- * and pg_settle both use this.
+ * because the peer yields to it and its last run is over by its own
+ * records: the peer announces "yield NODE"; it recorded a run that began
+ * and ended after the yield, and no activity since that end (but for
+ * PG_HANDOVER_SLACK_MS); no run is going and no claim is reported; and
+ * the yield was decided no later than slack ms after this node's previous
+ * check (prev_ns, of pg_prefer_prev_check): that last run belongs to a
+ * round this node has already checked in. A run that records no end (a
+ * pollguard-touch -f pipeline, heartbeats, a start or end that could not
+ * be written, a killed pollguard-touch) keeps the peer counted until its
+ * elapsed reaches wait. pg_decide and pg_settle both use this.
  */
 int	 pg_yield_ignores(const char *, int64_t, int64_t,
 	    const struct pg_seen *);

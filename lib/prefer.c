@@ -105,26 +105,43 @@ pg_prefer_prev_check(const struct pg_status *own)
 }
 
 /*
- * Why ignoring a yielding peer S is safe (node P, this node). S writes
- * "yield P" in its checked record only at a check that goes (its last
- * run) or keeps it at one that skips; a check of S that goes for any
- * other reason removes it before it claims. So after the yield, S makes
- * at most the one run that began with that check, and any later claim
- * is reported as a claim, or the yield is gone. Ignoring S needs: no
- * claim reported and no run going (that one run is over), and the yield
- * decided no later than slack after P's previous check. The yield moment
- * is at most recv - yielded on our clock (the answer was made before we
- * read it), so the test is safe to the last millisecond. P's previous
- * check was for an earlier firing of the schedule than this one; S's
- * run, begun at the yield, was for that firing or an earlier one, as
- * long as two firings lie more than slack apart (slack is at most wait/4
- * and the claim horizon; pollguard(7) asks for wait at most four check
- * intervals). So S's last run and P's go are never for the same firing.
- * One exception: S's check that kept the claim of that last run, held
- * up past the claim's horizon before it exits and starts the run, shows
- * no claim and no run. While a check of S is deciding, S is therefore
- * ignored only when a run of it ended after the yield (its last run is
- * over); otherwise P skips this firing.
+ * Why not counting a yielding peer S is safe (node P, this node). S
+ * writes "yield P" in its checked record, stamped with the moment its
+ * check began, only at a check that goes (its last run), and keeps it
+ * at the checks that skip; a check of S that goes for any other reason
+ * removes it before it claims. So while the yield stands, the one run
+ * of S still to be accounted for is the run of that last check.
+ *
+ * P takes that run to be over only from S's own records of it, never
+ * from the absence of one:
+ * - S recorded a run that began and ended after the yield. It is the
+ *   last run: a run that began before held the run lock when the check
+ *   looked, and the check skipped (a run started by hand, outside any
+ *   check, is not ordered anyway).
+ * - S recorded nothing since that end but the run's own last refresh
+ *   (PG_HANDOVER_SLACK_MS, as for handover): no pipeline through
+ *   pollguard-touch -f, no heartbeat, no other work that records
+ *   activity.
+ * - No run is going and no claim is reported.
+ * Whatever records no end after the yield (a -f pipeline, plain touch
+ * heartbeats, a run whose start or end could not be written, a
+ * pollguard-touch that was killed, a check of S held up after it kept
+ * its claim) leaves S counted by its elapsed time, as any active peer,
+ * until it has been idle for the wait. That costs rounds, never safety.
+ *
+ * And the yield must be decided no later than slack after P's previous
+ * check. The yield moment is at most recv - yielded on our clock (the
+ * answer was made before we read it), so the test is safe to the last
+ * millisecond. P's previous check was for an earlier firing of the
+ * schedule than this one; S's last run, begun at the yield, was for
+ * that firing or an earlier one, as long as two firings lie more than
+ * slack apart (slack is at most wait/4 and the claim horizon;
+ * pollguard(7) asks for wait at most four check intervals). So S's last
+ * run and P's go are never for the same firing, and by the records
+ * above they never overlap.
+ *
+ * The differences below are of two times that are not negative: none
+ * overflows, whatever a peer answers.
  */
 int
 pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
@@ -137,8 +154,9 @@ pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
 	    st->yielded_ms <= INT64_MAX / MS / 4 &&
 	    st->yield[0] != '\0' && strcasecmp(st->yield, node) == 0 &&
 	    !st->running && st->claim_ms < 0 &&
-	    (st->deciding != 1 || (st->last && st->last_end_ms <
-	    st->yielded_ms)) &&
+	    st->last && st->last_end_ms < st->yielded_ms &&
+	    st->last_duration_ms < st->yielded_ms - st->last_end_ms &&
+	    st->last_end_ms - st->elapsed_ms <= PG_HANDOVER_SLACK_MS &&
 	    s->recv_ns - st->yielded_ms * MS <= prev_ns + slack_ms * MS;
 }
 

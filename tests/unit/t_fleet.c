@@ -341,6 +341,25 @@ test_prefer(void)
 	nodes[0].st.yielded_ms = 30000;
 	next_is(PG_NEXT_PREFERRED, 1,
 	    "a yielded before b's previous check and the slack: b");
+	/*
+	 * Only when a's records show its last run over: begun and ended
+	 * after the yield, nothing since. Else a counts as active, as its
+	 * own check and b's say.
+	 */
+	nodes[0].st.last = 0;
+	next_is(PG_NEXT_ACTIVE, 0,
+	    "a yielded, no run recorded (a pipeline through touch -f): a");
+	nodes[0].st.last = 1;
+	nodes[0].st.last_end_ms = 31000;
+	next_is(PG_NEXT_ACTIVE, 0, "a yielded, the last run recorded ended "
+	    "before (its start not recorded, its touch killed): a");
+	nodes[0].st.last_end_ms = 11000;
+	nodes[0].st.elapsed_ms = 9000;
+	next_is(PG_NEXT_ACTIVE, 0,
+	    "a yielded, active 2 s after its last run ended: a");
+	nodes[0].st.elapsed_ms = 12000;
+	next_is(PG_NEXT_PREFERRED, 1,
+	    "a yielded, its last run over, nothing since: b");
 	nodes[1].st.checked_ms = 10000;
 	nodes[0].st.yielded_ms = 12000;
 	/* c announces another order: no preference is applied. */

@@ -3,8 +3,10 @@
  * records (the checked file, the status keys); then a simulation of
  * whole rounds on three nodes through pg_decide, in every order of
  * checks, through failover, failback, a daily job, a flapping preferred
- * node, failback = no and a disagreement: never two pollers in a round,
- * and the empty rounds counted.
+ * node, failback = no and a disagreement, and with every kind of run
+ * (under pollguard-touch, a pipeline through -f, a start that could not
+ * be recorded, a killed pollguard-touch): never two pollers in a round,
+ * never a go beside another node's job, and the empty rounds counted.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -139,12 +141,20 @@ test_yield_ignores(void)
 	struct pg_seen	 s = peer("b", "a,b", 50000, 500, 900000);
 	int64_t		 prev = 1000 * S, slack = 5300;
 
-	/* We read it at 1060s; b yielded 61s before: at 999s. */
+	/*
+	 * We read it at 1060s; b yielded 61s before, at 999s; its last run
+	 * began at 1006s and ended at 1010s, 50s ago, when it was last
+	 * active.
+	 */
 	s.recv_ns = 1060 * S;
 	strlcpy(s.status.yield, "A", sizeof(s.status.yield));
 	s.status.yielded_ms = 61000;
+	s.status.last = 1;
+	s.status.last_exit = 0;
+	s.status.last_end_ms = 50000;
+	s.status.last_duration_ms = 4000;
 	ok(pg_yield_ignores("a", prev, slack, &s), "yield: to us, before our "
-	    "previous check: not counted");
+	    "previous check, its last run over: not counted");
 	s.status.yielded_ms = 60000 - 5300;
 	ok(pg_yield_ignores("a", prev, slack, &s), "yield: exactly slack "
 	    "after our previous check: not counted");
@@ -161,22 +171,61 @@ test_yield_ignores(void)
 	s.status.running = 1;
 	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: its run going");
 	s.status.running = 0;
-	/*
-	 * A check of b deciding: the one that kept b's last claim, held up
-	 * past its horizon before it starts the run, looks like this.
-	 */
+
+	/* Its last run is over only by its records, never by their absence. */
+	s.status.last = 0;
+	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: no run recorded "
+	    "(a pipeline through touch -f, heartbeats): counted");
+	s.status.last = 1;
+	s.status.last_end_ms = 61001;
+	s.status.last_duration_ms = 4000;
+	s.status.failures = 1;
+	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: the last run "
+	    "recorded ended before the yield (the last run's start not "
+	    "recorded, or its touch killed): counted");
+	s.status.failures = 0;
+	s.status.last_end_ms = 50000;
+	s.status.last_duration_ms = 11000;
+	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a run that ended "
+	    "after the yield, begun at its very moment: counted");
+	s.status.last_duration_ms = 10999;
+	ok(pg_yield_ignores("a", prev, slack, &s), "yield: a run begun 1ms "
+	    "after the yield: not counted");
+	s.status.last_duration_ms = 4000;
+	s.status.elapsed_ms = 50000 - 1000;
+	ok(pg_yield_ignores("a", prev, slack, &s), "yield: active 1s after "
+	    "the end (the run's last refresh): not counted");
+	s.status.elapsed_ms = 50000 - 1001;
+	s.answer.elapsed_ms = s.status.elapsed_ms;
+	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: active since the "
+	    "end (a pipeline, a heartbeat): counted");
+	s.status.elapsed_ms = s.answer.elapsed_ms = 52000;
+	ok(pg_yield_ignores("a", prev, slack, &s), "yield: last active just "
+	    "before the end: not counted");
+	s.status.elapsed_ms = s.answer.elapsed_ms = 50000;
+
+	/* A check of b deciding: only the records count. */
 	s.status.deciding = 1;
+	ok(pg_yield_ignores("a", prev, slack, &s), "yield: a check deciding, "
+	    "its last run over: not counted");
 	s.status.last = 0;
 	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a check deciding "
-	    "and no run ended since the yield: counted");
-	s.status.last = 1;
-	s.status.last_end_ms = 61000 + 1;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a check deciding, "
-	    "the last run ended before the yield: counted");
-	s.status.last_end_ms = 30000;
-	ok(pg_yield_ignores("a", prev, slack, &s), "yield: a check deciding, "
-	    "a run ended after the yield (its last run): not counted");
+	    "(held up before it starts the last run): counted");
 	s.status.deciding = 0;
+	s.status.last = 1;
+
+	/* Extreme answers: compared, never overflowing. */
+	s.status.last_duration_ms = INT64_MAX - 1;
+	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a run of "
+	    "INT64_MAX - 1 ms: counted");
+	s.status.last_duration_ms = 4000;
+	s.status.elapsed_ms = s.answer.elapsed_ms = INT64_MAX - 1;
+	s.status.last_end_ms = 0;
+	s.status.yielded_ms = 61000;
+	ok(pg_yield_ignores("a", prev, slack, &s), "yield: elapsed "
+	    "INT64_MAX - 1 ms, the end just now: nothing since: not counted");
+	s.status.elapsed_ms = s.answer.elapsed_ms = 50000;
+	s.status.last_end_ms = 50000;
 	s.status.yield[0] = '\0';
 	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: none announced");
 }
@@ -257,25 +306,47 @@ test_records(void)
 /*
  * The simulation. Every node is a state directory in miniature: its
  * activity record (a go claims, the job runs JOB and refreshes until it
- * ends), its checked record, and whether its serve answers and its cron
- * checks. A round: every node whose cron runs checks, one second apart,
- * in the order given; each sees the others' statuses at that moment.
+ * ends), its run lock, what its runs record (by their kind, below), its
+ * checked record, and whether its serve answers and its cron checks. A
+ * round: every node whose cron runs checks, one second apart, in the
+ * order given; each sees the others' statuses at that moment.
  */
 #define NN	3
 static const char *const names[NN] = { "a", "b", "c" };
+
+/*
+ * How the job runs, and so what a node's status shows of it: under
+ * pollguard-touch -- command (the run lock, its start and end
+ * recorded); a pipeline through pollguard-touch -f (activity only); under
+ * pollguard-touch whose start could not be recorded (a full disk: the
+ * lock held, the end recorded); under pollguard-touch killed KILL after
+ * the go (the job goes on, unrefreshed and without the lock, and no end
+ * is recorded).
+ */
+enum kind { RUN_TOUCH, RUN_PIPE, RUN_NOSTART, RUN_KILLED, RUN_KINDS };
+static const char *const kinds[RUN_KINDS] = {
+	"touch -- command", "touch -f pipeline", "start not recorded",
+	"touch killed"
+};
+#define KILL	(1 * S)
+/* The job starts this long after its check began: the settle round. */
+#define START	(100 * MS)
 
 struct node {
 	struct pg_cluster c;
 	int		 serve, cron;
 	int64_t		 go_ns;		/* last go; -1: never */
+	int64_t		 prev_go_ns;	/* the go before; -1: none */
 	struct pg_checked ck;
 	int		 had;
 };
 
 struct sim {
 	struct node	 n[NN];
+	enum kind	 kind;		/* of every run */
 	int64_t		 job_ns;	/* how long a run takes */
 	int64_t		 horizon_ms;
+	int		 overlaps;	/* goes while another's job ran */
 };
 
 static struct pg_stamp
@@ -289,12 +360,24 @@ at(int64_t t)
 	return s;
 }
 
+/* Node k's run lock at t: its pollguard-touch is alive. */
+static int
+locked(const struct sim *m, int k, int64_t t)
+{
+	const struct node	*x = &m->n[k];
+	int64_t			 end = x->go_ns + m->job_ns;
+
+	if (x->go_ns < 0 || t >= end || m->kind == RUN_PIPE)
+		return 0;
+	return m->kind != RUN_KILLED || t < x->go_ns + KILL;
+}
+
 static void
 status_of(const struct sim *m, int k, int64_t t, struct pg_status *st)
 {
 	const struct node	*x = &m->n[k];
 	struct pg_stamp		 now = at(t);
-	int64_t			 end;
+	int64_t			 end, active, ended = -1;
 
 	pg_status_init(st);
 	strlcpy(st->cluster, "mail", sizeof(st->cluster));
@@ -303,11 +386,28 @@ status_of(const struct sim *m, int k, int64_t t, struct pg_status *st)
 	st->at_ns = t;
 	if (x->go_ns >= 0) {
 		end = x->go_ns + m->job_ns;
-		st->running = t < end;
+		/* The latest refresh: the end, or the kill. */
+		active = m->kind == RUN_KILLED ? x->go_ns + KILL : end;
+		if (active > t)
+			active = t;
+		st->running = m->kind == RUN_TOUCH ? t < end :
+		    m->kind == RUN_KILLED && t < x->go_ns + KILL;
 		if ((t - x->go_ns) / MS < m->horizon_ms)
 			st->claim_ms = st->elapsed_ms = (t - x->go_ns) / MS;
 		else
-			st->elapsed_ms = (t - (t < end ? t : end)) / MS;
+			st->elapsed_ms = (t - active) / MS;
+		/* The latest end recorded: this run's, else the one before. */
+		if (m->kind == RUN_TOUCH || m->kind == RUN_NOSTART)
+			ended = t >= end ? end : x->prev_go_ns >= 0 ?
+			    x->prev_go_ns + m->job_ns : -1;
+		if (ended >= 0 && ended <= t) {
+			st->last = 1;
+			st->last_exit = 0;
+			st->last_end_ms = (t - ended) / MS;
+			st->last_duration_ms = (m->job_ns - START) / MS;
+		}
+		if (m->kind == RUN_KILLED && t >= x->go_ns + KILL)
+			st->failures = 1;
 	}
 	if (x->had) {
 		st->checked_ms = pg_stamp_elapsed(&x->ck.last, &now);
@@ -320,7 +420,11 @@ status_of(const struct sim *m, int k, int64_t t, struct pg_status *st)
 	}
 }
 
-/* Node k checks at t: 1 when it goes. */
+/*
+ * Node k checks at t: 1 when it goes. A go while the job of a node that
+ * answers still runs is an overlap (a node that is down took its job
+ * with it).
+ */
 static int
 check(struct sim *m, int k, int64_t t, char *why, size_t len)
 {
@@ -349,14 +453,20 @@ check(struct sim *m, int k, int64_t t, char *why, size_t len)
 			seen[n].answer.kind = PG_ANSWER_UNREACHABLE;
 		n++;
 	}
-	pg_decide(&x->c, names[k], &own, own.running, seen, n, &d);
+	pg_decide(&x->c, names[k], &own, locked(m, k, t), seen, n, &d);
 	pg_decision_text(&d, &x->c, &own, seen, n, why, len);
 	go = d.verdict == PG_GO;
 	pg_checked_next(&x->ck, x->had, &now, x->c.wait_ms +
 	    x->c.prefer_slack_ms, go, d.yield ? seen[d.prefer].name : NULL);
 	x->had = 1;
-	if (go)
+	if (go) {
+		for (j = 0; j < NN; j++)
+			if (j != k && m->n[j].serve && m->n[j].go_ns >= 0 &&
+			    t < m->n[j].go_ns + m->job_ns)
+				m->overlaps++;
+		x->prev_go_ns = x->go_ns;
 		x->go_ns = t;
+	}
 	return go;
 }
 
@@ -385,17 +495,19 @@ round_(struct sim *m, int64_t interval, int r, const char *order, char *who,
 }
 
 static void
-sim_init(struct sim *m, const char *prefer, int64_t wait_ms, int64_t job)
+sim_init(struct sim *m, const char *prefer, int64_t wait_ms, int64_t job,
+    enum kind kind)
 {
 	int	 k;
 
 	memset(m, 0, sizeof(*m));
+	m->kind = kind;
 	m->job_ns = job;
 	m->horizon_ms = 5300;
 	for (k = 0; k < NN; k++) {
 		m->n[k].c = cluster(prefer, wait_ms);
 		m->n[k].serve = m->n[k].cron = 1;
-		m->n[k].go_ns = -1;
+		m->n[k].go_ns = m->n[k].prev_go_ns = -1;
 	}
 }
 
@@ -412,10 +524,15 @@ static const char *const orders[] = {
  */
 struct result {
 	int	 doubles;	/* rounds with two or more pollers */
+	int	 overlaps;	/* goes while another node's job ran */
 	int	 empty;		/* rounds with none, after the first */
 	int	 maxempty;	/* the most empty rounds in a row */
 	char	 pollers[64];
 };
+
+/* The runs of every node in run(): test_run_kinds changes them. */
+static enum kind	 run_kind = RUN_TOUCH;
+static int64_t		 run_job = 20 * S;
 
 static void
 run(const char *prefer, int64_t wait_ms, int64_t interval, int failback,
@@ -426,7 +543,7 @@ run(const char *prefer, int64_t wait_ms, int64_t interval, int failback,
 	char		 order[NN + 1], who[NN + 1];
 	int		 r, k, row = 0;
 
-	sim_init(&m, prefer, wait_ms, 20 * S);
+	sim_init(&m, prefer, wait_ms, run_job, run_kind);
 	if (cprefer != NULL)
 		strlcpy(m.n[2].c.prefer, cprefer, sizeof(m.n[2].c.prefer));
 	for (k = 0; k < NN; k++) {
@@ -457,6 +574,7 @@ run(const char *prefer, int64_t wait_ms, int64_t interval, int failback,
 			row = 0;
 	}
 	res->pollers[r] = '\0';
+	res->overlaps = m.overlaps;
 }
 
 /* Rounds (counting from 0) of the first poller x at or after from. */
@@ -587,6 +705,55 @@ test_rounds(void)
 	is_int(bad, 0, "disagreement: sticky, never two, never none");
 }
 
+/*
+ * Every kind of run, in a fleet like the one that found issue 26: wait
+ * 16s, cron every 8s, checks 1s apart, jobs of 12s, longer than an
+ * interval. a is down in rounds 5-10 and back from round 11; b takes
+ * over and hands back. However the runs are made, and whatever the
+ * order of the checks, no node goes while the job of a node that
+ * answers still runs, and a polls again. A run that records no end
+ * costs rounds at the hand-back: b counts until it has been idle for
+ * wait, at most (job + wait) / interval rounds without a poller; one
+ * that records its end costs none but the round its long job spans.
+ */
+static void
+test_run_kinds(void)
+{
+	static const char *const script[] = {
+		"abc", "abc", "abc", "abc",
+		"bc", "bc", "bc", "bc", "bc", "bc",
+		"abc", "abc", "abc", "abc", "abc", "abc", "abc", "abc",
+		"abc", "abc", "abc", "abc",
+	};
+	struct result	 res;
+	int64_t		 wait = 16000, interval = 8000, job = 12 * S;
+	int		 k, o, bad, nr = 22, most, last;
+
+	run_job = job;
+	for (k = 0; k < RUN_KINDS; k++) {
+		run_kind = k;
+		most = k == RUN_TOUCH || k == RUN_NOSTART ? 1 :
+		    (int)((job / MS + wait + interval - 1) / interval) - 1;
+		for (bad = 0, o = 0; o < 7; o++) {
+			run("a,b", wait, interval, 1, wait, script, nr, o,
+			    NULL, &res);
+			/* The last round's poller, or the one before. */
+			last = res.pollers[nr - 1] != '.' ? nr - 1 : nr - 2;
+			if (res.doubles || res.overlaps ||
+			    res.pollers[last] != 'a' || res.maxempty > most)
+				bad++;
+			diag("%s, order %s: %s (%d overlaps)", kinds[k],
+			    o < 6 ? orders[o] : "rotating", res.pollers,
+			    res.overlaps);
+		}
+		is_int(bad, 0, "%s: no go beside another node's job, "
+		    "failback, empty rounds in a row: at most %d", kinds[k],
+		    most);
+	}
+	run_kind = RUN_TOUCH;
+	run_job = 20 * S;
+}
+
 int
 main(void)
 {
@@ -596,5 +763,6 @@ main(void)
 	test_yield_ignores();
 	test_records();
 	test_rounds();
+	test_run_kinds();
 	return done_testing();
 }
