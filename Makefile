@@ -170,6 +170,13 @@ $(B)tests/delayproxy: tests/delayproxy.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/delayproxy.c $(BASE_LIBS)
 
+# tests/pathproxy: an HTTP proxy that routes only some paths, a gateway
+# set up for 0.3 (tests/cli/96c-gateway.sh); none of lib/.
+TEST_PROGS +=	$(B)tests/pathproxy
+$(B)tests/pathproxy: tests/pathproxy.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/pathproxy.c $(BASE_LIBS)
+
 # tests/stallproxy: proxies that forward until told to stall, then
 # accept and never answer (tests/cli/69-etcd-stall.sh); none of lib/.
 TEST_PROGS +=	$(B)tests/stallproxy

@@ -669,3 +669,33 @@ race_count()
 	done
 	RACES=$((RACES + 1)) SLOWS=$((SLOWS + SLOW)) ODDS=$((ODDS + ODD))
 }
+
+# job_overlaps LOG: how many pairs of jobs of different nodes overlap in
+# time, from a log of tests/clockrec lines "job NODE ROUND start|end BOOT
+# MONO REAL" (clockrec -h MS LOG job NODE ROUND), on CLOCK_MONOTONIC; a
+# job without an end lasts for ever. Each pair also goes to stderr.
+job_overlaps()
+{
+	awk '$1 == "job" && NF == 7 {
+		k = $2 " " $3
+		if ($4 == "start") s[k] = $6; else if ($4 == "end") e[k] = $6
+	}
+	END {
+		n = 0
+		for (k in s) {
+			if (!(k in e)) e[k] = 9e18
+			job[++n] = k
+		}
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++) {
+				split(job[i], x, " "); split(job[j], y, " ")
+				if (x[1] != y[1] && s[job[i]] < e[job[j]] &&
+				    s[job[j]] < e[job[i]]) {
+					c++
+					print "job " job[i] " overlaps job " \
+					    job[j] >"/dev/stderr"
+				}
+			}
+		print c + 0
+	}' "$1"
+}
