@@ -86,6 +86,13 @@ int	 pg_cluster_id_valid(const char *);
 int	 pg_peer_name_valid(const char *);
 
 /*
+ * How long from now until the earliest of the times at[0..n) that are
+ * set (> 0), never less than 0: one already past is due now. Times in
+ * ms of one clock; with none set, until INT64_MAX.
+ */
+int64_t	 pg_time_left(int64_t, const int64_t *, size_t);
+
+/*
  * config.c
  */
 
