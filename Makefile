@@ -78,7 +78,7 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		pollguard-etcd.conf
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
-BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o \
+BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o check-claim.o \
 		pollguard-touch.o touch-run.o touch-plain.o touch-etcd.o \
 		pollguard-serve.o pollguard-status.o etcd.o)
 
@@ -119,6 +119,7 @@ $(B)bin/touch-plain.o: override CFLAGS += \
 		-DPG_LIBEXECDIR='"$(LIBEXECDIR)"'
 $(addprefix $(B)bin/,etcd.o pollguard-check.o pollguard-status.o \
     touch-etcd.o): bin/etcd.h
+$(addprefix $(B)bin/,pollguard-check.o check-claim.o): bin/check.h
 $(addprefix $(B)bin/,pollguard-touch.o touch-run.o touch-plain.o \
     touch-etcd.o): bin/touch.h
 ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
@@ -129,8 +130,8 @@ $(LIB): $(LIB_OBJS)
 
 # Each tool links only what it uses: only pollguard-check and
 # pollguard-status, which ask peers, link libcurl.
-$(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o tool.o etcd.o) \
-    $(LIB)
+$(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o \
+    check-claim.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 

@@ -1155,6 +1155,13 @@ void	 pg_settle_text(enum pg_settle_why, const struct pg_seen *, char *,
 	    size_t);
 
 /*
+ * 1 when a claim withdrawn for why is worth a warning (a want of time,
+ * of an answer or of certainty); 0 when it is the rule at work (another
+ * node's claim, a hold, the policy), a decision to log as such.
+ */
+int	 pg_settle_warns(enum pg_settle_why);
+
+/*
  * peers.c: asking a cluster's peers, all at once, with libcurl's multi
  * interface. Only pollguard-check links this, and so libcurl.
  */
@@ -1333,6 +1340,20 @@ int	 pg_status_local(struct pg_state *, const struct pg_cluster *,
  */
 int	 pg_status_serve(struct pg_state *, const struct pg_config *,
 	    const struct pg_cluster *, struct pg_status *);
+
+/*
+ * After pollguard-check kept its claim (rec, as written): does this node
+ * still count for its peers? Reads its status (pg_status_local, for node)
+ * and the clock, and judges it as a peer would (pg_handover_ignores, by
+ * on_failure = handover), its claim counted only while more than
+ * settle_ms/4 + 50 ms of the horizon are left. 1 when still counted;
+ * else 0 and *why: PG_LOST_SELF (the status cannot be read),
+ * PG_LOST_HELD (a hold on this node) or PG_LOST_EXPIRED. *self is this
+ * node's answer as judged, for pg_settle_text.
+ */
+int	 pg_still_counted(struct pg_state *, const struct pg_cluster *,
+	    const char *, int64_t, const struct pg_stamp *,
+	    enum pg_settle_why *, struct pg_seen *);
 
 /*
  * conn.c: one client connection. pollguard-serve polls; these accept
