@@ -78,9 +78,9 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		pollguard-etcd.conf
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
-BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o \
-		pollguard-touch.o pollguard-serve.o pollguard-status.o etcd.o \
-		pollguard-touch-etcd.o)
+BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o check-claim.o \
+		pollguard-touch.o touch-run.o touch-plain.o touch-etcd.o \
+		pollguard-serve.o pollguard-status.o etcd.o)
 
 all: $(addprefix $(B),$(TOOLS) $(LIBEXEC))
 
@@ -94,7 +94,7 @@ $(LIB_OBJS) $(BIN_OBJS): lib/pollguard.h
 $(LIB_OBJS) $(BIN_OBJS) $(TEST_PROGS): $(B)sysconfdir.stamp
 # So are the compiler and its flags: objects built with other ones (make
 # CFLAGS=-O0, or before pkg-config knew a package) are not mixed in.
-# Expanded here, once: a target's own flags (pollguard-touch's) would
+# Expanded here, once: a target's own flags (touch-plain.o's) would
 # otherwise pass to the stamp when that target is the first to need it.
 STAMPED :=	$(SYSCONFDIR) $(LIBEXECDIR) $(CC) $(subst ',,$(CFLAGS))
 $(B)sysconfdir.stamp: FORCE
@@ -108,19 +108,20 @@ $(B)lib/peers.o: lib/peers.c
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ lib/peers.c
 # The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
 # from the archive only by the tools that use it: check, status and
-# pollguard-touch-etcd, the build of pollguard-touch with -DPG_ETCD that
-# pollguard-touch execs for an etcd cluster (from beside itself, else
-# from LIBEXECDIR). lease.o needs neither.
+# pollguard-touch-etcd, pollguard-touch with the lease hooks of
+# bin/touch-etcd.c, which pollguard-touch (bin/touch-plain.c: no lease)
+# execs for an etcd cluster (from beside itself, else from LIBEXECDIR).
+# lease.o needs neither.
 $(B)lib/etcd.o $(B)lib/etcdjson.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SSL_CFLAGS) -c -o $@ $<
-$(B)bin/pollguard-touch.o: override CFLAGS += \
+$(B)bin/touch-plain.o: override CFLAGS += \
 		-DPG_LIBEXECDIR='"$(LIBEXECDIR)"'
-$(B)bin/pollguard-touch-etcd.o: bin/pollguard-touch.c bin/etcd.h \
-    bin/tool.h lib/pollguard.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DPG_ETCD -c -o $@ bin/pollguard-touch.c
-$(B)bin/etcd.o $(B)bin/pollguard-check.o: bin/etcd.h
+$(addprefix $(B)bin/,etcd.o pollguard-check.o pollguard-status.o \
+    touch-etcd.o): bin/etcd.h
+$(addprefix $(B)bin/,pollguard-check.o check-claim.o): bin/check.h
+$(addprefix $(B)bin/,pollguard-touch.o touch-run.o touch-plain.o \
+    touch-etcd.o): bin/touch.h
 ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
 
 $(LIB): $(LIB_OBJS)
@@ -129,8 +130,8 @@ $(LIB): $(LIB_OBJS)
 
 # Each tool links only what it uses: only pollguard-check and
 # pollguard-status, which ask peers, link libcurl.
-$(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o tool.o etcd.o) \
-    $(LIB)
+$(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o \
+    check-claim.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
@@ -139,15 +140,16 @@ $(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o tool.o etcd.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
-$(B)bin/pollguard-touch-etcd: $(addprefix $(B)bin/,pollguard-touch-etcd.o \
-    tool.o etcd.o) $(LIB)
+$(B)bin/pollguard-touch-etcd: $(addprefix $(B)bin/,pollguard-touch.o \
+    touch-run.o touch-etcd.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
 $(B)bin/pollguard-serve: $(addprefix $(B)bin/,pollguard-serve.o tool.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(BASE_LIBS)
 
-$(B)bin/pollguard-touch: $(addprefix $(B)bin/,pollguard-touch.o tool.o) $(LIB)
+$(B)bin/pollguard-touch: $(addprefix $(B)bin/,pollguard-touch.o \
+    touch-run.o touch-plain.o tool.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(BASE_LIBS)
 
 $(TEST_PROGS): $(B)%: %.c $(LIB) lib/pollguard.h

@@ -48,16 +48,6 @@ etcd_status(enum pg_etcd_result r)
 	}
 }
 
-static int64_t
-now_ms(void)
-{
-	int64_t	 ns;
-
-	if (pg_clock(CLOCK_BOOTTIME, &ns) == -1)
-		tool_die_errno(EX_OSERR, "clock");
-	return ns / 1000000;
-}
-
 static struct pg_etcd_conn *
 open_conn(const struct pg_config *cfg)
 {
@@ -209,7 +199,7 @@ etcd_hold_start(struct tool *t)
 	if (!own_lease(t, &held))
 		tool_die(1, "%s: this node does not hold the key in etcd; "
 		    "pollguard-check %s claims it", id, id);
-	now = now_ms();
+	now = tool_clock_ms(CLOCK_BOOTTIME);
 	if ((r = keepalive(now)) != PG_ETCD_OK) {
 		if (r == PG_ETCD_LOST) {
 			pg_lease_remove(&t->state, id);
@@ -252,7 +242,7 @@ etcd_hold_refresh(struct tool *t, int64_t now)
 		if ((r = keepalive(now)) == PG_ETCD_OK)
 			return 0;
 		/* The try may have taken the time left: the clock again. */
-		now = now_ms();
+		now = tool_clock_ms(CLOCK_BOOTTIME);
 		if (r != PG_ETCD_LOST && now < deadline) {
 			tool_warn(t, "cluster %s: keeping the lease alive: "
 			    "%s; retrying", t->cluster->id, pg_etcd_why(conn));

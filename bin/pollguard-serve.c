@@ -10,9 +10,7 @@
  * serve never writes state: it opens the state directory read-only.
  */
 #include <sys/types.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 
 #include <errno.h>
 #include <libutil.h>
@@ -51,16 +49,6 @@ usage(void)
 	    "       pollguard-serve [-v] [-c file] [-p pidfile] -l "
 	    "[addr]:port\n");
 	exit(EX_USAGE);
-}
-
-static int64_t
-now_ms(void)
-{
-	int64_t	 ms;
-
-	if (pg_conn_clock(&ms) == -1)
-		tool_die_errno(EX_OSERR, "clock");
-	return ms;
 }
 
 /*
@@ -129,70 +117,25 @@ reload(struct server *s)
 	tool_error("reload failed, keeping the old config: %s", err);
 }
 
-/*
- * Descriptors for maxconn connections and a few more, as far as the hard
- * limit allows. Below that, accept fails with EMFILE before the limit is
- * reached, and clients beyond it wait in the listen queue instead of
- * being answered 503.
- */
-static void
-raise_nofile(struct server *s)
-{
-	struct rlimit	 rl;
-	rlim_t		 want = s->maxconn + 16;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
-	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
-		return;
-	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ?
-	    rl.rlim_max : want;
-	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
-		getrlimit(RLIMIT_NOFILE, &rl);
-	if (rl.rlim_cur < want)
-		tool_log(&s->t, LOG_WARNING, "open file limit %llu: fewer than "
-		    "%zu connections fit; raise it (ulimit -n)",
-		    (unsigned long long)rl.rlim_cur, s->maxconn);
-}
-
 /* Accept what is waiting; false when out of descriptors for a while. */
 static int
 accept_some(struct server *s, int lfd, struct pg_conn **conns, size_t *nconn)
 {
-	struct sockaddr_storage	 from;
+	const struct pg_reply	*log;
 	struct pg_reply		 r;
-	struct pg_conn		*c;
-	socklen_t		 len;
-	int			 i, fd;
+	int			 i;
 
 	for (i = 0; i < ACCEPT_BURST; i++) {
-		len = sizeof(from);
-		memset(&from, 0, sizeof(from));
-		fd = accept4(lfd, (struct sockaddr *)&from, &len,
-		    SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd == -1 && (errno == EMFILE || errno == ENFILE)) {
+		if (pg_conn_accept(lfd, conns, nconn, s->maxconn, s->t.cfg,
+		    &s->t.state, &r, &log) == 0) {
+			if (log != NULL)
+				log_reply(s, log);
+		} else if (errno == EMFILE || errno == ENFILE) {
 			tool_log(&s->t, LOG_WARNING, "accept: %s",
 			    strerror(errno));
 			return 0;	/* let others finish */
-		}
-		if (fd == -1)
+		} else
 			break;
-		if (*nconn == s->maxconn) {
-			pg_conn_refuse(fd, &from, (int)s->maxconn, &r);
-			log_reply(s, &r);
-		} else if ((c = pg_conn_new(fd, fd, &from, s->t.cfg)) == NULL)
-			close(fd);
-		else {
-			/*
-			 * A client sends its request right after connecting:
-			 * it is usually here already, and read now it needs
-			 * no round of poll (a read that finds nothing costs
-			 * one EAGAIN).
-			 */
-			if (c->state == PG_CONN_WRITE ||	/* refused: 403 */
-			    pg_conn_read(c, s->t.cfg, &s->t.state))
-				log_reply(s, &c->reply);
-			conns[(*nconn)++] = c;
-		}
 	}
 	return 1;
 }
@@ -223,7 +166,7 @@ serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 			lfd = -1;
 		}
 		/* Expire and write; close what is done; the next deadline. */
-		now = now_ms();
+		now = tool_clock_ms(PG_CONN_CLOCK);
 		next = now + 60000;
 		for (i = j = 0; i < nconn; i++) {
 			c = conns[i];
@@ -247,14 +190,9 @@ serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 			pfd[k++].events = POLLIN;
 		} else if (lfd != -1 && paused < next)
 			next = paused;
-		for (i = 0; i < nconn; i++) {
-			c = conns[i];
-			pfd[k + i].fd = c->state == PG_CONN_WRITE ? c->wfd :
-			    c->rfd;
-			pfd[k + i].events = c->state == PG_CONN_WRITE ?
-			    POLLOUT : POLLIN;
-		}
-		now = now_ms();
+		for (i = 0; i < nconn; i++)
+			pg_conn_poll(conns[i], &pfd[k + i]);
+		now = tool_clock_ms(PG_CONN_CLOCK);
 		ts.tv_sec = next > now ? (next - now) / 1000 : 0;
 		ts.tv_nsec = next > now ? (next - now) % 1000 * 1000000 : 0;
 		if (ppoll(pfd, k + nconn, &ts, &empty) == -1) {
@@ -262,19 +200,13 @@ serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 				continue;
 			tool_die_errno(EX_OSERR, "poll");
 		}
-		for (i = 0; i < nconn; i++) {
-			c = conns[i];
-			if (pfd[k + i].revents == 0)
-				continue;
-			if (c->state == PG_CONN_READ &&
-			    pg_conn_read(c, s->t.cfg, &s->t.state))
-				log_reply(s, &c->reply);
-			else if (c->state == PG_CONN_DRAIN)
-				pg_conn_drain(c);
-		}
+		for (i = 0; i < nconn; i++)
+			if (pfd[k + i].revents != 0 && pg_conn_ready(conns[i],
+			    s->t.cfg, &s->t.state))
+				log_reply(s, &conns[i]->reply);
 		if (k > 0 && pfd[0].revents != 0 &&
 		    !accept_some(s, lfd, conns, &nconn))
-			paused = now_ms() + 100;
+			paused = tool_clock_ms(PG_CONN_CLOCK) + 100;
 	}
 }
 
@@ -315,7 +247,8 @@ serve_inetd(struct server *s, const char *err)
 			log_reply(s, &c->reply);
 	}
 	/* A backstop: whatever happens, this process does not linger. */
-	alarm((c->deadline - now_ms() + PG_CONN_DRAIN_MS) / 1000 + 5);
+	alarm((c->deadline - tool_clock_ms(PG_CONN_CLOCK) + PG_CONN_DRAIN_MS) /
+	    1000 + 5);
 	serve_loop(s, -1, &c, 1);
 	return code;
 }
@@ -335,10 +268,9 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 {
 	struct pg_conn		**conns;
 	struct sockaddr_storage	 ss;
-	struct sigaction	 sa;
-	sigset_t		 block;
 	const char		*why;
 	char			 name[PG_ADDRSTR_MAX + 16], msg[PG_ERR_MAX];
+	uint64_t		 nofile;
 	pid_t			 other;
 	int			 lfd, r;
 
@@ -358,7 +290,16 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	if ((conns = calloc(s->maxconn, sizeof(*conns))) == NULL ||
 	    (s->pfd = calloc(s->maxconn + 1, sizeof(*s->pfd))) == NULL)
 		tool_die_errno(EX_OSERR, "%zu connections", s->maxconn);
-	raise_nofile(s);
+	/*
+	 * Descriptors for maxconn connections and a few more, as far as the
+	 * hard limit allows. Below that, accept fails with EMFILE before the
+	 * limit is reached, and clients beyond it wait in the listen queue
+	 * instead of being answered 503.
+	 */
+	if ((nofile = pg_listen_nofile(s->maxconn + 16)) < s->maxconn + 16)
+		tool_log(&s->t, LOG_WARNING, "open file limit %llu: fewer than "
+		    "%zu connections fit; raise it (ulimit -n)",
+		    (unsigned long long)nofile, s->maxconn);
 	if ((lfd = pg_listen_open(spec, s->t.cfg->serve.backlog, name,
 	    sizeof(name), msg, sizeof(msg))) == -1)
 		tool_die(EX_OSERR, "%s", msg);
@@ -374,17 +315,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 		tool_die_errno(EX_CANTCREAT, "%s", pidpath);
 
 	/* Signals arrive only in ppoll, between two rounds of work. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	tool_catch(on_signal, 1);
 
 	tool_log(&s->t, LOG_INFO, "listening on %s", name);
 	serve_loop(s, lfd, conns, 0);
@@ -392,15 +323,6 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	free(s->pfd);
 	free(conns);
 	return 0;
-}
-
-/* inetd, xinetd, systemd (Accept=yes) and socat all give a socket. */
-static int
-stdin_is_socket(void)
-{
-	struct stat	 sb;
-
-	return fstat(STDIN_FILENO, &sb) == 0 && S_ISSOCK(sb.st_mode);
 }
 
 int
@@ -463,7 +385,7 @@ main(int argc, char *argv[])
 	 * not there.
 	 */
 	if (!loaded && !inetd && listen == NULL &&
-	    (pidpath != NULL || !stdin_is_socket()))
+	    (pidpath != NULL || !pg_conn_is_socket(STDIN_FILENO)))
 		tool_die(EX_CONFIG, "%s", err);
 	if (inetd || listen == NULL) {
 		if (pidpath != NULL)

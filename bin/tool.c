@@ -1,14 +1,16 @@
 /*
- * tool.c: what the three tools share beyond the library: messages to
- * stderr and syslog, by the rules in tool.h, and the set-up every tool
- * does before its work (cluster, config, state directory).
+ * tool.c: what the tools share beyond the library: messages to stderr
+ * and syslog, by the rules in tool.h, the set-up every tool does before
+ * its work (cluster, config, state directory), the clock and signals.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #include <vis.h>
 
@@ -159,4 +161,35 @@ tool_setup(struct tool *t, const char *confopt, const char *id)
 	if (pg_state_open(&t->state, t->cfg->state, 1, err,
 	    sizeof(err)) == -1)
 		tool_die(EX_CANTCREAT, "%s", err);
+}
+
+int64_t
+tool_clock_ms(clockid_t id)
+{
+	int64_t	 ns;
+
+	if (pg_clock(id, &ns) == -1)
+		tool_die_errno(EX_OSERR, "clock");
+	return ns / 1000000;
+}
+
+void
+tool_catch(void (*handler)(int), int block)
+{
+	struct sigaction	 sa;
+	sigset_t		 set;
+
+	if (block) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGHUP);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }

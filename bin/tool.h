@@ -82,4 +82,13 @@ void	 tool_setup(struct tool *, const char *, const char *);
 /* A prefer order for a message: in double quotes into buf, or "none". */
 const char *tool_order(char *, size_t, const char *);
 
+/* A clock (pg_clock) in milliseconds; exit 71 when it cannot be read. */
+int64_t	 tool_clock_ms(clockid_t);
+
+/*
+ * Catch SIGTERM, SIGINT and SIGHUP with the handler; with block, block
+ * them first, so that they arrive only where the caller unblocks them.
+ */
+void	 tool_catch(void (*)(int), int);
+
 #endif /* TOOL_H */

@@ -4,13 +4,16 @@
  * lib/serve.c written as the client takes it, and the lingering close
  * that keeps the kernel from resetting the connection under the answer.
  * No syslog, no exits: an answer's log lines stay in the connection for
- * the program to log. The program polls; this only reads and writes.
+ * the program to log. The program polls; this accepts, reads and
+ * writes, and says what to poll for.
  * And who reads: the user run_as, before the first connection.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +30,7 @@ pg_conn_clock(int64_t *ms)
 {
 	int64_t	 ns;
 
-	if (pg_clock(CLOCK_MONOTONIC, &ns) == -1)
+	if (pg_clock(PG_CONN_CLOCK, &ns) == -1)
 		return -1;
 	*ms = ns / 1000000;
 	return 0;
@@ -212,6 +215,32 @@ pg_conn_write(struct pg_conn *c)
 	deadline(c, PG_CONN_DRAIN_MS);
 }
 
+void
+pg_conn_poll(const struct pg_conn *c, struct pollfd *p)
+{
+	p->fd = c->state == PG_CONN_WRITE ? c->wfd : c->rfd;
+	p->events = c->state == PG_CONN_WRITE ? POLLOUT : POLLIN;
+}
+
+int
+pg_conn_ready(struct pg_conn *c, const struct pg_config *cfg,
+    struct pg_state *st)
+{
+	if (c->state == PG_CONN_READ)
+		return pg_conn_read(c, cfg, st);
+	if (c->state == PG_CONN_DRAIN)
+		pg_conn_drain(c);
+	return 0;
+}
+
+int
+pg_conn_is_socket(int fd)
+{
+	struct stat	 sb;
+
+	return fstat(fd, &sb) == 0 && S_ISSOCK(sb.st_mode);
+}
+
 /* One read per call: under inetd the descriptor may block. */
 void
 pg_conn_drain(struct pg_conn *c)
@@ -263,6 +292,41 @@ pg_conn_refuse(int fd, const void *from, int nconn, struct pg_reply *r)
 	r->level = LOG_NOTICE;
 	snprintf(r->log, sizeof(r->log), "client %s: 503 Service Unavailable "
 	    "(%d connections open)", client.name, nconn);
+}
+
+int
+pg_conn_accept(int lfd, struct pg_conn **conns, size_t *n, size_t max,
+    const struct pg_config *cfg, struct pg_state *st, struct pg_reply *r,
+    const struct pg_reply **log)
+{
+	struct sockaddr_storage	 from;
+	struct pg_conn		*c;
+	socklen_t		 len;
+	int			 fd;
+
+	*log = NULL;
+	len = sizeof(from);
+	memset(&from, 0, sizeof(from));
+	if ((fd = accept4(lfd, (struct sockaddr *)&from, &len,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1)
+		return -1;
+	if (*n == max) {
+		pg_conn_refuse(fd, &from, (int)max, r);
+		*log = r;
+	} else if ((c = pg_conn_new(fd, fd, &from, cfg)) == NULL)
+		close(fd);
+	else {
+		/*
+		 * A client sends its request right after connecting: it is
+		 * usually here already, and read now it needs no round of
+		 * poll (a read that finds nothing costs one EAGAIN).
+		 */
+		if (c->state == PG_CONN_WRITE ||	/* refused: 403 */
+		    pg_conn_read(c, cfg, st))
+			*log = &c->reply;
+		conns[(*n)++] = c;
+	}
+	return 0;
 }
 
 int

@@ -593,6 +593,29 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 	}
 }
 
+/*
+ * A claim withdrawn for want of time, of an answer or of certainty is
+ * worth a warning; one that another node's claim, a hold or the policy
+ * ordered is the rule at work.
+ */
+int
+pg_settle_warns(enum pg_settle_why why)
+{
+	switch (why) {
+	case PG_KEEP:
+	case PG_LOST_EARLIER:
+	case PG_LOST_NAME:
+	case PG_LOST_UNREACHABLE:
+	case PG_LOST_INVALID:
+	case PG_LOST_HELD:
+	case PG_WAIT:
+	case PG_LOST_KEPT:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 const char *
 pg_answer_hint(enum pg_answer_kind k)
 {

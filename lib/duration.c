@@ -130,3 +130,15 @@ pg_peer_name_valid(const char *s)
 {
 	return name_valid(s, ".-");
 }
+
+int64_t
+pg_time_left(int64_t now, const int64_t *at, size_t n)
+{
+	int64_t	 d = INT64_MAX;
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (at[i] > 0 && at[i] < d)
+			d = at[i];
+	return d > now ? d - now : 0;
+}

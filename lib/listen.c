@@ -1,8 +1,10 @@
 /*
  * The address pollguard-serve listens on: one parser for "addr:port",
  * "[addr]:port" and ":port", used by serve's -l and by the config's
- * listen key, and the listening socket made of it.
+ * listen key, and the listening socket made of it; and the open files
+ * it needs for its connections.
  */
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <arpa/inet.h>
@@ -121,4 +123,19 @@ fail:
 	if (fd != -1)
 		close(fd);
 	return -1;
+}
+
+uint64_t
+pg_listen_nofile(uint64_t want)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
+	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return want;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ?
+	    rl.rlim_max : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		getrlimit(RLIMIT_NOFILE, &rl);
+	return rl.rlim_cur;
 }

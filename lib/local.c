@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "pollguard.h"
 
@@ -137,4 +138,49 @@ pg_status_serve(struct pg_state *st, const struct pg_config *cfg,
 		s->timeout_ms = cfg->timeout_ms;
 	}
 	return 0;
+}
+
+/*
+ * The last moment of a go. Peers stop counting a node whose last run
+ * failed once its claim's horizon has passed, unless its last activity
+ * came more than a second after the run's end (pg_handover_ignores): a
+ * check held up that long after it decided to keep must not go, since a
+ * peer may have gone meanwhile. The run may also have failed during this
+ * check (a run on this node that began after its lock test), so every
+ * go is tested, on this node's status as its serve reports it, by the
+ * rule of on_failure = handover whatever this node's setting (the
+ * peers' is the one that applies). The claim must last a while longer
+ * (settle/4 and 50 ms, the margin of pg_settle's slow round), for the
+ * job's start under pollguard-touch, which makes peers count the node
+ * again.
+ */
+int
+pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
+    const char *node, int64_t settle_ms, const struct pg_stamp *rec,
+    enum pg_settle_why *why, struct pg_seen *self)
+{
+	int64_t		 now, left_ms;
+
+	memset(self, 0, sizeof(*self));
+	self->name = node;
+	if (pg_status_local(st, c, node, &self->status) == -1) {
+		*why = PG_LOST_SELF;
+		return 0;
+	}
+	/* A hold put on this node while we settled: as on a peer. */
+	if (self->status.hold_ms > 0) {
+		*why = PG_LOST_HELD;
+		return 0;
+	}
+	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
+		left_ms = 0;
+	else
+		left_ms = rec->horizon_ms - (now - rec->claim_ns) / 1000000;
+	if (left_ms < settle_ms / 4 + 50)
+		self->status.claim_ms = -1;
+	self->has_status = 1;
+	self->answer.kind = PG_ANSWER_ELAPSED;
+	self->answer.elapsed_ms = self->status.elapsed_ms;
+	*why = PG_LOST_EXPIRED;
+	return !pg_handover_ignores(PG_ON_FAILURE_HANDOVER, self);
 }

@@ -86,6 +86,13 @@ int	 pg_cluster_id_valid(const char *);
 int	 pg_peer_name_valid(const char *);
 
 /*
+ * How long from now until the earliest of the times at[0..n) that are
+ * set (> 0), never less than 0: one already past is due now. Times in
+ * ms of one clock; with none set, until INT64_MAX.
+ */
+int64_t	 pg_time_left(int64_t, const int64_t *, size_t);
+
+/*
  * config.c
  */
 
@@ -1148,6 +1155,13 @@ void	 pg_settle_text(enum pg_settle_why, const struct pg_seen *, char *,
 	    size_t);
 
 /*
+ * 1 when a claim withdrawn for why is worth a warning (a want of time,
+ * of an answer or of certainty); 0 when it is the rule at work (another
+ * node's claim, a hold, the policy), a decision to log as such.
+ */
+int	 pg_settle_warns(enum pg_settle_why);
+
+/*
  * peers.c: asking a cluster's peers, all at once, with libcurl's multi
  * interface. Only pollguard-check links this, and so libcurl.
  */
@@ -1200,7 +1214,7 @@ int	 pg_peers_ask_some(const struct pg_config *,
 void	 pg_round_free(struct pg_round *);
 
 /*
- * listen.c: the address pollguard-serve listens on.
+ * listen.c: the address pollguard-serve listens on, and its open files.
  */
 
 /*
@@ -1221,6 +1235,13 @@ int	 pg_listen_parse(const char *, void *, const char **);
  * failure.
  */
 int	 pg_listen_open(const char *, int, char *, size_t, char *, size_t);
+
+/*
+ * Raise the soft limit of open files to want, as far as the hard limit
+ * allows. Returns want when that many fit, or when the limits cannot be
+ * read; else the lower limit in force.
+ */
+uint64_t pg_listen_nofile(uint64_t);
 
 /*
  * serve.c: the answer to a request. Pure but for reading the state
@@ -1321,12 +1342,26 @@ int	 pg_status_serve(struct pg_state *, const struct pg_config *,
 	    const struct pg_cluster *, struct pg_status *);
 
 /*
- * conn.c: one client connection. pollguard-serve polls; these read the
- * request head (at most PG_REQ_HEAD_MAX bytes, within the config's
- * timeout), answer it (pg_serve_answer), write the answer and close
- * lingering. No syslog, no exits: a call that answers returns 1, and the
- * answer's log lines are then in c->reply (level, log, err) for the
- * caller to log.
+ * After pollguard-check kept its claim (rec, as written): does this node
+ * still count for its peers? Reads its status (pg_status_local, for node)
+ * and the clock, and judges it as a peer would (pg_handover_ignores, by
+ * on_failure = handover), its claim counted only while more than
+ * settle_ms/4 + 50 ms of the horizon are left. 1 when still counted;
+ * else 0 and *why: PG_LOST_SELF (the status cannot be read),
+ * PG_LOST_HELD (a hold on this node) or PG_LOST_EXPIRED. *self is this
+ * node's answer as judged, for pg_settle_text.
+ */
+int	 pg_still_counted(struct pg_state *, const struct pg_cluster *,
+	    const char *, int64_t, const struct pg_stamp *,
+	    enum pg_settle_why *, struct pg_seen *);
+
+/*
+ * conn.c: one client connection. pollguard-serve polls; these accept
+ * it, read the request head (at most PG_REQ_HEAD_MAX bytes, within the
+ * config's timeout), answer it (pg_serve_answer), write the answer and
+ * close lingering. No syslog, no exits: a call that answers returns 1,
+ * and the answer's log lines are then in c->reply (level, log, err) for
+ * the caller to log.
  */
 
 /* The lingering close: at most this long, and this many bytes. */
@@ -1354,7 +1389,8 @@ struct pg_conn {
 	struct pg_reply	 reply;		/* once answered: the log lines */
 };
 
-/* The clock of deadlines: CLOCK_MONOTONIC in ms. -1 with errno. */
+/* The clock of deadlines: PG_CONN_CLOCK in ms. -1 with errno. */
+#define PG_CONN_CLOCK	CLOCK_MONOTONIC
 int	 pg_conn_clock(int64_t *);
 
 /*
@@ -1424,6 +1460,36 @@ void	 pg_conn_refuse(int, const void *, int, struct pg_reply *);
  * (EX_NOUSER: no such user, EX_OSERR: not dropped) and why in err.
  */
 int	 pg_drop_privileges(const char *, char *, size_t);
+
+/* What to poll for c (PG_CONN_WRITE: output on wfd, else input on rfd). */
+struct pollfd;
+void	 pg_conn_poll(const struct pg_conn *, struct pollfd *);
+
+/*
+ * c's descriptor is ready: read it (PG_CONN_READ, pg_conn_read) or drain
+ * it (PG_CONN_DRAIN, pg_conn_drain). 1 when answered, else 0.
+ */
+int	 pg_conn_ready(struct pg_conn *, const struct pg_config *,
+	    struct pg_state *);
+
+/*
+ * 1 when fd is a socket, as inetd, xinetd, systemd (Accept=yes) and socat
+ * give on stdin; else 0.
+ */
+int	 pg_conn_is_socket(int);
+
+/*
+ * Accept a connection waiting on the listening socket lfd (non-blocking)
+ * into conns, which hold *n of at most max, and read at once what it has
+ * sent (pg_conn_read); one beyond max is refused (pg_conn_refuse, into
+ * *r). 0 and *log: the reply to log (*r, or the new connection's), or
+ * NULL (none yet, or no memory for it: closed). -1 with errno when none
+ * was accepted (EAGAIN: none is waiting; EMFILE, ENFILE: out of
+ * descriptors).
+ */
+int	 pg_conn_accept(int, struct pg_conn **, size_t *, size_t,
+	    const struct pg_config *, struct pg_state *, struct pg_reply *,
+	    const struct pg_reply **);
 
 /*
  * fleet.c: what pollguard-status shows of a cluster across its nodes:

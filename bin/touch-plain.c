@@ -1,0 +1,77 @@
+/*
+ * touch-plain.c: pollguard-touch's lease hooks (touch.h): none. A cluster
+ * on etcd is pollguard-touch-etcd's, which links libcurl and jansson (this
+ * program does not): exec it, from beside this one, else from the libexec
+ * directory.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "touch.h"
+
+#ifndef PG_LIBEXECDIR
+#define PG_LIBEXECDIR	"/usr/local/lib/pollguard"	/* make LIBEXECDIR= */
+#endif
+#define TOUCH_ETCD	"pollguard-touch-etcd"
+
+static __dead void
+exec_etcd(char **argv)
+{
+	char	 self[PATH_MAX], path[PATH_MAX], *slash;
+	ssize_t	 n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			slash[1] = '\0';
+			if ((size_t)snprintf(path, sizeof(path), "%s%s", self,
+			    TOUCH_ETCD) < sizeof(path) &&
+			    access(path, X_OK) == 0)
+				execv(path, argv);
+		}
+	}
+	execv(PG_LIBEXECDIR "/" TOUCH_ETCD, argv);
+	tool_die_errno(EX_UNAVAILABLE, "the cluster is on etcd, but %s",
+	    PG_LIBEXECDIR "/" TOUCH_ETCD);
+}
+
+void
+touch_lease_start(struct tool *t, char **argv, int release, int hold)
+{
+	(void)release;
+	(void)hold;
+	if (t->cluster->backend == PG_BACKEND_ETCD)
+		exec_etcd(argv);
+}
+
+void
+touch_lease_keep(struct tool *t)
+{
+	(void)t;
+}
+
+int
+touch_lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
+    int64_t *killat)
+{
+	(void)t;
+	(void)pid;
+	(void)now;
+	(void)reaped;
+	(void)killat;
+	return 0;
+}
+
+int64_t
+touch_lease_due(void)
+{
+	return 0;
+}
+
+void
+touch_lease_end(struct tool *t)
+{
+	(void)t;
+}
