@@ -586,51 +586,82 @@ fleet_start()
 
 # race_arm: begin a start at one instant. racer starts each command,
 # held; race_go releases them all with one write to a FIFO; race_wait
-# waits for them.
+# waits for them. No step polls: a racer says it is ready with a byte
+# on another FIFO, and bash's wait collects them (a long run starts
+# thousands).
 race_arm()
 {
 	RACER=()
-	rm -f "$T"/ready.* "$T/go"
-	mkfifo "$T/go" || bail "mkfifo $T/go"
-	exec 7<>"$T/go"
+	rm -f "$T/go" "$T/ready"
+	mkfifo "$T/go" "$T/ready" || bail "mkfifo $T/go $T/ready"
+	exec 7<>"$T/go" 8<>"$T/ready"
 	[ -p "$T/pause" ] || mkfifo "$T/pause" || bail "mkfifo $T/pause"
 }
 
 # racer DELAY_MS COMMAND...: start the command held until race_go and
 # DELAY_MS (a read timeout, no fork) after it. Racers count from 1: the
-# K-th's output is $T/rK.out and $T/rK.err, its PID RACER[K].
+# K-th's output is $T/rK.out and $T/rK.err, its PID RACER[K] (the
+# command's: the subshell that holds it execs it).
 racer()
 {
 	local k=$((${#RACER[@]} + 1)) d
 	d=$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))
 	shift
-	bg "r$k" bash -c 'exec 7>&-; : >"$1"; IFS= read -r -n 1 _ <"$2"
-	    [ "$3" = 0.000 ] || read -r -t "$3" _ <>"$4"; shift 4; exec "$@"' \
-	    racer "$T/ready.$k" "$T/go" "$d" "$T/pause" "$@"
-	RACER[$k]=$BGPID
+	(
+		exec 7>&-
+		printf . >&8
+		exec 8>&-
+		IFS= read -r -n 1 _ <"$T/go"
+		[ "$d" = 0.000 ] || read -r -t "$d" _ <>"$T/pause"
+		exec "$@"
+	) </dev/null >"$T/r$k.out" 2>"$T/r$k.err" &
+	RACER[$k]=$!
+	BGPIDS+=("$!")
 }
 
 # race_go: release the racers once all are ready (10s at most).
 race_go()
 {
-	local k
-	for ((k = 1; k <= ${#RACER[@]}; k++)); do
-		wait_for 10 test -e "$T/ready.$k" ||
-		    diag "racer $k did not get ready"
-	done
+	local got=
+	[ "${#RACER[@]}" -eq 0 ] ||
+	    IFS= read -r -N "${#RACER[@]}" -t 10 got <&8
+	[ "${#got}" -eq "${#RACER[@]}" ] ||
+	    diag "only ${#got} of ${#RACER[@]} racers got ready in 10s"
+	exec 8>&-
 	printf "%${#RACER[@]}s" "" >&7
 }
 
-# race_wait: wait for the racers (30s each), set RACE_RC[K] to their
-# exit statuses and forget their PIDs (a long run starts thousands).
+# race_wait: wait for the racers, set RACE_RC[K] to their exit statuses
+# and forget their PIDs. A watchdog kills the racers (and what they
+# started) still running 30 s from now: their status is 255, as
+# wait_exit says.
 race_wait()
 {
-	local k p keep=()
+	local k p keep=() wd
 	RACE_RC=()
+	rm -f "$T/race.hung"
+	(
+		read -r -t 30 _ <>"$T/pause"
+		for p in "${RACER[@]}"; do
+			_pg_alive "$p" || continue
+			echo "$p" >>"$T/race.hung"
+			kill -KILL $(_pg_descendants "$p") "$p" 2>/dev/null
+		done
+	) &
+	wd=$!
 	for ((k = 1; k <= ${#RACER[@]}; k++)); do
-		wait_exit "${RACER[$k]}" 30
+		wait "${RACER[$k]}"
 		RACE_RC[$k]=$?
 	done
+	kill -KILL "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+	if [ -e "$T/race.hung" ]; then
+		for ((k = 1; k <= ${#RACER[@]}; k++)); do
+			grep -qx "${RACER[$k]}" "$T/race.hung" || continue
+			diag "PID ${RACER[$k]} still running after 30s: killed"
+			RACE_RC[$k]=255
+		done
+	fi
 	exec 7>&-
 	rm -f "$T/go"
 	for p in "${BGPIDS[@]}"; do
