@@ -518,6 +518,27 @@ peer_start()
 	serve_start "$name" "$T/$name.conf"
 }
 
+# host_lock NAME: take the lock NAME that every test on this host shares
+# (flock on /tmp/pollguard-test.NAME.lock), waiting 5 minutes at most,
+# for what there is one of per host, such as openbsd-inetd's pidfile
+# /run/inetd.pid: tests run side by side (tests/run -j). host_unlock NAME
+# releases it; so does the script's end. 1 when it was not had.
+declare -A _pg_lockfd=()
+host_lock()
+{
+	local fd
+	exec {fd}>>"/tmp/pollguard-test.$1.lock" || return 1
+	_pg_lockfd[$1]=$fd
+	flock -w 300 "$fd"
+}
+host_unlock()
+{
+	local fd=${_pg_lockfd[$1]:-}
+	[ -n "$fd" ] || return 0
+	exec {fd}>&-
+	unset "_pg_lockfd[$1]"
+}
+
 # need_bin: bail out when the programs are not built.
 need_bin()
 {
