@@ -56,7 +56,7 @@ LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
 		prefer.o \
 		conn.o fleet.o listen.o local.o peers.o proto.o serve.o state.o \
-		status.o lease.o etcd.o etcdjson.o)
+		kv.o status.o lease.o etcd.o etcdjson.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
 		bin/pollguard-status
 LIBEXEC =	bin/pollguard-touch-etcd

@@ -224,6 +224,81 @@ int	 pg_net_parse(const char *, struct pg_net *);
 int	 pg_net_match(const struct pg_net *, int, const void *);
 
 /*
+ * kv.c: the "key value" format of the side record, the lease record and
+ * the status answer: lines of a key, one space and a value (the rest of
+ * the line). A key is 1 to PG_KV_KEY_MAX of [a-z0-9_]. Pure: no I/O.
+ */
+
+/*
+ * Append printf-formatted text to buf (len bytes) at *off and advance
+ * *off: 0, or -1, *off unchanged, when it does not fit. The record and
+ * status formatters OR (|=) the results of their steps and fail once, at
+ * the end.
+ */
+int	 pg_appendf(char *, size_t, size_t *, const char *, ...)
+	    __attribute__((__format__(__printf__, 4, 5)));
+
+/* The end of a formatter: off, or -1 with ENAMETOOLONG when r is not 0. */
+int	 pg_kv_done(int, size_t);
+
+#define PG_KV_KEY_MAX	32	/* a key's length */
+#define PG_KV_CRLF	0x1	/* a CR before a line's LF is not part of it */
+#define PG_KV_BLANK	0x2	/* a blank line ends the block (else: SYNTAX) */
+#define PG_KV_STRICT	0x4	/* an unknown key is an error (else: skipped) */
+
+enum pg_kv_error {
+	PG_KV_NO_LF = 1,	/* the last line has no LF */
+	PG_KV_LONG,		/* longer than line_max, or a NUL in it */
+	PG_KV_SYNTAX,		/* not "key value" */
+	PG_KV_UNKNOWN,		/* PG_KV_STRICT: a key not known */
+	PG_KV_TWICE		/* a known key again */
+};
+
+/* A reader of lines; the fields after flags say what it read last. */
+struct pg_kv {
+	const char		*p;		/* the next line */
+	const char		*end;
+	const char *const	*keys;		/* known, NULL last; 32 at most */
+	int			 flags;		/* PG_KV_* */
+	size_t			 line_max;	/* the longest line without its
+						   end; 0: no limit */
+	unsigned int		 seen;		/* a bit per known key read */
+	size_t			 nline;		/* lines read, from 1 */
+	const char		*line;		/* that line, without its end */
+	size_t			 len;
+	unsigned int		 key;		/* its key's index in keys */
+	const char		*val;		/* its value, val[0..vlen) */
+	size_t			 vlen;
+	enum pg_kv_error	 error;		/* why pg_kv_next said -1 */
+};
+
+/* Read the lines of buf[0..len) with these keys and flags. */
+void	 pg_kv_init(struct pg_kv *, const char *, size_t, const char *const *,
+	    int);
+
+/*
+ * A file: at most max bytes, its first line the version line magic (with
+ * its LF), then lines of these keys. 0, or -1 when it is not such a file.
+ */
+int	 pg_kv_begin(struct pg_kv *, const char *, size_t, size_t,
+	    const char *, const char *const *, int);
+
+/*
+ * The next line of a known key: 1, its index in key and its value in
+ * val; lines of unknown keys are skipped. 0 at the end (with
+ * PG_KV_BLANK, after a blank line). -1, the reason in error, when a line
+ * has no LF, is longer than line_max or holds a NUL, is not "key value",
+ * or has a known key read before (key then says which).
+ */
+int	 pg_kv_next(struct pg_kv *);
+
+/*
+ * A number from lo to hi, the whole of s[0..n): 1 to 19 decimal digits,
+ * nothing else, read by strtonum. 0 and *v, or -1.
+ */
+int	 pg_kv_num(const char *, size_t, int64_t, int64_t, int64_t *);
+
+/*
  * state.c
  */
 
@@ -629,15 +704,6 @@ struct pg_status {
 
 /* An empty status: never active, no run, no hold. */
 void	 pg_status_init(struct pg_status *);
-
-/*
- * Append printf-formatted text to buf (len bytes) at *off and advance
- * *off: 0, or -1, *off unchanged, when it does not fit. The record and
- * status formatters OR (|=) the results of their steps and fail once, at
- * the end.
- */
-int	 pg_appendf(char *, size_t, size_t *, const char *, ...)
-	    __attribute__((__format__(__printf__, 4, 5)));
 
 /*
  * One cluster's status as lines, without the blank line that ends it:
