@@ -233,7 +233,7 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 		tool_error("setpgid %ld: %s", (long)pid, strerror(errno));
 	if (pg_outcome_start(&t->state, id, pid, &o) == -1)
 		tool_error("cannot record the start of the run in %s/.%s."
-		    "outcome: %s", t->state.path, id, strerror(errno));
+		    "side: %s", t->state.path, id, strerror(errno));
 
 	interval = t->cluster->wait_ms / 3;
 	if (interval < HEARTBEAT_MIN_MS)
@@ -316,7 +316,7 @@ run(struct tool *t, char **cmd, int64_t limit_ms)
 	refresh(t, 0);
 	if (pg_outcome_finish(&t->state, id, status, timed_out, &o) == -1)
 		tool_error("cannot record the outcome of the run in %s/.%s."
-		    "outcome: %s", t->state.path, id, strerror(errno));
+		    "side: %s", t->state.path, id, strerror(errno));
 	close(lockfd);
 	if (timed_out)
 		exit(EXIT_TIMEDOUT);
@@ -387,8 +387,8 @@ hold(struct tool *t, int64_t ms, const char *msg)
 
 	if (ms == 0) {
 		if (pg_hold_remove(&t->state, id) == -1)
-			tool_die_errno(EX_CANTCREAT, "cannot remove %s/.%s.hold",
-			    t->state.path, id);
+			tool_die_errno(EX_CANTCREAT, "cannot lift the hold in "
+			    "%s/.%s.side", t->state.path, id);
 		tool_log(t, LOG_NOTICE, "%s: hold lifted", id);
 		exit(0);
 	}
@@ -403,8 +403,8 @@ hold(struct tool *t, int64_t ms, const char *msg)
 			tool_die_errno(EX_SOFTWARE, "hold by %s", by);
 	}
 	if (pg_hold_write(&t->state, id, &h) == -1)
-		tool_die_errno(EX_CANTCREAT, "cannot write %s/.%s.hold",
-		    t->state.path, id);
+		tool_die_errno(EX_CANTCREAT, "cannot write the hold in "
+		    "%s/.%s.side", t->state.path, id);
 	if (pg_duration_format(ms, left, sizeof(left)) == -1)
 		strlcpy(left, "?", sizeof(left));
 	tool_log(t, LOG_NOTICE, "%s: held for %s by %s%s%s", id, left, h.by,

@@ -299,7 +299,7 @@ int	 pg_kv_next(struct pg_kv *);
 int	 pg_kv_num(const char *, size_t, int64_t, int64_t, int64_t *);
 
 /*
- * state.c
+ * stamp.c: moments of this host and the activity record's text.
  */
 
 #define PG_BOOT_ID_LEN	36
@@ -351,6 +351,11 @@ int	 pg_stamp_parse(const char *, size_t, struct pg_stamp *);
 
 #define PG_RECORD_MAX	160	/* the longest record, in bytes */
 
+/*
+ * statedir.c: the state directory, opened once per tool; records, locks
+ * and side records are files in it.
+ */
+
 struct pg_state {
 	int		 dirfd;
 	char		 path[PATH_MAX];
@@ -363,7 +368,7 @@ struct pg_state {
 	 */
 	char		 refused[PG_ERR_MAX];
 	/*
-	 * Private to state.c. The record lock's descriptor, opened by the
+	 * Private to lock.c. The record lock's descriptor, opened by the
 	 * first write (-1 until then), for this cluster and this process.
 	 */
 	int		 recfd;
@@ -389,14 +394,34 @@ struct pg_state {
  * and write the reason, naming the directory, to err.
  *
  * Writers of a record (pg_state_write, _touch, _claim, _restore, _remove)
- * exclude each other with the record lock, a short flock(2) on
- * ".CLUSTER.rec" that they wait for; readers (pg_state_read, _read_raw)
- * never take it. Lock order: the claim lock before the record lock, never
+ * and of the files beside it exclude each other with the record lock, a
+ * short flock(2) on ".CLUSTER.rec" that they wait for; readers
+ * (pg_state_read, _read_raw, the side record's) never take it. Lock order: the claim lock before the record lock, never
  * the reverse; the run lock is never waited for. pg_state_close releases
  * the handle's record lock descriptor.
  */
 int	 pg_state_open(struct pg_state *, const char *, int, char *, size_t);
 void	 pg_state_close(struct pg_state *);
+
+/* write(2) all of a buffer, going on after EINTR. -1 with errno. */
+int	 pg_write_all(int, const void *, size_t);
+
+/*
+ * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
+ * record). write: atomically, under the record lock, as
+ * pg_state_write. read: the length (at most len), 0 when there is none,
+ * -1 with errno (EBADMSG: not a regular file, empty or too long).
+ * remove: no file is success.
+ */
+int	 pg_state_aux_write(struct pg_state *, const char *, const char *,
+	    const char *, size_t);
+ssize_t	 pg_state_aux_read(struct pg_state *, const char *, const char *,
+	    char *, size_t);
+int	 pg_state_aux_remove(struct pg_state *, const char *, const char *);
+
+/*
+ * record.c: the activity record of a cluster, "CLUSTER".
+ */
 
 /*
  * Read the record of a cluster: 1 and *rec when there is one, 0 when there
@@ -410,9 +435,6 @@ int	 pg_state_read(struct pg_state *, const char *, struct pg_stamp *);
  * the old one. -1 with errno on failure.
  */
 int	 pg_state_write(struct pg_state *, const char *, const struct pg_stamp *);
-
-/* write(2) all of a buffer, going on after EINTR. -1 with errno. */
-int	 pg_write_all(int, const void *, size_t);
 
 /*
  * Record activity now: pg_state_write of pg_stamp_now, keeping the claim
@@ -462,6 +484,11 @@ int	 pg_state_restore(struct pg_state *, const char *,
 int	 pg_state_remove(struct pg_state *, const char *);
 
 /*
+ * lock.c: the run lock and the claim lock of a cluster (the record lock
+ * is the writers' own: pg_state_open says how).
+ */
+
+/*
  * Take the cluster's run lock without waiting. 1: taken, the descriptor
  * in *fd (close-on-exec; the lock lasts until it is closed). 0: another
  * process holds it. -1: failure, errno set.
@@ -490,12 +517,23 @@ int	 pg_lock_held(struct pg_state *, const char *);
 int	 pg_claim_held(struct pg_state *, const char *);
 
 /*
+ * side.c: the side record of a cluster, ".CLUSTER.side", beside its
+ * activity record: the outcome of the job's runs, a hold, this node's
+ * checks. Each is a part of its own, a section with a version line
+ * (pollguard(7), FILES): its writer replaces it under the record lock
+ * and keeps the others as they were; its reader reads it on its own, so
+ * that a damaged part reads as damaged and leaves the other parts and
+ * the activity record readable. A 0.3 state directory has none.
+ */
+
+#define PG_SIDE_MAX	2048	/* the longest side record, in bytes */
+
+/*
  * The outcome of the cluster's job on this node, as pollguard-touch --
- * records it in ".CLUSTER.outcome" beside the activity record, under the
- * same record lock. "start" is the latest run's; "end" and the result
- * (exit or signal, timed_out, duration_ms) are the last finished run's,
- * so that they still read while the next run is going. The file is
- * versioned, one "key value" line each; readers ignore unknown keys.
+ * records it. "start" is the latest run's; "end" and the result (exit or
+ * signal, timed_out, duration_ms) are the last finished run's, so that
+ * they still read while the next run is going. The part is versioned,
+ * one "key value" line each; readers ignore unknown keys.
  */
 struct pg_outcome {
 	int		 running;	/* a run started and has not ended */
@@ -513,10 +551,10 @@ struct pg_outcome {
 	struct pg_stamp	 success;	/* when the last successful run ended */
 };
 
-#define PG_OUTCOME_MAX	512	/* the longest outcome file, in bytes */
+#define PG_OUTCOME_MAX	512	/* the longest outcome part, in bytes */
 
 /*
- * The outcome file's text and back. format: the length, or -1 (errno
+ * The outcome part's text and back. format: the length, or -1 (errno
  * ENAMETOOLONG) when it does not fit. parse: 0, or -1 with EBADMSG when
  * it is not a version 1 outcome; unknown keys are skipped.
  */
@@ -568,9 +606,7 @@ enum pg_run	 pg_outcome_run(struct pg_state *, const char *,
 	    const struct pg_outcome *);
 
 /*
- * A hold on the cluster, set on this node by pollguard-touch -H in
- * ".CLUSTER.hold", written like the outcome under the record lock. It
- * ends at "until", a stamp of this host's clocks: within the boot that
+ * A hold on the cluster, set on this node by pollguard-touch -H. It ends at "until", a stamp of this host's clocks: within the boot that
  * set it, by CLOCK_BOOTTIME (wall-clock steps do not move it, suspend
  * counts); after a reboot, by the wall clock, but never later than ms
  * after it was set counting the uptime as passed (the time since it was
@@ -578,7 +614,7 @@ enum pg_run	 pg_outcome_run(struct pg_state *, const char *,
  */
 #define PG_HOLD_MAX_MS		(7LL * 24 * 3600 * 1000)	/* 7d */
 #define PG_HOLD_TEXT_MAX	128	/* by, why: PG_STATUS_TEXT_MAX */
-#define PG_HOLD_FILE_MAX	512	/* the longest hold file, in bytes */
+#define PG_HOLD_FILE_MAX	512	/* the longest hold part, in bytes */
 
 struct pg_hold {
 	struct pg_stamp	 until;		/* when it ends (no claim) */
@@ -599,7 +635,7 @@ int	 pg_hold_make(struct pg_hold *, int64_t, const char *, const char *);
 int64_t	 pg_hold_left(const struct pg_hold *, const struct pg_stamp *);
 
 /*
- * The hold file's text and back, as the outcome's. format: the length,
+ * The hold part's text and back, as the outcome's. format: the length,
  * or -1 (EINVAL: a field that pg_hold_make refuses; ENAMETOOLONG). parse:
  * 0, or -1 with EBADMSG; unknown keys are skipped.
  */
@@ -617,19 +653,18 @@ int	 pg_hold_read(struct pg_state *, const char *, struct pg_hold *,
 /* Replace the hold atomically, under the record lock. -1 with errno. */
 int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
 
-/* Lift the hold: remove the file. No hold is success. */
+/* Lift the hold: remove its part. No hold is success. */
 int	 pg_hold_remove(struct pg_state *, const char *);
 
 /*
- * The checked record, ".CLUSTER.checked", written by pollguard-check at
- * each check that decides (not with -n), read and published by
+ * The checked part, written by pollguard-check at each check that
+ * decides (not with -n) of a cluster with prefer, read and published by
  * pollguard-serve (pollguard(7), PREFERRED NODE): when the latest check
  * began, since when checks have run without a gap longer than the
  * cluster's wait plus prefer_slack, and the preferred node this node
- * yields to, with the moment it decided to. Written and read as the
- * outcome file is.
+ * yields to, with the moment it decided to.
  */
-#define PG_CHECKED_MAX	384	/* the longest checked file, in bytes */
+#define PG_CHECKED_MAX	384	/* the longest checked part, in bytes */
 
 struct pg_checked {
 	struct pg_stamp	 last;		/* the latest check began (no claim) */
@@ -639,7 +674,7 @@ struct pg_checked {
 };
 
 /*
- * The checked file's text and back. format: the length, or -1 (EINVAL: a
+ * The checked part's text and back. format: the length, or -1 (EINVAL: a
  * yield that is not a valid name; ENAMETOOLONG). parse: 0, or -1 with
  * EBADMSG; unknown keys are skipped.
  */
@@ -652,6 +687,30 @@ int	 pg_checked_read(struct pg_state *, const char *, struct pg_checked *);
 /* Replace it atomically, under the record lock. -1 with errno. */
 int	 pg_checked_write(struct pg_state *, const char *,
 	    const struct pg_checked *);
+
+/* The whole side record, read at once (pg_status_local). */
+struct pg_side {
+	int			 outcome;	/* 1: o is set; 0: none; -1:
+						   damaged */
+	struct pg_outcome	 o;
+	int			 hold;		/* 1: h (it may have ended) */
+	struct pg_hold		 h;
+	int			 checked;	/* 1: ck */
+	struct pg_checked	 ck;
+};
+
+/*
+ * The side record's text, all of it: each part 1 and its value, 0 (none)
+ * or -1 (damaged). 0, or -1 with EBADMSG when it is damaged as a whole
+ * (every part -1). No text, len 0, is no part.
+ */
+int	 pg_side_parse(const char *, size_t, struct pg_side *);
+
+/*
+ * Read the side record of a cluster with one open, and parse it: 0, or
+ * -1 with errno when it cannot be read or is damaged as a whole.
+ */
+int	 pg_side_read(struct pg_state *, const char *, struct pg_side *);
 
 /*
  * status.c: the status answer (GET /v1/status/CLUSTER), both ends. Pure:
@@ -1578,19 +1637,6 @@ char	*pg_fleet_table(const struct pg_fleet *, size_t);
  */
 char	*pg_fleet_json(const char *, const char *, const struct pg_fleet *,
 	    size_t);
-
-/*
- * state.c, continued: other small files beside a record, ".CLUSTER.SUFFIX"
- * (the etcd lease record). write: atomically, under the record lock, as
- * pg_state_write. read: the length (at most len), 0 when there is none,
- * -1 with errno (EBADMSG: not a regular file, empty or too long).
- * remove: no file is success.
- */
-int	 pg_state_aux_write(struct pg_state *, const char *, const char *,
-	    const char *, size_t);
-ssize_t	 pg_state_aux_read(struct pg_state *, const char *, const char *,
-	    char *, size_t);
-int	 pg_state_aux_remove(struct pg_state *, const char *, const char *);
 
 /*
  * lease.c: this node's hold on an etcd-backed cluster, as pollguard-check
