@@ -86,7 +86,7 @@ int	 pg_cluster_id_valid(const char *);
 int	 pg_peer_name_valid(const char *);
 
 /*
- * config.c
+ * config.c, confkey.c, confval.c: pollguard.conf(5).
  */
 
 struct pg_net {
