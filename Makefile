@@ -53,10 +53,15 @@ endif
 # check-sanitize uses it); by default they are built in place.
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
-LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
+LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o confval.o \
+		decide.o duration.o \
 		prefer.o \
-		conn.o fleet.o listen.o local.o peers.o proto.o serve.o state.o \
+		conn.o fleet.o listen.o local.o peers.o proto.o serve.o \
+		kv.o stamp.o statedir.o record.o lock.o side.o sidefmt.o \
 		status.o lease.o etcd.o etcdjson.o)
+# lib/state.h: private to the state directory's sources.
+STATE_OBJS =	$(addprefix $(B)lib/,stamp.o statedir.o record.o lock.o side.o \
+		sidefmt.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
 		bin/pollguard-status
 LIBEXEC =	bin/pollguard-touch-etcd
@@ -88,6 +93,8 @@ $(B)%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(LIB_OBJS) $(BIN_OBJS): lib/pollguard.h
+$(STATE_OBJS): lib/state.h
+$(addprefix $(B)lib/,config.o confkey.o confval.o): lib/conf.h
 # The default config path and LIBEXECDIR (where pollguard-touch finds
 # pollguard-touch-etcd) are compiled in: rebuild when either changes, so
 # that "make; make install PREFIX=/usr" installs tools that look in /usr.
@@ -386,7 +393,7 @@ FUZZ_CFLAGS =	$(CFLAGS) -O1 -g -fno-omit-frame-pointer \
 FUZZ_TARGETS =	request answer config numbers outcome status etcd
 FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
 
-$(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h
+$(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h lib/state.h lib/conf.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 $(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h

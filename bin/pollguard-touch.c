@@ -112,8 +112,8 @@ hold(struct tool *t, int64_t ms, const char *msg)
 
 	if (ms == 0) {
 		if (pg_hold_remove(&t->state, id) == -1)
-			tool_die_errno(EX_CANTCREAT, "cannot remove %s/.%s.hold",
-			    t->state.path, id);
+			tool_die_errno(EX_CANTCREAT, "cannot lift the hold in "
+			    "%s/.%s.side", t->state.path, id);
 		tool_log(t, LOG_NOTICE, "%s: hold lifted", id);
 		exit(0);
 	}
@@ -128,8 +128,8 @@ hold(struct tool *t, int64_t ms, const char *msg)
 			tool_die_errno(EX_SOFTWARE, "hold by %s", by);
 	}
 	if (pg_hold_write(&t->state, id, &h) == -1)
-		tool_die_errno(EX_CANTCREAT, "cannot write %s/.%s.hold",
-		    t->state.path, id);
+		tool_die_errno(EX_CANTCREAT, "cannot write the hold in "
+		    "%s/.%s.side", t->state.path, id);
 	if (pg_duration_format(ms, left, sizeof(left)) == -1)
 		strlcpy(left, "?", sizeof(left));
 	tool_log(t, LOG_NOTICE, "%s: held for %s by %s%s%s", id, left, h.by,

@@ -96,7 +96,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		tool_error("setpgid %ld: %s", (long)pid, strerror(errno));
 	if (pg_outcome_start(&t->state, id, pid, &o) == -1)
 		tool_error("cannot record the start of the run in %s/.%s."
-		    "outcome: %s", t->state.path, id, strerror(errno));
+		    "side: %s", t->state.path, id, strerror(errno));
 
 	interval = t->cluster->wait_ms / 3;
 	if (interval < HEARTBEAT_MIN_MS)
@@ -176,7 +176,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 	touch_refresh(t, 0);
 	if (pg_outcome_finish(&t->state, id, status, timed_out, &o) == -1)
 		tool_error("cannot record the outcome of the run in %s/.%s."
-		    "outcome: %s", t->state.path, id, strerror(errno));
+		    "side: %s", t->state.path, id, strerror(errno));
 	close(lockfd);
 	if (timed_out)
 		exit(EXIT_TIMEDOUT);

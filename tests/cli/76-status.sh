@@ -241,4 +241,24 @@ exit_is 1 "a's record damaged: exit 1" "$STATUS" -c "$CA" fkb
 err_has "node a: its state record $T/a.state/fkb is not valid; 'pollguard-touch fkb' replaces it" \
     "a's record damaged: stderr names the file and the fix"
 rm -f "$T/a.state/fkb"
+
+# What one status request opens in the state directory: the record and
+# the side record (outcome and hold in one), and the claim lock to test
+# it; the run lock only while the outcome says a run is going.
+if command -v strace >/dev/null 2>&1; then
+	"$TOUCH" -c "$CA" mail -- true &&
+	    "$TOUCH" -c "$CA" -H 1h -m opens mail ||
+	    bail "pollguard-touch on a failed"
+	printf 'GET /v1/status/mail HTTP/1.0\r\n\r\n' |
+	    strace -f -qq -e trace=open,openat -o "$T/opens" \
+	    "$PG_BIN/pollguard-serve" -c "$CA" -i >"$T/out" 2>/dev/null
+	has '^last_exit 0' "the status answer has the outcome"
+	has '^hold_why opens' "and the hold"
+	is "$(sed -n 's/^.*openat([0-9][0-9]*, "\([^"]*\)".*$/\1/p' \
+	    "$T/opens" | sort | tr '\n' ' ')" ".mail.claim .mail.side mail " \
+	    "a status request opens the record and the side record, and tests the claim lock"
+	"$TOUCH" -c "$CA" -H 0 mail || bail "pollguard-touch -H 0 on a failed"
+else
+	skip "strace is not installed" 3
+fi
 finish
