@@ -175,23 +175,23 @@ $(B)tests/connflood: tests/connflood.c
 # tests/delayproxy: a TCP proxy that delays and drops connections on
 # demand (tests/cli/86-delayproxy.sh, tests/soak.sh); none of lib/.
 TEST_PROGS +=	$(B)tests/delayproxy
-$(B)tests/delayproxy: tests/delayproxy.c
+$(B)tests/delayproxy: tests/delayproxy.c tests/proxy.c tests/proxy.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/delayproxy.c $(BASE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/delayproxy.c tests/proxy.c $(BASE_LIBS)
 
 # tests/pathproxy: an HTTP proxy that routes only some paths, a gateway
 # set up for 0.3 (tests/cli/96c-gateway.sh); none of lib/.
 TEST_PROGS +=	$(B)tests/pathproxy
-$(B)tests/pathproxy: tests/pathproxy.c
+$(B)tests/pathproxy: tests/pathproxy.c tests/proxy.c tests/proxy.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/pathproxy.c $(BASE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/pathproxy.c tests/proxy.c $(BASE_LIBS)
 
 # tests/stallproxy: proxies that forward until told to stall, then
 # accept and never answer (tests/cli/69-etcd-stall.sh); none of lib/.
 TEST_PROGS +=	$(B)tests/stallproxy
-$(B)tests/stallproxy: tests/stallproxy.c
+$(B)tests/stallproxy: tests/stallproxy.c tests/proxy.c tests/proxy.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/stallproxy.c $(BASE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/stallproxy.c tests/proxy.c $(BASE_LIBS)
 
 # tests/clockrec: the soak's job, which logs its clocks (tests/soak.sh).
 TEST_PROGS +=	$(B)tests/clockrec
