@@ -113,7 +113,7 @@ safe(const char *in, char *out, size_t len)
 static int
 answered(const struct pg_fleet_node *n)
 {
-	return PG_REACH_OK(n->reach);
+	return PG_ANSWER_OK(n->kind);
 }
 
 /* A node as a check sees it among its peers. */
@@ -122,13 +122,13 @@ as_seen(const struct pg_fleet_node *n, struct pg_seen *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->name = n->name;
-	s->has_status = n->reach == PG_REACH_STATUS;
+	s->has_status = n->has_status;
 	s->status = n->st;
 	if (answered(n)) {
 		s->answer.kind = n->st.elapsed_ms == PG_NEVER ?
 		    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
 		s->answer.elapsed_ms = n->st.elapsed_ms;
-	} else if (n->reach == PG_REACH_UNREACHABLE)
+	} else if (n->kind == PG_ANSWER_UNREACHABLE && !n->self)
 		s->answer.kind = PG_ANSWER_UNREACHABLE;
 	else
 		s->answer.kind = PG_ANSWER_INVALID;
@@ -161,12 +161,12 @@ preferred(const struct pg_fleet *f)
 	struct pg_seen			*seen;
 	size_t				 i, j, k, go = f->n;
 
-	if (f->cluster == NULL || f->cluster->prefer[0] == '\0' || f->n < 2 ||
+	if (f->cluster->prefer[0] == '\0' || f->n < 2 ||
 	    (seen = calloc(f->n - 1, sizeof(*seen))) == NULL)
 		return f->n;
 	for (i = 0; i < f->n; i++) {
 		n = &f->nodes[i];
-		if (n->reach != PG_REACH_STATUS ||
+		if (!n->has_status ||
 		    strcasecmp(n->st.prefer, f->cluster->prefer) != 0) {
 			go = f->n;
 			break;
@@ -194,7 +194,7 @@ preferred(const struct pg_fleet *f)
 	return go;
 }
 
-void
+int
 pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n;
@@ -209,7 +209,7 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	for (i = 0; i < f->n; i++) {
 		n = &f->nodes[i];
 		if (!answered(n)) {
-			if (n->reach == PG_REACH_UNREACHABLE) {
+			if (n->kind == PG_ANSWER_UNREACHABLE && !n->self) {
 				if (lost == f->n)
 					lost = i;
 			} else if (bad == f->n)
@@ -221,19 +221,20 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 			held = i;
 		/* As the checks see it: a failed node handing over. */
 		as_seen(n, &seen);
-		if (pg_handover_ignores(f->on_failure, &seen)) {
+		if (pg_handover_ignores(f->cluster->on_failure, &seen)) {
 			failed = i;
 			continue;
 		}
-		if (n->st.elapsed_ms < f->wait_ms && (active == f->n ||
+		if (n->st.elapsed_ms < f->cluster->wait_ms && (active == f->n ||
 		    n->st.elapsed_ms < f->nodes[active].st.elapsed_ms))
 			active = i;
 	}
 
 	memset(nx, 0, sizeof(*nx));
+	nx->node = f->n;
 	if (held < f->n) {
 		n = &f->nodes[held];
-		nx->why = PG_NEXT_HELD;
+		nx->reason = PG_REASON_HELD;
 		nx->node = held;
 		why[0] = '\0';
 		if (n->st.hold_why[0] != '\0') {
@@ -244,9 +245,9 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 		    "nobody goes", dur(n->st.hold_ms, a),
 		    n->st.hold_by[0] != '\0' ? n->st.hold_by : n->name, why);
 	} else if (bad < f->n) {
-		nx->why = PG_NEXT_ERROR;
+		nx->reason = PG_REASON_INVALID;
 		nx->node = bad;
-		if (f->nodes[bad].reach == PG_REACH_ERROR)
+		if (f->nodes[bad].self)
 			snprintf(nx->text, sizeof(nx->text), "%s cannot read "
 			    "its own record: its check fails",
 			    f->nodes[bad].name);
@@ -255,14 +256,14 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 			    "error: checks that ask it refuse to decide",
 			    f->nodes[bad].name);
 	} else if ((pref = preferred(f)) < f->n && pref != active) {
-		nx->why = PG_NEXT_PREFERRED;
+		nx->reason = PG_REASON_PREFERRED;
 		nx->node = pref;
 		snprintf(nx->text, sizeof(nx->text), "%s: its check goes, the "
 		    "others skip (prefer %s)", f->nodes[pref].name,
 		    f->cluster->prefer);
 	} else if (active < f->n) {
 		n = &f->nodes[active];
-		nx->why = PG_NEXT_ACTIVE;
+		nx->reason = PG_REASON_ACTIVE;
 		nx->node = active;
 		if (n->st.running && n->st.pid > 0)
 			snprintf(why, sizeof(why), ", running (pid %" PRId64
@@ -272,43 +273,43 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 			    ", running" : "");
 		snprintf(nx->text, sizeof(nx->text), "%s: active %s ago%s "
 		    "(wait %s), keeps polling", n->name, dur(n->st.elapsed_ms,
-		    a), why, dur(f->wait_ms, b));
-	} else if (lost < f->n && f->unreachable == PG_UNREACHABLE_SKIP) {
-		nx->why = PG_NEXT_UNREACHABLE;
+		    a), why, dur(f->cluster->wait_ms, b));
+	} else if (lost < f->n &&
+	    f->cluster->unreachable == PG_UNREACHABLE_SKIP) {
+		nx->reason = PG_REASON_UNREACHABLE;
 		nx->node = lost;
 		snprintf(nx->text, sizeof(nx->text), "nobody while %s is "
 		    "unreachable (unreachable = skip)", f->nodes[lost].name);
 	} else {
-		nx->why = PG_NEXT_ANY;
+		nx->reason = PG_REASON_GO;
 		snprintf(why, sizeof(why), "%s%s", failed < f->n ?
 		    f->nodes[failed].name : "", failed < f->n ?
 		    "'s last run failed, handing over; " : "");
 		snprintf(nx->text, sizeof(nx->text), "%snobody active within "
 		    "wait %s: the first check to run goes%s%s%s", why,
-		    dur(f->wait_ms, a), lost < f->n ? " (" : "",
+		    dur(f->cluster->wait_ms, a), lost < f->n ? " (" : "",
 		    lost < f->n ? f->nodes[lost].name : "",
 		    lost < f->n ? " unreachable: counted as never)" : "");
 	}
+	return 0;
 }
 
+/* REACH: what the node answered; "error" for this node's own record. */
 static const char *
-reach_word(enum pg_reach r)
+reach_word(const struct pg_fleet_node *n)
 {
-	switch (r) {
-	case PG_REACH_STATUS:
-		return "yes";
-	case PG_REACH_ELAPSED:
-		return "elapsed only";
-	case PG_REACH_UNREACHABLE:
-		return "unreachable";
-	case PG_REACH_REFUSED:
+	switch (n->kind) {
+	case PG_ANSWER_ELAPSED:
+	case PG_ANSWER_NEVER:
+		return n->has_status ? "yes" : "elapsed only";
+	case PG_ANSWER_UNREACHABLE:
+		return n->self ? "error" : "unreachable";
+	case PG_ANSWER_REFUSED:
 		return "refused";
-	case PG_REACH_UNKNOWN:
+	case PG_ANSWER_UNKNOWN:
 		return "unknown";
-	case PG_REACH_INVALID:
-		return "invalid";
 	default:
-		return "error";
+		return "invalid";
 	}
 }
 
@@ -326,14 +327,14 @@ cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
 	const struct pg_status	*st = &n->st;
 	char			 a[DUR_MAX], b[DUR_MAX], w[32];
 	char			 why[PG_STATUS_TEXT_MAX * 4 + 1];
-	int			 i, dec, full = n->reach == PG_REACH_STATUS;
+	int			 i, dec, full = n->has_status;
 
 	for (i = 0; i < C_COUNT; i++)
 		strlcpy(c[i], "-", CELL_MAX);
-	strlcpy(c[C_CLUSTER], f->id, CELL_MAX);
+	strlcpy(c[C_CLUSTER], f->cluster->id, CELL_MAX);
 	snprintf(c[C_NODE], CELL_MAX, "%s%s", n->name, n->self ? " (self)" :
 	    "");
-	strlcpy(c[C_REACH], reach_word(n->reach), CELL_MAX);
+	strlcpy(c[C_REACH], reach_word(n), CELL_MAX);
 	if (!answered(n))
 		return;
 	/* A check there holds the claim lock: its round is being decided. */
@@ -401,8 +402,11 @@ pg_fleet_table(const struct pg_fleet *f, size_t nf)
 			cells(&f[i], &f[i].nodes[j], c);
 			line(&b, c, C_COUNT, w);
 		}
-		pg_fleet_next(&f[i], &nx);
-		strlcpy(c[C_CLUSTER], f[i].id, CELL_MAX);
+		if (pg_fleet_next(&f[i], &nx) == -1) {
+			b.fail = 1;
+			break;
+		}
+		strlcpy(c[C_CLUSTER], f[i].cluster->id, CELL_MAX);
 		strlcpy(c[C_NODE], "next", CELL_MAX);
 		strlcpy(c[C_REACH], nx.text, CELL_MAX);
 		line(&b, c, 3, w);
@@ -464,10 +468,10 @@ js_key_ms(struct sbuf *b, const char *key, int cond, int64_t ms)
 }
 
 static const char *
-reach_key(enum pg_reach r)
+reach_key(const struct pg_fleet_node *n)
 {
-	return r == PG_REACH_STATUS ? "status" : r == PG_REACH_ELAPSED ?
-	    "elapsed" : reach_word(r);
+	return !answered(n) ? reach_word(n) : n->has_status ? "status" :
+	    "elapsed";
 }
 
 static void
@@ -475,15 +479,15 @@ js_node(struct sbuf *b, const struct pg_fleet_node *n)
 {
 	const struct pg_status	*st = &n->st;
 	int			 ok = answered(n);
-	int			 full = n->reach == PG_REACH_STATUS;
+	int			 full = n->has_status;
 
 	SB_LIT(b, "{");
 	js_key_str(b, "name", n->name);
 	sb_printf(b, ",\"self\":%s,\"reachable\":%s,\"answer\":\"%s\",",
 	    n->self ? "true" : "false", ok ? "true" : "false",
-	    reach_key(n->reach));
+	    reach_key(n));
 	js_key_str(b, "error", ok ? NULL : n->why[0] != '\0' ? n->why :
-	    reach_word(n->reach));
+	    reach_word(n));
 	SB_LIT(b, ",");
 	js_key_str(b, "version", full ? st->version : NULL);
 	SB_LIT(b, ",");
@@ -542,17 +546,36 @@ js_node(struct sbuf *b, const struct pg_fleet_node *n)
 		SB_LIT(b, "\"hold\":null}");
 }
 
-static const char *const next_keys[] = {
-	"any", "active", "held", "error", "unreachable", "preferred"
-};
+/* next's reason in the JSON (pollguard-status(1)). */
+static const char *
+next_key(const struct pg_next *nx, size_t n)
+{
+	switch (nx->reason) {
+	case PG_REASON_GO:
+		return nx->node < n ? "go" : "any";
+	case PG_REASON_ACTIVE:
+		return "active";
+	case PG_REASON_HELD:
+		return "held";
+	case PG_REASON_INVALID:
+		return "error";
+	case PG_REASON_UNREACHABLE:
+		return "unreachable";
+	case PG_REASON_PREFERRED:
+		return "preferred";
+	default:
+		return "none";
+	}
+}
 
 char *
 pg_fleet_json(const char *version, const char *node,
     const struct pg_fleet *f, size_t nf)
 {
-	struct sbuf	 b = { NULL, 0, 0, 0 };
-	struct pg_next	 nx;
-	size_t		 i, j;
+	const struct pg_cluster	*c;
+	struct sbuf		 b = { NULL, 0, 0, 0 };
+	struct pg_next		 nx;
+	size_t			 i, j;
 
 	SB_LIT(&b, "{");
 	js_key_str(&b, "version", version);
@@ -560,17 +583,21 @@ pg_fleet_json(const char *version, const char *node,
 	js_key_str(&b, "node", node);
 	SB_LIT(&b, ",\"clusters\":[");
 	for (i = 0; i < nf; i++) {
-		pg_fleet_next(&f[i], &nx);
+		c = f[i].cluster;
+		if (pg_fleet_next(&f[i], &nx) == -1) {
+			b.fail = 1;
+			break;
+		}
 		if (i > 0)
 			SB_LIT(&b, ",");
 		SB_LIT(&b, "{");
-		js_key_str(&b, "id", f[i].id);
+		js_key_str(&b, "id", c->id);
 		sb_printf(&b, ",\"wait_ms\":%" PRId64 ",\"unreachable\":\"%s\","
-		    "\"next\":{\"reason\":\"%s\",", f[i].wait_ms,
-		    f[i].unreachable == PG_UNREACHABLE_SKIP ? "skip" : "run",
-		    next_keys[nx.why]);
-		js_key_str(&b, "node", nx.why == PG_NEXT_ANY ? NULL :
-		    f[i].nodes[nx.node].name);
+		    "\"next\":{\"reason\":\"%s\",", c->wait_ms,
+		    c->unreachable == PG_UNREACHABLE_SKIP ? "skip" : "run",
+		    next_key(&nx, f[i].n));
+		js_key_str(&b, "node", nx.node < f[i].n ?
+		    f[i].nodes[nx.node].name : NULL);
 		SB_LIT(&b, ",");
 		js_key_str(&b, "text", nx.text);
 		SB_LIT(&b, "},\"nodes\":[");

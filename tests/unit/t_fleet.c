@@ -14,34 +14,68 @@
 
 #define WAIT	60000
 
+static struct pg_cluster	 cl;
 static struct pg_fleet_node	 nodes[3];
-static struct pg_fleet		 fleet = { "mail", WAIT, PG_UNREACHABLE_RUN,
-				    nodes, 3, PG_ON_FAILURE_HANDOVER, NULL };
+static struct pg_fleet		 fleet = { &cl, nodes, 3 };
 
-/* Three nodes a (self), b and c: all answered, never active. */
+/*
+ * Cluster mail, wait 1m, the defaults; three nodes a (self), b and c:
+ * all answered their status, never active.
+ */
 static void
 reset(void)
 {
 	static const char *const names[] = { "a", "b", "c" };
 	size_t	 i;
 
+	memset(&cl, 0, sizeof(cl));
+	strlcpy(cl.id, "mail", sizeof(cl.id));
+	cl.wait_ms = WAIT;
+	cl.unreachable = PG_UNREACHABLE_RUN;
+	cl.on_failure = PG_ON_FAILURE_HANDOVER;
+	cl.cooldown_ms = WAIT;
+	cl.failback = 1;
+	cl.failback_after_ms = WAIT;
+	cl.prefer_slack_ms = WAIT / 4;
 	memset(nodes, 0, sizeof(nodes));
 	for (i = 0; i < 3; i++) {
 		nodes[i].name = names[i];
-		nodes[i].reach = PG_REACH_STATUS;
+		nodes[i].kind = PG_ANSWER_ELAPSED;
+		nodes[i].has_status = 1;
 		pg_status_init(&nodes[i].st);
 	}
 	nodes[0].self = 1;
-	fleet.unreachable = PG_UNREACHABLE_RUN;
-	fleet.on_failure = PG_ON_FAILURE_HANDOVER;
+	fleet.cluster = &cl;
+	fleet.n = 3;
 }
 
+/* Node i did not answer: kind, and why. */
 static void
-down(size_t i, enum pg_reach r, const char *why)
+down(size_t i, enum pg_answer_kind kind, const char *why)
 {
-	nodes[i].reach = r;
+	nodes[i].kind = kind;
+	nodes[i].has_status = 0;
 	strlcpy(nodes[i].why, why, sizeof(nodes[i].why));
 	pg_status_init(&nodes[i].st);
+}
+
+/* Node i answered before 0.4: /v1/elapsed only. */
+static void
+old(size_t i, int64_t elapsed_ms)
+{
+	nodes[i].kind = PG_ANSWER_ELAPSED;
+	nodes[i].has_status = 0;
+	pg_status_init(&nodes[i].st);
+	nodes[i].st.elapsed_ms = elapsed_ms;
+}
+
+/* The first check to run goes. */
+static void
+is_any(const struct pg_next *nx, const char *desc)
+{
+	ok(nx->reason == PG_REASON_GO && nx->node == fleet.n, "%s", desc);
+	if (nx->reason != PG_REASON_GO || nx->node != fleet.n)
+		diag("next: %s", nx->text);
 }
 
 static void
@@ -51,18 +85,18 @@ test_next(void)
 
 	reset();
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_ANY, "nobody ever active: any");
+	is_any(&nx, "nobody ever active: any");
 	is_str(nx.text, "nobody active within wait 1m: the first check to "
 	    "run goes", "any: text");
 
 	nodes[1].st.elapsed_ms = WAIT;
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_ANY, "active exactly wait ago: any (strict)");
+	is_any(&nx, "active exactly wait ago: any (strict)");
 
 	nodes[1].st.elapsed_ms = 12000;
 	nodes[2].st.elapsed_ms = 30000;
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_ACTIVE, "b active 12s ago: active");
+	is_int(nx.reason, PG_REASON_ACTIVE, "b active 12s ago: active");
 	is_int(nx.node, 1, "the most recently active node: b");
 	is_str(nx.text, "b: active 12s ago (wait 1m), keeps polling",
 	    "active: text");
@@ -74,13 +108,13 @@ test_next(void)
 	nodes[1].st.last_end_ms = 12000;
 	nodes[2].st.elapsed_ms = PG_NEVER;
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_ANY, "b failed, handover: not counted");
+	is_any(&nx, "b failed, handover: not counted");
 	is_str(nx.text, "b's last run failed, handing over; nobody active "
 	    "within wait 1m: the first check to run goes", "handover: text");
-	fleet.on_failure = PG_ON_FAILURE_STAY;
+	cl.on_failure = PG_ON_FAILURE_STAY;
 	pg_fleet_next(&fleet, &nx);
 	is_int(nx.node, 1, "b failed, on_failure = stay: b keeps polling");
-	fleet.on_failure = PG_ON_FAILURE_HANDOVER;
+	cl.on_failure = PG_ON_FAILURE_HANDOVER;
 	nodes[2].st.elapsed_ms = 30000;
 	nodes[1].st.running = 1;
 	nodes[1].st.pid = 4242;
@@ -89,52 +123,54 @@ test_next(void)
 	    "keeps polling", "active and running: text");
 
 	/* An elapsed-only node counts with its activity. */
-	nodes[2].reach = PG_REACH_ELAPSED;
-	nodes[2].st.elapsed_ms = 500;
+	old(2, 500);
 	pg_fleet_next(&fleet, &nx);
 	is_int(nx.node, 2, "an elapsed-only node active more recently: c");
 
-	down(2, PG_REACH_UNREACHABLE, "timed out");
+	down(2, PG_ANSWER_UNREACHABLE, "timed out");
 	pg_fleet_next(&fleet, &nx);
 	is_int(nx.node, 1, "an unreachable node does not count: b");
 
 	reset();
-	down(2, PG_REACH_UNREACHABLE, "timed out");
+	down(2, PG_ANSWER_UNREACHABLE, "timed out");
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_ANY, "unreachable, policy run: any");
+	is_any(&nx, "unreachable, policy run: any");
 	is_str(nx.text, "nobody active within wait 1m: the first check to "
 	    "run goes (c unreachable: counted as never)",
 	    "unreachable, policy run: says so");
-	fleet.unreachable = PG_UNREACHABLE_SKIP;
+	cl.unreachable = PG_UNREACHABLE_SKIP;
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_UNREACHABLE, "unreachable, policy skip");
+	is_int(nx.reason, PG_REASON_UNREACHABLE, "unreachable, policy skip");
 	is_str(nx.text, "nobody while c is unreachable (unreachable = skip)",
 	    "unreachable, policy skip: text");
 	nodes[1].st.elapsed_ms = 1000;
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_ACTIVE, "an active node comes before "
+	is_int(nx.reason, PG_REASON_ACTIVE, "an active node comes before "
 	    "unreachable = skip");
 
-	down(1, PG_REACH_REFUSED, "401 Unauthorized");
+	down(1, PG_ANSWER_REFUSED, "401 Unauthorized");
 	nodes[0].st.elapsed_ms = 1000;
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_ERROR, "an error answer before activity");
+	is_int(nx.reason, PG_REASON_INVALID, "an error answer before activity");
 	is_str(nx.text, "b answers an error: checks that ask it refuse to "
 	    "decide", "error: text");
-	down(1, PG_REACH_ERROR, "its state record is not valid");
+	down(0, PG_ANSWER_UNREACHABLE, "its state record is not valid");
 	pg_fleet_next(&fleet, &nx);
-	is_str(nx.text, "b cannot read its own record: its check fails",
+	is_str(nx.text, "a cannot read its own record: its check fails",
 	    "error of this node's own record: text");
-	down(1, PG_REACH_REFUSED, "401 Unauthorized");
+	nodes[0].kind = PG_ANSWER_ELAPSED;
+	nodes[0].has_status = 1;
+	down(1, PG_ANSWER_REFUSED, "401 Unauthorized");
 
-	nodes[2].reach = PG_REACH_STATUS;
+	nodes[2].kind = PG_ANSWER_ELAPSED;
+	nodes[2].has_status = 1;
 	nodes[2].st.hold_ms = 60000;
 	nodes[0].st.hold_ms = 300000;
 	strlcpy(nodes[0].st.hold_by, "root@a", sizeof(nodes[0].st.hold_by));
 	strlcpy(nodes[0].st.hold_why, "disk\nswap",
 	    sizeof(nodes[0].st.hold_why));
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_HELD, "a hold before everything");
+	is_int(nx.reason, PG_REASON_HELD, "a hold before everything");
 	is_int(nx.node, 0, "the longest hold");
 	is_str(nx.text, "held for 5m by root@a (disk\\nswap): nobody goes",
 	    "held: text, the why escaped");
@@ -167,7 +203,7 @@ test_table(void)
 	nodes[1].st.failures = 3;
 	nodes[1].st.hold_ms = 1000;
 	strlcpy(nodes[1].st.hold_by, "ops", sizeof(nodes[1].st.hold_by));
-	down(2, PG_REACH_UNREACHABLE, "timed out");
+	down(2, PG_ANSWER_UNREACHABLE, "timed out");
 	/* The hold is what comes next; see it in the table. */
 	t = pg_fleet_table(&fleet, 1);
 	is_str(t,
@@ -184,7 +220,7 @@ test_table(void)
 	free(t);
 
 	nodes[1].st.hold_ms = 0;
-	nodes[1].reach = PG_REACH_ELAPSED;
+	nodes[1].has_status = 0;
 	nodes[1].st.claim_ms = 900;
 	nodes[1].st.elapsed_ms = 900;
 	nodes[0].st.last_timeout = 1;
@@ -220,8 +256,8 @@ test_json(void)
 	nodes[0].st.hold_ms = 100;
 	strlcpy(nodes[0].st.hold_why, "a \"q\" \\ \x01\x7f\xc3",
 	    sizeof(nodes[0].st.hold_why));
-	nodes[1].reach = PG_REACH_ELAPSED;
-	down(2, PG_REACH_INVALID, "not a number: \"x\"");
+	nodes[1].has_status = 0;
+	down(2, PG_ANSWER_INVALID, "not a number: \"x\"");
 	j = pg_fleet_json("0.4.0", "a", &fleet, 1);
 	like(j, "{\"version\":\"0.4.0\",\"node\":\"a\",\"clusters\":[{"
 	    "\"id\":\"mail\",\"wait_ms\":60000,\"unreachable\":\"run\","
@@ -252,7 +288,7 @@ test_json(void)
 	free(j);
 
 	/* The preference: order, checks, a yield. */
-	nodes[1].reach = PG_REACH_STATUS;
+	nodes[1].has_status = 1;
 	strlcpy(nodes[1].st.prefer, "a,b", sizeof(nodes[1].st.prefer));
 	nodes[1].st.checked_ms = 4000;
 	nodes[1].st.checking_ms = 70000;
@@ -272,13 +308,13 @@ test_json(void)
 
 /* The fleet's "next" names node (a PG_NEXT_ reason) why. */
 static void
-next_is(enum pg_next_why why, size_t node, const char *desc)
+next_is(enum pg_reason why, size_t node, const char *desc)
 {
 	struct pg_next	 nx;
 
 	pg_fleet_next(&fleet, &nx);
-	ok(nx.why == why && nx.node == node, "%s", desc);
-	if (nx.why != why || nx.node != node)
+	ok(nx.reason == why && nx.node == node, "%s", desc);
+	if (nx.reason != why || nx.node != node)
 		diag("next: %s", nx.text);
 }
 
@@ -313,14 +349,14 @@ test_prefer(void)
 	}
 	fleet.cluster = &c;
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_PREFERRED, "prefer, nobody active: preferred");
+	is_int(nx.reason, PG_REASON_PREFERRED, "prefer, nobody active: preferred");
 	is_int(nx.node, 1, "prefer, nobody active: b, the first in order");
 	is_str(nx.text, "b: its check goes, the others skip (prefer b,a,c)",
 	    "preferred: text");
 
 	/* a polls as the substitute; b is back: a makes its last run. */
 	nodes[0].st.elapsed_ms = 12000;
-	next_is(PG_NEXT_ACTIVE, 0,
+	next_is(PG_REASON_ACTIVE, 0,
 	    "substitute a active, b healthy: a goes once more, to yield");
 	/* a yielded to b 2 s before b's previous check: b takes over. */
 	strlcpy(nodes[0].st.yield, "b", sizeof(nodes[0].st.yield));
@@ -328,7 +364,7 @@ test_prefer(void)
 	nodes[0].st.last = 1;
 	nodes[0].st.last_exit = 0;
 	nodes[0].st.last_end_ms = 11000;
-	next_is(PG_NEXT_PREFERRED, 1,
+	next_is(PG_REASON_PREFERRED, 1,
 	    "a yielded to b: b goes next, not the active a");
 	/*
 	 * b's previous check 40 s ago, the slack 15 s: a yield 20 s ago
@@ -336,10 +372,10 @@ test_prefer(void)
 	 */
 	nodes[1].st.checked_ms = 40000;
 	nodes[0].st.yielded_ms = 20000;
-	next_is(PG_NEXT_ACTIVE, 0,
+	next_is(PG_REASON_ACTIVE, 0,
 	    "a yielded after b's previous check and the slack: a, not b");
 	nodes[0].st.yielded_ms = 30000;
-	next_is(PG_NEXT_PREFERRED, 1,
+	next_is(PG_REASON_PREFERRED, 1,
 	    "a yielded before b's previous check and the slack: b");
 	/*
 	 * Only when a's records show its last run over: begun and ended
@@ -347,50 +383,49 @@ test_prefer(void)
 	 * own check and b's say.
 	 */
 	nodes[0].st.last = 0;
-	next_is(PG_NEXT_ACTIVE, 0,
+	next_is(PG_REASON_ACTIVE, 0,
 	    "a yielded, no run recorded (a pipeline through touch -f): a");
 	nodes[0].st.last = 1;
 	nodes[0].st.last_end_ms = 31000;
-	next_is(PG_NEXT_ACTIVE, 0, "a yielded, the last run recorded ended "
+	next_is(PG_REASON_ACTIVE, 0, "a yielded, the last run recorded ended "
 	    "before (its start not recorded, its touch killed): a");
 	nodes[0].st.last_end_ms = 11000;
 	nodes[0].st.elapsed_ms = 9000;
-	next_is(PG_NEXT_ACTIVE, 0,
+	next_is(PG_REASON_ACTIVE, 0,
 	    "a yielded, active 2 s after its last run ended: a");
 	nodes[0].st.elapsed_ms = 12000;
-	next_is(PG_NEXT_PREFERRED, 1,
+	next_is(PG_REASON_PREFERRED, 1,
 	    "a yielded, its last run over, nothing since: b");
 	nodes[1].st.checked_ms = 10000;
 	nodes[0].st.yielded_ms = 12000;
 	/* c announces another order: no preference is applied. */
 	strlcpy(nodes[2].st.prefer, "c,b,a", sizeof(nodes[2].st.prefer));
-	next_is(PG_NEXT_ACTIVE, 0,
+	next_is(PG_REASON_ACTIVE, 0,
 	    "c announces another order: no prediction by prefer");
 	strlcpy(nodes[2].st.prefer, c.prefer, sizeof(nodes[2].st.prefer));
 	/* b's checks have run only a minute: not healthy, a stays. */
 	nodes[0].st.yield[0] = '\0';
 	nodes[1].st.checking_ms = 60000;
-	next_is(PG_NEXT_ACTIVE, 0,
+	next_is(PG_REASON_ACTIVE, 0,
 	    "b back only a minute (failback_after 10m): a keeps polling");
 
 	/* b's cron does not run: a, the next in order, goes. */
 	nodes[0].st.elapsed_ms = PG_NEVER;
 	nodes[1].st.checked_ms = 2 * WAIT;
-	next_is(PG_NEXT_PREFERRED, 0,
+	next_is(PG_REASON_PREFERRED, 0,
 	    "b does not check: a, next in order, goes");
 
 	/* A node without its status: no prediction by prefer. */
 	nodes[1].st.checked_ms = 10000;
-	down(2, PG_REACH_UNREACHABLE, "timed out");
+	down(2, PG_ANSWER_UNREACHABLE, "timed out");
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_ANY, "a node unreachable: the rule without "
+	is_any(&nx, "a node unreachable: the rule without "
 	    "prefer");
 	/* Without prefer: as before. */
 	reset();
-	c.prefer[0] = '\0';
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.why, PG_NEXT_ANY, "no prefer: any");
-	fleet.cluster = NULL;
+	is_any(&nx, "no prefer: any");
+	fleet.cluster = &cl;
 }
 
 int
