@@ -100,9 +100,16 @@ ask(const struct pg_config *cfg, const struct pg_cluster *c,
 		tool_die_errno(EX_OSERR, "memory");
 	memset(&f->nodes[1], 0, sizeof(f->nodes[1]));
 	etcd_fleet(cfg, c, &f->nodes[1]);
-	if (f->nodes[1].name != NULL &&
-	    strcasecmp(f->nodes[1].name, cfg->node) != 0)
-		f->n = 2;
+	f->holder = 2;			/* none */
+	if (f->nodes[1].name == NULL)	/* nobody holds the key */
+		return;
+	if (strcasecmp(f->nodes[1].name, cfg->node) == 0) {
+		f->holder = 0;
+		return;
+	}
+	f->n = 2;
+	if (PG_ANSWER_OK(f->nodes[1].kind))
+		f->holder = 1;
 }
 
 /*

@@ -756,8 +756,10 @@ enum pg_reason {
 	PG_REASON_UNREACHABLE,	/* SKIP_UNREACHABLE */
 	PG_REASON_PREFERRED,	/* SKIP_ACTIVE: a more preferred peer is
 				   eligible, and this node is idle */
-	PG_REASON_YIELD		/* SKIP_ACTIVE: this node yielded to a
+	PG_REASON_YIELD,	/* SKIP_ACTIVE: this node yielded to a
 				   preferred peer (failback) */
+	PG_REASON_EACH		/* pg_fleet_next only: no check goes, each
+				   skips for a reason of its own */
 };
 
 struct pg_decision {
@@ -1528,6 +1530,8 @@ struct pg_fleet {
 	const struct pg_cluster *cluster;	/* its config: the rule */
 	struct pg_fleet_node *nodes;
 	size_t		 n;
+	size_t		 holder;	/* backend etcd: the node whose lease
+					   holds the key; n or more: none */
 };
 
 #define PG_NEXT_TEXT_MAX	(PG_STATUS_TEXT_MAX * 6)
@@ -1539,19 +1543,30 @@ struct pg_next {
 };
 
 /*
- * Which node would go next, by pollguard-check's rule as seen from the
- * answers: a hold anywhere (the longest) stops everyone (HELD); then an
- * error answer makes checks refuse (INVALID); then the node active most
- * recently within wait keeps polling (ACTIVE: the others skip, and it
- * does not count itself), but for one that pg_handover_ignores: its last
- * run failed, and under on_failure = handover another node takes over;
- * then an unreachable node under unreachable = skip stops everyone
- * (UNREACHABLE); otherwise the first check to run goes (GO, no node).
- * Unreachable nodes count as never active, as the check counts them by
- * default. With a prefer, instead of the last two: when every node that
- * answered its status would decide (pg_decide, from what the others
- * show) and exactly one would go, and it is not the active one, that node
- * (PREFERRED). 0, or -1 and ENOMEM.
+ * Who would go next: the decision each node's pollguard-check makes
+ * now (pg_decide's round 1, as bin/pollguard-check.c calls it), from its
+ * own status and what the others show. A run going, a check deciding or
+ * a claim kept on a node makes its check skip (LOCAL). A node before
+ * 0.4 decides as 0.3 did: pg_decide without its own status, the others'
+ * unseen, no prefer; that a run is going there is not seen (a run keeps
+ * its node active). A node that did not answer is not predicted (taken
+ * for down), nor is one whose checks have not run within wait and
+ * prefer_slack by its status (its cron does not run). Then, nx->reason:
+ * - GO, no node: two checks or more would go; the race closure picks one.
+ * - ACTIVE: node was active within wait, and no other check would go;
+ *   its check would go, or a run, a claim or a check is going on there
+ *   (before 0.4: its run, not seen).
+ * - PREFERRED, or GO: node's check alone would go; PREFERRED when prefer
+ *   is applied.
+ * - no check would go: HELD (the node with the longest hold), INVALID
+ *   (this node cannot read its own record, or checks refuse for the
+ *   node's answer), UNREACHABLE (checks skip for it, unreachable =
+ *   skip), ACTIVE (a run, claim or check going on node, active within
+ *   wait, keeps it polling), else EACH (each check skips for a reason of
+ *   its own: the text lists them).
+ * With backend = etcd, etcd orders the claims: the holder goes again
+ * (ACTIVE), nobody while etcd does not answer (UNREACHABLE, INVALID),
+ * otherwise anyone (GO). 0, or -1 and ENOMEM.
  */
 int	 pg_fleet_next(const struct pg_fleet *, struct pg_next *);
 

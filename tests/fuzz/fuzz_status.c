@@ -142,6 +142,13 @@ fleet(const struct pg_status *st)
 	s = pg_fleet_json(PG_VERSION, st->node, &f, 1);
 	check(s != NULL && text_ok(s, 1), "json: %s", s);
 	free(s);
+	/* Every node answered: the rule runs for each of them. */
+	n[2].kind = PG_ANSWER_ELAPSED;
+	n[2].has_status = 1;
+	n[2].st = *st;
+	s = pg_fleet_table(&f, 1);
+	check(s != NULL && text_ok(s, 0), "table: %s", s);
+	free(s);
 }
 
 int

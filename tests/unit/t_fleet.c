@@ -16,7 +16,7 @@
 
 static struct pg_cluster	 cl;
 static struct pg_fleet_node	 nodes[3];
-static struct pg_fleet		 fleet = { &cl, nodes, 3 };
+static struct pg_fleet		 fleet = { &cl, nodes, 3, 3 };
 
 /*
  * Cluster mail, wait 1m, the defaults; three nodes a (self), b and c:
@@ -69,7 +69,7 @@ old(size_t i, int64_t elapsed_ms)
 	nodes[i].st.elapsed_ms = elapsed_ms;
 }
 
-/* The first check to run goes. */
+/* Several checks would go: the first to run. */
 static void
 is_any(const struct pg_next *nx, const char *desc)
 {
@@ -94,12 +94,22 @@ test_next(void)
 	is_any(&nx, "active exactly wait ago: any (strict)");
 
 	nodes[1].st.elapsed_ms = 12000;
-	nodes[2].st.elapsed_ms = 30000;
 	pg_fleet_next(&fleet, &nx);
 	is_int(nx.reason, PG_REASON_ACTIVE, "b active 12s ago: active");
-	is_int(nx.node, 1, "the most recently active node: b");
+	is_int(nx.node, 1, "b's check alone goes: b");
 	is_str(nx.text, "b: active 12s ago (wait 1m), keeps polling",
 	    "active: text");
+	/*
+	 * b and c both active: each check counts the other's activity, b's
+	 * too (0.4.0's order named b, the most recent, as the one that
+	 * keeps polling). Nobody goes until c's ages past the wait.
+	 */
+	nodes[2].st.elapsed_ms = 30000;
+	pg_fleet_next(&fleet, &nx);
+	is_int(nx.reason, PG_REASON_EACH, "b and c active: no check goes");
+	is_int(nx.node, 3, "b and c active: no node named");
+	is_str(nx.text, "nobody goes now: a, c: b was active 12s ago; b: c was "
+	    "active 30s ago", "each: the checks' reasons, by node");
 
 	/* b failed its last run and is idle since: handing over. */
 	nodes[1].st.last = 1;
@@ -122,10 +132,24 @@ test_next(void)
 	is_str(nx.text, "b: active 12s ago, running (pid 4242) (wait 1m), "
 	    "keeps polling", "active and running: text");
 
-	/* An elapsed-only node counts with its activity. */
+	/*
+	 * A node before 0.4 active while b's run goes: its check, by 0.3's
+	 * rule, counts b's activity (0.4.0's order named c, the most
+	 * recent); b's run goes on.
+	 */
 	old(2, 500);
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.node, 2, "an elapsed-only node active more recently: c");
+	is_int(nx.node, 1, "an elapsed-only node active during b's run: b");
+	nodes[1].st.running = 0;
+	nodes[1].st.elapsed_ms = PG_NEVER;
+	nodes[1].st.failures = 0;
+	pg_fleet_next(&fleet, &nx);
+	is_int(nx.reason, PG_REASON_ACTIVE, "an elapsed-only node counts with "
+	    "its activity");
+	is_int(nx.node, 2, "... and its check, by 0.3's rule, goes: c");
+	nodes[1].st.running = 1;
+	nodes[1].st.elapsed_ms = 12000;
+	nodes[1].st.failures = 1;
 
 	down(2, PG_ANSWER_UNREACHABLE, "timed out");
 	pg_fleet_next(&fleet, &nx);
@@ -143,10 +167,15 @@ test_next(void)
 	is_int(nx.reason, PG_REASON_UNREACHABLE, "unreachable, policy skip");
 	is_str(nx.text, "nobody while c is unreachable (unreachable = skip)",
 	    "unreachable, policy skip: text");
+	/*
+	 * b active: a's check skips for b, b's for c (0.4.0's order named
+	 * b as the one that keeps polling; its check exits 3).
+	 */
 	nodes[1].st.elapsed_ms = 1000;
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.reason, PG_REASON_ACTIVE, "an active node comes before "
-	    "unreachable = skip");
+	is_int(nx.reason, PG_REASON_UNREACHABLE, "b active, c unreachable, "
+	    "unreachable = skip: b's check skips too");
+	is_int(nx.node, 2, "... for c");
 
 	down(1, PG_ANSWER_REFUSED, "401 Unauthorized");
 	nodes[0].st.elapsed_ms = 1000;
@@ -224,6 +253,11 @@ test_table(void)
 	nodes[1].st.claim_ms = 900;
 	nodes[1].st.elapsed_ms = 900;
 	nodes[0].st.last_timeout = 1;
+	/*
+	 * b, before 0.4, claimed while a's run goes: by 0.3's rule its
+	 * check counts a's activity, and a's run goes on (0.4.0's order
+	 * named b, the most recent activity).
+	 */
 	t = pg_fleet_table(&fleet, 1);
 	is_str(t,
 	    "CLUSTER  NODE      REACH         ACTIVE             RUNNING   "
@@ -234,7 +268,8 @@ test_table(void)
 	    "-                        -      -\n"
 	    "mail     c         unreachable   -                  -         "
 	    "-                        -      -\n"
-	    "mail     next      b: active 900ms ago (wait 1m), keeps polling\n",
+	    "mail     next      a: active 12s ago, running (pid 4242) "
+	    "(wait 1m), keeps polling\n",
 	    "the table: elapsed only, a claim, timed out");
 	free(t);
 }
@@ -349,7 +384,8 @@ test_prefer(void)
 	}
 	fleet.cluster = &c;
 	pg_fleet_next(&fleet, &nx);
-	is_int(nx.reason, PG_REASON_PREFERRED, "prefer, nobody active: preferred");
+	is_int(nx.reason, PG_REASON_PREFERRED,
+	    "prefer, nobody active: preferred");
 	is_int(nx.node, 1, "prefer, nobody active: b, the first in order");
 	is_str(nx.text, "b: its check goes, the others skip (prefer b,a,c)",
 	    "preferred: text");
@@ -372,8 +408,15 @@ test_prefer(void)
 	 */
 	nodes[1].st.checked_ms = 40000;
 	nodes[0].st.yielded_ms = 20000;
-	next_is(PG_REASON_ACTIVE, 0,
-	    "a yielded after b's previous check and the slack: a, not b");
+	/*
+	 * Here and below, while b counts a, no check goes: a's skips, since
+	 * it yielded (0.4.0's order named a as the one that keeps polling).
+	 */
+	next_is(PG_REASON_EACH, 3,
+	    "a yielded after b's previous check and the slack: not b");
+	pg_fleet_next(&fleet, &nx);
+	is_str(nx.text, "nobody goes now: a: yielding to b, the preferred node "
+	    "(failback); b, c: a was active 12s ago", "each: the yield");
 	nodes[0].st.yielded_ms = 30000;
 	next_is(PG_REASON_PREFERRED, 1,
 	    "a yielded before b's previous check and the slack: b");
@@ -383,25 +426,32 @@ test_prefer(void)
 	 * own check and b's say.
 	 */
 	nodes[0].st.last = 0;
-	next_is(PG_REASON_ACTIVE, 0,
-	    "a yielded, no run recorded (a pipeline through touch -f): a");
+	next_is(PG_REASON_EACH, 3,
+	    "a yielded, no run recorded (a pipeline through touch -f): "
+	    "nobody");
 	nodes[0].st.last = 1;
 	nodes[0].st.last_end_ms = 31000;
-	next_is(PG_REASON_ACTIVE, 0, "a yielded, the last run recorded ended "
-	    "before (its start not recorded, its touch killed): a");
+	next_is(PG_REASON_EACH, 3, "a yielded, the last run recorded ended "
+	    "before (its start not recorded, its touch killed): nobody");
 	nodes[0].st.last_end_ms = 11000;
 	nodes[0].st.elapsed_ms = 9000;
-	next_is(PG_REASON_ACTIVE, 0,
-	    "a yielded, active 2 s after its last run ended: a");
+	next_is(PG_REASON_EACH, 3,
+	    "a yielded, active 2 s after its last run ended: nobody");
 	nodes[0].st.elapsed_ms = 12000;
 	next_is(PG_REASON_PREFERRED, 1,
 	    "a yielded, its last run over, nothing since: b");
 	nodes[1].st.checked_ms = 10000;
 	nodes[0].st.yielded_ms = 12000;
-	/* c announces another order: no preference is applied. */
+	/*
+	 * c announces another order: no check applies the preference. a's
+	 * goes (0.4.0's order named a alone), and so does b's: a's yield
+	 * still stands, and b does not count a's last run.
+	 */
 	strlcpy(nodes[2].st.prefer, "c,b,a", sizeof(nodes[2].st.prefer));
-	next_is(PG_REASON_ACTIVE, 0,
-	    "c announces another order: no prediction by prefer");
+	pg_fleet_next(&fleet, &nx);
+	is_any(&nx, "c announces another order: a and b go");
+	is_str(nx.text, "a, b would go: the first check to run goes",
+	    "... says which");
 	strlcpy(nodes[2].st.prefer, c.prefer, sizeof(nodes[2].st.prefer));
 	/* b's checks have run only a minute: not healthy, a stays. */
 	nodes[0].st.yield[0] = '\0';
@@ -415,23 +465,124 @@ test_prefer(void)
 	next_is(PG_REASON_PREFERRED, 0,
 	    "b does not check: a, next in order, goes");
 
-	/* A node without its status: no prediction by prefer. */
+	/*
+	 * A node unreachable: the checks apply prefer all the same, asking
+	 * only the nodes that answered whether they agree (0.4.0 made no
+	 * prediction by prefer then).
+	 */
 	nodes[1].st.checked_ms = 10000;
 	down(2, PG_ANSWER_UNREACHABLE, "timed out");
-	pg_fleet_next(&fleet, &nx);
-	is_any(&nx, "a node unreachable: the rule without "
-	    "prefer");
+	next_is(PG_REASON_PREFERRED, 1, "a node unreachable: b, by prefer");
 	/* Without prefer: as before. */
 	reset();
 	pg_fleet_next(&fleet, &nx);
 	is_any(&nx, "no prefer: any");
-	fleet.cluster = &cl;
+}
+
+/* One check alone goes, whatever the reason: it is named. */
+static void
+test_one(void)
+{
+	struct pg_next	 nx;
+
+	/* b failed and is in cooldown; c is down: only a's check goes. */
+	reset();
+	nodes[1].st.last = 1;
+	nodes[1].st.last_exit = 1;
+	nodes[1].st.failures = 1;
+	nodes[1].st.last_end_ms = 20000;
+	nodes[1].st.elapsed_ms = 20000;
+	down(2, PG_ANSWER_UNREACHABLE, "timed out");
+	pg_fleet_next(&fleet, &nx);
+	is_int(nx.reason, PG_REASON_GO, "b handing over, c down: one go");
+	is_int(nx.node, 0, "... a's");
+	is_str(nx.text, "a: its check goes, the others skip (b's last run "
+	    "failed, handing over; c unreachable: counted as never)",
+	    "one go: text");
+	/* Alone, or with a peer that is down. */
+	fleet.n = 1;
+	pg_fleet_next(&fleet, &nx);
+	is_str(nx.text, "a: its check goes (no peers)", "no peers: text");
+	fleet.n = 2;
+	down(1, PG_ANSWER_UNREACHABLE, "timed out");
+	pg_fleet_next(&fleet, &nx);
+	is_str(nx.text, "a: its check goes (b unreachable: counted as never)",
+	    "the only peer down: text");
+	fleet.n = 3;
+
+	/* This node's record cannot be read: its serve answers 500. */
+	reset();
+	down(0, PG_ANSWER_UNREACHABLE, "its state record is not valid");
+	pg_fleet_next(&fleet, &nx);
+	is_any(&nx, "a's record unreadable: b and c go");
+	is_str(nx.text, "nobody active within wait 1m: the first check to run "
+	    "goes (a's record unreadable: counted as never)",
+	    "a's record unreadable: text");
+	cl.unreachable = PG_UNREACHABLE_SKIP;
+	next_is(PG_REASON_INVALID, 0, "... unreachable = skip: nobody, for a");
+
+	/* A hold: 0.3 does not see it, so a node before 0.4 goes. */
+	reset();
+	nodes[0].st.hold_ms = 60000;
+	next_is(PG_REASON_HELD, 0, "held: nobody goes");
+	old(2, PG_NEVER);
+	next_is(PG_REASON_GO, 2, "held, c before 0.4: c's check goes");
+	pg_fleet_next(&fleet, &nx);
+	is_str(nx.text, "c: its check goes, the others skip",
+	    "held, c before 0.4: text");
+
+	/* A claim kept on b, its run starting: b keeps polling. */
+	reset();
+	nodes[1].st.elapsed_ms = 900;
+	nodes[1].st.claim_ms = 900;
+	next_is(PG_REASON_ACTIVE, 1, "b's claim kept: b keeps polling");
+	/* A check deciding on b, before its claim: a and c go meanwhile. */
+	nodes[1].st.elapsed_ms = PG_NEVER;
+	nodes[1].st.claim_ms = -1;
+	nodes[1].st.deciding = 1;
+	pg_fleet_next(&fleet, &nx);
+	is_any(&nx, "b deciding, its claim not yet seen: a and c go");
+}
+
+/* backend = etcd: etcd orders the claims, not pg_decide. */
+static void
+test_etcd(void)
+{
+	struct pg_next	 nx;
+
+	reset();
+	cl.backend = PG_BACKEND_ETCD;
+	fleet.n = 2;
+	fleet.holder = 1;
+	nodes[1].st.elapsed_ms = 20000;
+	next_is(PG_REASON_ACTIVE, 1, "etcd: the holder goes again");
+	fleet.holder = 0;
+	nodes[0].st.elapsed_ms = 5000;
+	fleet.n = 1;
+	next_is(PG_REASON_ACTIVE, 0, "etcd: this node holds the key");
+	fleet.holder = 2;
+	pg_fleet_next(&fleet, &nx);
+	is_any(&nx, "etcd: nobody holds the key: the first check");
+	fleet.n = 2;
+	down(1, PG_ANSWER_UNREACHABLE, "no endpoint answered");
+	nodes[1].name = "(etcd)";
+	next_is(PG_REASON_UNREACHABLE, 1, "etcd unreachable: nobody");
+	pg_fleet_next(&fleet, &nx);
+	is_str(nx.text, "nobody while (etcd) is unreachable (backend = etcd)",
+	    "etcd unreachable: text");
+	down(1, PG_ANSWER_REFUSED, "401");
+	next_is(PG_REASON_INVALID, 1, "etcd refuses: nobody");
+	nodes[1].name = "b";
+	fleet.n = 3;
+	fleet.holder = 3;
 }
 
 int
 main(void)
 {
 	test_next();
+	test_one();
+	test_etcd();
 	test_prefer();
 	test_table();
 	test_json();
