@@ -1,9 +1,11 @@
 /*
  * Unit tests for fleet.c: which node pollguard-status says goes next
- * (every case of the rule, in its order), the table exactly, and the
- * JSON: its fields, and strings escaped so that any byte stays valid
- * JSON (the command-line test feeds the output to a JSON parser too).
+ * (every case of the rule), the table exactly, and the JSON: its fields,
+ * and strings escaped so that any byte stays valid JSON (the
+ * command-line test feeds the output to a JSON parser too); then the
+ * property, over random fleets: next says what the checks do.
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "pollguard.h"
 #include "tap.h"
+#include "rng.h"
 
 #define WAIT	60000
 
@@ -577,14 +580,371 @@ test_etcd(void)
 	fleet.holder = 3;
 }
 
+/*
+ * The property: for any fleet, "next" says what the checks do. A world
+ * is a cluster's config and 1 to 5 nodes, a (this node) first, each as
+ * it answers: its status (0.4 on), its activity only (before 0.4; a
+ * run going there is not seen, and only goes while the node is active),
+ * or no answer (down: no check runs) or an error. Each node's check is
+ * run here as bin/pollguard-check.c runs it, apart from fleet.c: its own
+ * record, the run lock, the claim lock and a kept claim, then pg_decide
+ * with its own status, by its own prefer order; a node before 0.4 by
+ * 0.3.0's rule (lib/decide.c at 475fb03). A node whose checked record
+ * says its checks have not run within wait and the slack runs none.
+ * Random and reproducible: the seed is printed, PG_SEED=N replays it.
+ */
+#define NODES	5
+#define AT	(INT64_MAX / 4)		/* the checks' moment, ns */
+
+/* True one time in n. */
+static int
+one_in(int n)
+{
+	return rnd() % (uint64_t)n == 0;
+}
+
+struct world {
+	struct pg_cluster	 c;
+	struct pg_fleet_node	 node[NODES];
+	int			 run03[NODES];	/* before 0.4: a run going */
+	size_t			 n;
+};
+
+/* A time since something: never, below wait, at it, or above. */
+static int64_t
+since(int64_t wait)
+{
+	switch (between(0, 4)) {
+	case 0:
+		return PG_NEVER;
+	case 1:
+		return between(0, 3000);
+	case 2:
+		return between(0, wait - 1);
+	case 3:
+		return wait;
+	default:
+		return between(wait, 3 * wait);
+	}
+}
+
+/* A prefer order of some of the n names, in some order; maybe none. */
+static void
+order(char *buf, size_t len, size_t n)
+{
+	static const char	*const names[] = { "a", "b", "c", "d", "e" };
+	size_t			 i, j, k, m = between(0, n);
+	size_t			 pick[NODES];
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		pick[i] = i;
+	for (i = 0; i < m; i++) {
+		j = between(i, n - 1);
+		k = pick[i];
+		pick[i] = pick[j];
+		pick[j] = k;
+		if (i > 0)
+			strlcat(buf, ",", len);
+		strlcat(buf, names[pick[i]], len);
+	}
+}
+
+/* A status as pg_status_serve makes it: activity, runs, hold, checks. */
+static void
+status(struct world *w, size_t i, struct pg_status *st)
+{
+	int64_t	 wait = w->c.wait_ms;
+
+	pg_status_init(st);
+	st->elapsed_ms = since(wait);
+	if (st->elapsed_ms < 5000 && one_in(4))
+		st->claim_ms = st->elapsed_ms;
+	st->running = one_in(6);
+	st->pid = st->running ? between(1, 99999) : 0;
+	st->deciding = one_in(12) ? 1 : one_in(8) ? -1 : 0;
+	if ((st->last = !one_in(3))) {
+		st->last_exit = one_in(3);
+		st->failures = st->last_exit ? (int)between(1, 3) : 0;
+		st->last_duration_ms = between(0, 5000);
+		st->last_end_ms = st->elapsed_ms == PG_NEVER ? since(wait) :
+		    st->elapsed_ms + between(-2000, 2000);
+		if (st->last_end_ms < 0)
+			st->last_end_ms = 0;
+	}
+	if (one_in(10)) {
+		st->hold_ms = between(1, 3 * wait);
+		strlcpy(st->hold_by, "ops", sizeof(st->hold_by));
+	}
+	if (i == 0 || !one_in(5))
+		strlcpy(st->prefer, w->c.prefer, sizeof(st->prefer));
+	else
+		order(st->prefer, sizeof(st->prefer), w->n);
+	if (st->prefer[0] == '\0')
+		return;
+	st->checked_ms = one_in(6) ? PG_NEVER : one_in(5) ?
+	    between(wait, 2 * wait) : between(0, wait);
+	st->checking_ms = one_in(6) ? -1 : between(0, 2 * wait);
+	if (one_in(3)) {
+		st->yield[0] = 'a' + between(0, w->n - 1);
+		st->yield[1] = '\0';
+		st->yielded_ms = between(0, 3 * wait);
+	}
+}
+
+static void
+world(struct world *w)
+{
+	static const char	*const names[] = { "a", "b", "c", "d", "e" };
+	struct pg_fleet_node	*n;
+	int64_t			 wait;
+	size_t			 i;
+
+	memset(w, 0, sizeof(*w));
+	w->n = between(1, NODES);
+	wait = between(10, 600) * 1000;
+	strlcpy(w->c.id, "mail", sizeof(w->c.id));
+	w->c.wait_ms = wait;
+	w->c.unreachable = one_in(3) ? PG_UNREACHABLE_SKIP :
+	    PG_UNREACHABLE_RUN;
+	w->c.on_failure = one_in(4) ? PG_ON_FAILURE_STAY :
+	    PG_ON_FAILURE_HANDOVER;
+	w->c.cooldown_ms = one_in(2) ? wait : between(1000, 2 * wait);
+	w->c.failback = !one_in(4);
+	w->c.failback_after_ms = one_in(2) ? wait : between(0, 2 * wait);
+	w->c.prefer_slack_ms = between(0, wait / 4);
+	if (one_in(2))
+		order(w->c.prefer, sizeof(w->c.prefer), w->n);
+	for (i = 0; i < w->n; i++) {
+		n = &w->node[i];
+		n->name = names[i];
+		n->self = i == 0;
+		n->kind = PG_ANSWER_ELAPSED;
+		pg_status_init(&n->st);
+		if (i == 0 && one_in(30)) {
+			n->kind = PG_ANSWER_UNREACHABLE;	/* a 500 */
+			strlcpy(n->why, "its record is damaged",
+			    sizeof(n->why));
+		} else if (i > 0 && one_in(8)) {
+			n->kind = PG_ANSWER_UNREACHABLE;
+			strlcpy(n->why, "timed out", sizeof(n->why));
+		} else if (i > 0 && one_in(25)) {
+			n->kind = between(PG_ANSWER_REFUSED, PG_ANSWER_INVALID);
+			strlcpy(n->why, "nonsense", sizeof(n->why));
+		} else if (i > 0 && one_in(5)) {
+			n->st.elapsed_ms = since(wait);	/* before 0.4 */
+			w->run03[i] = n->st.elapsed_ms < wait && one_in(3);
+		} else {
+			n->has_status = 1;
+			status(w, i, &n->st);
+		}
+	}
+}
+
+/* Peer j's answer to node i's check: status read when i is 0.4 on. */
+static void
+answer(const struct world *w, size_t i, size_t j, struct pg_seen *s)
+{
+	const struct pg_fleet_node	*p = &w->node[j];
+
+	memset(s, 0, sizeof(*s));
+	s->name = p->name;
+	s->sent_ns = s->recv_ns = AT;
+	pg_status_init(&s->status);
+	s->answer.kind = p->kind;
+	strlcpy(s->why, p->why, sizeof(s->why));
+	if (!PG_ANSWER_OK(p->kind))
+		return;
+	s->answer.elapsed_ms = p->st.elapsed_ms;
+	if (p->st.elapsed_ms == PG_NEVER)
+		s->answer.kind = PG_ANSWER_NEVER;
+	if (w->node[i].has_status && p->has_status) {
+		s->has_status = 1;
+		s->status = p->st;
+	}
+}
+
+/* 0.3.0's round 1 (lib/decide.c at 475fb03), with no run going. */
+static int
+go03(const struct pg_cluster *c, const struct pg_seen *seen, size_t n)
+{
+	size_t	 i;
+	int	 bad = 0, lost = 0;
+
+	for (i = 0; i < n; i++)
+		if (seen[i].answer.kind == PG_ANSWER_ELAPSED &&
+		    seen[i].answer.elapsed_ms < c->wait_ms)
+			return 0;
+		else if (seen[i].answer.kind == PG_ANSWER_UNREACHABLE)
+			lost = 1;
+		else if (!PG_ANSWER_OK(seen[i].answer.kind))
+			bad = 1;
+	return !bad && !(lost && c->unreachable == PG_UNREACHABLE_SKIP);
+}
+
+/*
+ * Node i's check: 1 go, 0 no go, -1 none runs (the node is down, or
+ * answered an error, or its cron does not run). *busy: a run, a check
+ * or a kept claim is going on there.
+ */
+static int
+goes(const struct world *w, size_t i, int *busy)
+{
+	const struct pg_fleet_node	*n = &w->node[i];
+	struct pg_decision		 d;
+	struct pg_cluster		 c = w->c;
+	struct pg_status		 own = n->st;
+	struct pg_seen			 seen[NODES];
+	size_t				 j, k;
+
+	*busy = 0;
+	if (!PG_ANSWER_OK(n->kind))
+		return n->self ? 0 : -1;	/* read_own() dies */
+	if (n->has_status && n->st.prefer[0] != '\0' &&
+	    n->st.checked_ms >= c.wait_ms + c.prefer_slack_ms)
+		return -1;
+	for (j = k = 0; j < w->n; j++)
+		if (j != i)
+			answer(w, i, j, &seen[k++]);
+	if (!n->has_status) {
+		*busy = w->run03[i];
+		return !*busy && go03(&c, seen, k);
+	}
+	/* pg_lock_held, pg_claim_lock, a kept claim: skip, exit 2. */
+	if ((*busy = own.running || own.deciding == 1 || own.claim_ms >= 0))
+		return 0;
+	strlcpy(c.prefer, own.prefer, sizeof(c.prefer));
+	own.at_ns = AT;
+	pg_decide(&c, n->name, &own, 0, seen, k, &d);
+	return d.verdict == PG_GO;
+}
+
+/* A world for diag: the config and each node. */
+static void
+show(const struct world *w, const struct pg_next *nx)
+{
+	const struct pg_status	*st;
+	size_t			 i;
+	int			 busy;
+
+	diag("wait %" PRId64 " cooldown %" PRId64 " %s %s prefer \"%s\" "
+	    "failback %d after %" PRId64 " slack %" PRId64, w->c.wait_ms,
+	    w->c.cooldown_ms, w->c.unreachable ? "skip" : "run",
+	    w->c.on_failure ? "stay" : "handover", w->c.prefer,
+	    w->c.failback, w->c.failback_after_ms, w->c.prefer_slack_ms);
+	for (i = 0; i < w->n; i++) {
+		st = &w->node[i].st;
+		diag("%s: goes %d kind %d status %d run03 %d elapsed %" PRId64
+		    " claim %" PRId64 " running %d deciding %d last %d exit %d "
+		    "failures %d end %" PRId64 " hold %" PRId64 " prefer "
+		    "\"%s\" checked %" PRId64 " checking %" PRId64 " yield "
+		    "\"%s\" %" PRId64, w->node[i].name, goes(w, i, &busy),
+		    w->node[i].kind, w->node[i].has_status, w->run03[i],
+		    st->elapsed_ms, st->claim_ms, st->running, st->deciding,
+		    st->last, st->last_exit, st->failures, st->last_end_ms,
+		    st->hold_ms, st->prefer, st->checked_ms, st->checking_ms,
+		    st->yield, st->yielded_ms);
+	}
+	diag("next: reason %d node %zu: %s", nx->reason, nx->node, nx->text);
+}
+
+/* What next promises of the checks, against what they do: "" or why not. */
+static const char *
+broken(const struct world *w, const struct pg_next *nx)
+{
+	size_t	 i, go = 0, x = nx->node;
+	int	 busy, g, xgoes = 0, xbusy = 0;
+
+	if (nx->text[0] == '\0')
+		return "no text";
+	if (x > w->n)
+		return "a node out of range";
+	for (i = 0; i < w->n; i++) {
+		g = goes(w, i, &busy);
+		go += g == 1;
+		if (i == x) {
+			xgoes = g == 1;
+			xbusy = busy;
+		}
+	}
+	switch (nx->reason) {
+	case PG_REASON_GO:
+	case PG_REASON_PREFERRED:
+		if (x == w->n)
+			return nx->reason == PG_REASON_GO && go >= 2 ? "" :
+			    "fewer than two checks go";
+		return xgoes && go == 1 ? "" : "not its check alone goes";
+	case PG_REASON_ACTIVE:
+		if (x == w->n || w->node[x].st.elapsed_ms >= w->c.wait_ms)
+			return "no node active within wait";
+		return go == (size_t)xgoes && (xgoes || xbusy) ? "" :
+		    "another check goes, or it neither goes nor is busy";
+	case PG_REASON_HELD:
+	case PG_REASON_INVALID:
+	case PG_REASON_UNREACHABLE:
+	case PG_REASON_EACH:
+		return go == 0 ? "" : "a check goes";
+	default:
+		return "a reason next does not give";
+	}
+}
+
+static void
+test_property(int rounds)
+{
+	struct world	 w;
+	struct pg_fleet	 f;
+	struct pg_next	 nx;
+	const char	*why;
+	int		 i, bad = 0, seen[PG_REASON_EACH + 2];
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < rounds; i++) {
+		world(&w);
+		f.cluster = &w.c;
+		f.nodes = w.node;
+		f.n = w.n;
+		f.holder = w.n;
+		if (pg_fleet_next(&f, &nx) == -1)
+			why = "no prediction";
+		else
+			why = broken(&w, &nx);
+		if (nx.reason == PG_REASON_GO && nx.node == w.n)
+			seen[PG_REASON_EACH + 1]++;
+		else
+			seen[nx.reason]++;
+		if (why[0] == '\0')
+			continue;
+		if (bad++ < 3) {
+			diag("fleet %d: %s", i, why);
+			show(&w, &nx);
+		}
+	}
+	ok(bad == 0, "%d random fleets: next says what the checks do (%d "
+	    "not)", rounds, bad);
+	diag("any %d, go %d, preferred %d, active %d, held %d, error %d, "
+	    "unreachable %d, none %d", seen[PG_REASON_EACH + 1],
+	    seen[PG_REASON_GO], seen[PG_REASON_PREFERRED],
+	    seen[PG_REASON_ACTIVE], seen[PG_REASON_HELD],
+	    seen[PG_REASON_INVALID], seen[PG_REASON_UNREACHABLE],
+	    seen[PG_REASON_EACH]);
+	ok(seen[PG_REASON_EACH + 1] && seen[PG_REASON_GO] &&
+	    seen[PG_REASON_PREFERRED] && seen[PG_REASON_ACTIVE] &&
+	    seen[PG_REASON_HELD] && seen[PG_REASON_INVALID] &&
+	    seen[PG_REASON_UNREACHABLE] && seen[PG_REASON_EACH],
+	    "the random fleets reach every answer next gives");
+}
+
 int
 main(void)
 {
+	rng_init("");
 	test_next();
 	test_one();
 	test_etcd();
 	test_prefer();
 	test_table();
 	test_json();
+	test_property(50000);
 	return done_testing();
 }
