@@ -404,6 +404,49 @@ each(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
 	return 0;
 }
 
+/* No check goes for node i's hold. */
+static void
+hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
+{
+	const struct pg_fleet_node	*n = &f->nodes[i];
+	char				 a[DUR_MAX];
+	char				 why[PG_STATUS_TEXT_MAX * 4 + 8];
+	char				 vis[PG_STATUS_TEXT_MAX * 4 + 1];
+
+	nx->reason = PG_REASON_HELD;
+	nx->node = i;
+	why[0] = '\0';
+	if (n->st.hold_why[0] != '\0') {
+		safe(n->st.hold_why, vis, sizeof(vis));
+		snprintf(why, sizeof(why), " (%s)", vis);
+	}
+	snprintf(nx->text, sizeof(nx->text), "held for %s by %s%s: nobody goes",
+	    dur(n->st.hold_ms, a), n->st.hold_by[0] != '\0' ? n->st.hold_by :
+	    n->name, why);
+}
+
+/* No check goes while node i is unreachable, by policy. */
+static void
+unreachable(const struct pg_fleet *f, size_t i, const char *policy,
+    struct pg_next *nx)
+{
+	nx->reason = PG_REASON_UNREACHABLE;
+	nx->node = i;
+	snprintf(nx->text, sizeof(nx->text), "nobody while %s is unreachable "
+	    "(%s)", f->nodes[i].name, policy);
+}
+
+/* No check goes for node i's error: its own record, or its answer. */
+static void
+error(const struct pg_fleet *f, size_t i, struct pg_next *nx)
+{
+	nx->reason = PG_REASON_INVALID;
+	nx->node = i;
+	snprintf(nx->text, sizeof(nx->text), f->nodes[i].self ? "%s cannot "
+	    "read its own record: its check fails" : "%s answers an error: "
+	    "checks that ask it refuse to decide", f->nodes[i].name);
+}
+
 /*
  * No check goes: for a hold (the longest), this node's own record, a
  * node's error answer, an unreachable node (unreachable = skip), a run,
@@ -414,9 +457,6 @@ nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
     struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n;
-	char				 a[DUR_MAX];
-	char				 why[PG_STATUS_TEXT_MAX * 4 + 8];
-	char				 vis[PG_STATUS_TEXT_MAX * 4 + 1];
 	size_t				 i, held = f->n, self = f->n;
 	size_t				 bad = f->n, lost = f->n, busy = f->n;
 
@@ -438,31 +478,13 @@ nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
 		    n->st.elapsed_ms < f->nodes[busy].st.elapsed_ms))
 			busy = i;
 	}
-	if (held < f->n) {
-		n = &f->nodes[held];
-		nx->reason = PG_REASON_HELD;
-		nx->node = held;
-		why[0] = '\0';
-		if (n->st.hold_why[0] != '\0') {
-			safe(n->st.hold_why, vis, sizeof(vis));
-			snprintf(why, sizeof(why), " (%s)", vis);
-		}
-		snprintf(nx->text, sizeof(nx->text), "held for %s by %s%s: "
-		    "nobody goes", dur(n->st.hold_ms, a),
-		    n->st.hold_by[0] != '\0' ? n->st.hold_by : n->name, why);
-	} else if (self < f->n || bad < f->n) {
-		nx->reason = PG_REASON_INVALID;
-		nx->node = self < f->n ? self : bad;
-		snprintf(nx->text, sizeof(nx->text), self < f->n ? "%s cannot "
-		    "read its own record: its check fails" : "%s answers an "
-		    "error: checks that ask it refuse to decide",
-		    f->nodes[nx->node].name);
-	} else if (lost < f->n) {
-		nx->reason = PG_REASON_UNREACHABLE;
-		nx->node = lost;
-		snprintf(nx->text, sizeof(nx->text), "nobody while %s is "
-		    "unreachable (unreachable = skip)", f->nodes[lost].name);
-	} else if (busy < f->n)
+	if (held < f->n)
+		hold(f, held, nx);
+	else if (self < f->n || bad < f->n)
+		error(f, self < f->n ? self : bad, nx);
+	else if (lost < f->n)
+		unreachable(f, lost, "unreachable = skip", nx);
+	else if (busy < f->n)
 		active(f, busy, nx);
 	else
 		return each(f, p, seen, nx);
@@ -483,21 +505,15 @@ by_etcd(const struct pg_fleet *f, struct pg_next *nx)
 	for (i = 0; i < f->n; i++) {
 		if (f->nodes[i].self || answered(&f->nodes[i]))
 			continue;
-		nx->node = i;
-		if (f->nodes[i].kind == PG_ANSWER_UNREACHABLE) {
-			nx->reason = PG_REASON_UNREACHABLE;
-			snprintf(nx->text, sizeof(nx->text), "nobody while %s "
-			    "is unreachable (backend = etcd)",
-			    f->nodes[i].name);
-		} else {
-			nx->reason = PG_REASON_INVALID;
-			snprintf(nx->text, sizeof(nx->text), "%s answers an "
-			    "error: checks that ask it refuse to decide",
-			    f->nodes[i].name);
-		}
+		if (f->nodes[i].kind == PG_ANSWER_UNREACHABLE)
+			unreachable(f, i, "backend = etcd", nx);
+		else
+			error(f, i, nx);
 		return;
 	}
-	if (f->holder < f->n)
+	if (f->holder < f->n && !answered(&f->nodes[f->holder]))
+		error(f, f->holder, nx);
+	else if (f->holder < f->n)
 		active(f, f->holder, nx);
 	else
 		snprintf(nx->text, sizeof(nx->text), "nobody active within "

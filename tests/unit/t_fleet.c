@@ -563,6 +563,10 @@ test_etcd(void)
 	nodes[0].st.elapsed_ms = 5000;
 	fleet.n = 1;
 	next_is(PG_REASON_ACTIVE, 0, "etcd: this node holds the key");
+	down(0, PG_ANSWER_UNREACHABLE, "its state record is not valid");
+	next_is(PG_REASON_INVALID, 0, "etcd: this node holds the key, and "
+	    "cannot read its record: nobody");
+	nodes[0].kind = PG_ANSWER_ELAPSED;
 	fleet.holder = 2;
 	pg_fleet_next(&fleet, &nx);
 	is_any(&nx, "etcd: nobody holds the key: the first check");
