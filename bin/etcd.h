@@ -50,7 +50,7 @@ void	 etcd_release(struct tool *);
 /*
  * pollguard-status: the key's holder as a node of the fleet, read from
  * etcd (elapsed: the wait less the lease's time left). n->name is NULL
- * when nobody holds the key; a failure sets n->reach and n->why.
+ * when nobody holds the key; a failure sets n->kind and n->why.
  */
 void	 etcd_fleet(const struct pg_config *, const struct pg_cluster *,
 	    struct pg_fleet_node *);

@@ -820,6 +820,9 @@ enum pg_answer_kind {
 /* True for the kinds that are misconfiguration: REFUSED to INVALID. */
 #define PG_ANSWER_BAD(k)	((k) >= PG_ANSWER_REFUSED)
 
+/* True for the kinds that answer the question: ELAPSED and NEVER. */
+#define PG_ANSWER_OK(k)		((k) <= PG_ANSWER_NEVER)
+
 /* What a bad kind asks the operator to check, " (...)", or "". */
 const char	*pg_answer_hint(enum pg_answer_kind);
 
@@ -863,7 +866,10 @@ enum pg_verdict {
 	PG_REFUSE_INVALID = 76	/* a peer answered nonsense: EX_PROTOCOL */
 };
 
-/* Why pg_decide decided as it did: one reason a verdict. */
+/*
+ * Why pg_decide decided as it did: one reason a verdict. pg_fleet_next
+ * says with the same reasons why a cluster's next round goes as it does.
+ */
 enum pg_reason {
 	PG_REASON_GO,		/* nothing against us */
 	PG_REASON_LOCAL,	/* SKIP_LOCAL */
@@ -875,8 +881,10 @@ enum pg_reason {
 	PG_REASON_UNREACHABLE,	/* SKIP_UNREACHABLE */
 	PG_REASON_PREFERRED,	/* SKIP_ACTIVE: a more preferred peer is
 				   eligible, and this node is idle */
-	PG_REASON_YIELD		/* SKIP_ACTIVE: this node yielded to a
+	PG_REASON_YIELD,	/* SKIP_ACTIVE: this node yielded to a
 				   preferred peer (failback) */
+	PG_REASON_EACH		/* pg_fleet_next only: no check goes, each
+				   skips for a reason of its own */
 };
 
 struct pg_decision {
@@ -1622,78 +1630,70 @@ int	 pg_conn_accept(int, struct pg_conn **, size_t *, size_t,
  * I/O; the tool fills in one struct pg_fleet per cluster.
  */
 
-enum pg_reach {
-	PG_REACH_STATUS,	/* answered its status (0.4 and later) */
-	PG_REACH_ELAPSED,	/* answered /v1/elapsed only: before 0.4 */
-	PG_REACH_UNREACHABLE,	/* refused, timed out, no DNS, 5xx */
-	PG_REACH_REFUSED,	/* 401 or 403 */
-	PG_REACH_UNKNOWN,	/* 404: a wrong url, or no such cluster */
-	PG_REACH_INVALID,	/* nonsense, or this node itself */
-	PG_REACH_ERROR		/* this node: its record cannot be read */
-};
-
-/* True when the node answered: pollguard-status exits 0 when all did. */
-#define PG_REACH_OK(r)	((r) <= PG_REACH_ELAPSED)
-
+/*
+ * One node as pollguard-status reached it, which is taken for what the
+ * check of every other node reaches too. kind: its answer, as in a
+ * check's round (ELAPSED or NEVER: it answered, and which one is
+ * st.elapsed_ms's to say). This node (self) is read from its state
+ * directory: when its record cannot be read, kind is UNREACHABLE, what
+ * the 500 its serve answers then is to its peers' checks.
+ */
 struct pg_fleet_node {
 	const char	*name;
-	int		 self;		/* this node, from its state directory */
-	enum pg_reach	 reach;
+	int		 self;		/* this node */
+	enum pg_answer_kind kind;
+	int		 has_status;	/* it answered its status (0.4 on) */
 	char		 why[PG_ERR_MAX];	/* why it did not answer, for
 						   people, escaped; or "" */
-	struct pg_status st;	/* REACH_STATUS: all of it; REACH_ELAPSED:
-				   elapsed_ms only; else pg_status_init */
+	struct pg_status st;	/* has_status: all of it; else, when it
+				   answered (before 0.4), elapsed_ms only;
+				   else pg_status_init */
 };
 
 /* One cluster: its nodes, this node among them. */
 struct pg_fleet {
-	const char	*id;
-	int64_t		 wait_ms;
-	enum pg_unreachable unreachable;
+	const struct pg_cluster *cluster;	/* its config: the rule */
 	struct pg_fleet_node *nodes;
 	size_t		 n;
-	enum pg_on_failure on_failure;	/* pg_handover_ignores */
-	const struct pg_cluster *cluster; /* its config, for prefer; NULL:
-					   none applied */
-};
-
-enum pg_next_why {
-	PG_NEXT_ANY,		/* nobody active within wait: the first
-				   check to run goes */
-	PG_NEXT_ACTIVE,		/* node was active within wait (the most
-				   recently): it keeps polling */
-	PG_NEXT_HELD,		/* node shows a hold: nobody goes */
-	PG_NEXT_ERROR,		/* node answered an error: checks that ask
-				   it refuse to decide */
-	PG_NEXT_UNREACHABLE,	/* node unreachable, unreachable = skip:
-				   nobody goes */
-	PG_NEXT_PREFERRED	/* by prefer, node is the one whose check
-				   goes */
+	size_t		 holder;	/* backend etcd: the node whose lease
+					   holds the key; n or more: none */
 };
 
 #define PG_NEXT_TEXT_MAX	(PG_STATUS_TEXT_MAX * 6)
 
 struct pg_next {
-	enum pg_next_why why;
-	size_t		 node;		/* the node it names; not for ANY */
+	enum pg_reason	 reason;
+	size_t		 node;		/* the node it names; n: none */
 	char		 text[PG_NEXT_TEXT_MAX];	/* for people */
 };
 
 /*
- * Which node would go next, by pollguard-check's rule as seen from the
- * answers: a hold anywhere (the longest) stops everyone; then an error
- * answer makes checks refuse; then the node active most recently within
- * wait keeps polling (the others skip, and it does not count itself),
- * but for one that pg_handover_ignores: its last run failed, and under
- * on_failure = handover another node takes over;
- * then an unreachable node under unreachable = skip stops everyone;
- * otherwise the first check to run goes. Unreachable nodes count as
- * never active, as the check counts them by default. With a prefer in
- * f->cluster, instead of the last two: when every node that answered its
- * status would decide (pg_decide, from what the others show) and exactly
- * one would go, and it is not the active one, that node (PREFERRED).
+ * Who would go next: the decision each node's pollguard-check makes
+ * now (pg_decide's round 1, as bin/pollguard-check.c calls it), from its
+ * own status and what the others show. A run going, a check deciding or
+ * a claim kept on a node makes its check skip (LOCAL). A node before
+ * 0.4 decides as 0.3 did: pg_decide without its own status, the others'
+ * unseen, no prefer; that a run is going there is not seen (a run keeps
+ * its node active). A node that did not answer is not predicted (taken
+ * for down), nor is one whose checks have not run within wait and
+ * prefer_slack by its status (its cron does not run). Then, nx->reason:
+ * - GO, no node: two checks or more would go; the race closure picks one.
+ * - ACTIVE: node was active within wait, and no other check would go;
+ *   its check would go, or a run, a claim or a check is going on there
+ *   (before 0.4: its run, not seen).
+ * - PREFERRED, or GO: node's check alone would go; PREFERRED when prefer
+ *   is applied.
+ * - no check would go: HELD (the node with the longest hold), INVALID
+ *   (this node cannot read its own record, or checks refuse for the
+ *   node's answer), UNREACHABLE (checks skip for it, unreachable =
+ *   skip), ACTIVE (a run, claim or check going on node, active within
+ *   wait, keeps it polling), else EACH (each check skips for a reason of
+ *   its own: the text lists them).
+ * With backend = etcd, etcd orders the claims: the holder goes again
+ * (ACTIVE), nobody while etcd does not answer (UNREACHABLE, INVALID),
+ * otherwise anyone (GO). 0, or -1 and ENOMEM.
  */
-void	 pg_fleet_next(const struct pg_fleet *, struct pg_next *);
+int	 pg_fleet_next(const struct pg_fleet *, struct pg_next *);
 
 /*
  * The table for people: a header, a line per node of each cluster and a
