@@ -56,7 +56,7 @@ LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
 		prefer.o \
 		conn.o fleet.o listen.o local.o peers.o proto.o serve.o state.o \
-		status.o lease.o etcd.o etcdjson.o ping.o)
+		status.o lease.o etcd.o etcdjson.o plugin.o ping.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
 		bin/pollguard-status
 LIBEXEC =	bin/pollguard-touch-curl
@@ -80,7 +80,8 @@ UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o check-claim.o \
 		pollguard-touch.o touch-run.o touch-plain.o touch-etcd.o \
-		touch-ping.o pollguard-serve.o pollguard-status.o etcd.o)
+		touch-ping.o pollguard-serve.o pollguard-status.o status-plugin.o \
+		etcd.o)
 
 all: $(addprefix $(B),$(TOOLS) $(LIBEXEC))
 
@@ -106,8 +107,10 @@ $(BIN_OBJS): bin/tool.h
 $(B)lib/peers.o $(B)lib/ping.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ $<
-# monitor.h: the pings (ping.o).
-$(B)lib/ping.o $(B)bin/touch-ping.o: lib/monitor.h
+# monitor.h: the pings (ping.o) and pollguard-status -p (plugin.o).
+$(addprefix $(B)lib/,ping.o plugin.o) $(addprefix $(B)bin/,touch-ping.o \
+    status-plugin.o): lib/monitor.h
+$(addprefix $(B)bin/,pollguard-status.o status-plugin.o): bin/status.h
 # The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
 # from the archive only by the tools that use it: check, status and
 # pollguard-touch-curl, pollguard-touch with the lease hooks of
@@ -138,8 +141,8 @@ $(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o \
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
-$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o tool.o etcd.o) \
-    $(LIB)
+$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o \
+    status-plugin.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
@@ -160,6 +163,8 @@ $(TEST_PROGS): $(B)%: %.c $(LIB) lib/pollguard.h
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(TEST_LIBS) $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
 $(B)tests/unit/t_etcdjson: TEST_LIBS = $(JANSSON_LIBS)
+$(B)tests/unit/t_plugin: TEST_LIBS = $(CURL_LIBS)
+$(B)tests/unit/t_plugin: lib/monitor.h
 
 # tests/connflood: the load test's client (tests/cli/94-load.sh), which
 # holds a thousand connections; it needs none of lib/.
