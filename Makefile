@@ -75,7 +75,7 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		systemd/pollguard.service tmpfiles.d/pollguard.conf \
 		stunnel/pollguard.conf systemd/pollguard-job@.service \
 		systemd/pollguard-job@.timer prometheus/pollguard.rules.yml \
-		pollguard-etcd.conf
+		pollguard-etcd.conf icinga2/pollguard.conf
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o check-claim.o \

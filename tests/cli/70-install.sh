@@ -11,7 +11,7 @@
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
 EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf pollguard-etcd.conf
-prometheus/pollguard.rules.yml
+icinga2/pollguard.conf prometheus/pollguard.rules.yml
 stunnel/pollguard.conf
 systemd/pollguard-job@.service systemd/pollguard-job@.timer
 systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
