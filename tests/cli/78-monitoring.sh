@@ -38,8 +38,10 @@ EOF
 chmod 755 "$T/sink.sh"
 bg sink socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr,fork EXEC:"$T/sink.sh"
 listen_port sink SINK || bail "the recording server (socat) did not start"
-# The hung one accepts and reads, and never answers.
-bg hung socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr,fork SYSTEM:'sleep 30'
+# The hung one accepts and reads, and never answers; its reader ends
+# when the client hangs up.
+bg hung socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr,fork \
+    SYSTEM:'exec cat >/dev/null'
 listen_port hung HUNG || bail "the hung server (socat) did not start"
 # The refusing one: a port that was just free, and is again.
 bg gone socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr OPEN:/dev/null
