@@ -4,7 +4,8 @@
 # hears, one that accepts and never answers, one that refuses; start and
 # end with one run ID, 124 for the runtime limit, 128+N for a signal,
 # nothing from a node that skips or a run that does not start, a bounded
-# delay, a warning for a failed ping and the job's own exit status; and
+# delay, a warning for a failed ping and the job's own exit status, a
+# round of the crontab line on two nodes with one start and end; and
 # pollguard-touch without a ping linking no libcurl. The plugin:
 # pollguard-status -p against three nodes on loopback in each of its
 # states, its line in the form of the Monitoring Plugins guidelines, and
@@ -378,6 +379,31 @@ else
 fi
 wait_exit "$RUNA" 10
 wait_exit "$RUNB" 10
+
+# A round as the crontab line runs it, on a and then on b: a goes and
+# pings, b's check skips and nothing runs there, so nothing is pinged.
+for n in a b c; do
+	printf '[cluster round]\nwait = 60s\npeers = a, b, c\nping = http://127.0.0.1:%s/round\n' \
+	    "$SINK" >>"$T/$n.conf"
+	kill -HUP "${FLEET_SPID[$n]}"
+done
+knows_round()
+{
+	local n
+	for n in a b c; do
+		curl -sf -o /dev/null "http://127.0.0.1:${FLEET_PORT[$n]}/v1/elapsed/round" ||
+		    return 1
+	done
+}
+wait_for 10 knows_round || diag "the serves did not reread their configs"
+: >"$PINGS"
+for n in a b; do
+	sh -c "'$CHECK' -c '$T/$n.conf' round && '$TOUCH' -c '$T/$n.conf' round -- true"
+	echo "$n $?" >>"$T/round"
+done
+is "$(cat "$T/round" | tr '\n' ' ')" "a 0 b 1 " "a round: a runs the job, b skips"
+is "$(pings '^/round/' | sed 's/?.*//' | tr '\n' ' ')" "/round/start /round/0 " \
+    "a round: one start and one end, from a; nothing from b"
 
 # A node stopped, then this node's serve.
 serve_stop "${FLEET_SPID[c]}"
