@@ -58,13 +58,13 @@ LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o confval.o \
 		prefer.o \
 		conn.o fleet.o listen.o local.o peers.o proto.o serve.o \
 		kv.o stamp.o statedir.o record.o lock.o side.o sidefmt.o \
-		status.o lease.o etcd.o etcdjson.o)
+		status.o lease.o etcd.o etcdjson.o plugin.o ping.o)
 # lib/state.h: private to the state directory's sources.
 STATE_OBJS =	$(addprefix $(B)lib/,stamp.o statedir.o record.o lock.o side.o \
 		sidefmt.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
 		bin/pollguard-status
-LIBEXEC =	bin/pollguard-touch-etcd
+LIBEXEC =	bin/pollguard-touch-curl
 MAN1 =		man/pollguard-check.1 man/pollguard-touch.1 man/pollguard-status.1
 MAN5 =		man/pollguard.conf.5
 MAN7 =		man/pollguard.7
@@ -80,12 +80,13 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		systemd/pollguard.service tmpfiles.d/pollguard.conf \
 		stunnel/pollguard.conf systemd/pollguard-job@.service \
 		systemd/pollguard-job@.timer prometheus/pollguard.rules.yml \
-		pollguard-etcd.conf
+		pollguard-etcd.conf icinga2/pollguard.conf
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o check-claim.o \
 		pollguard-touch.o touch-run.o touch-plain.o touch-etcd.o \
-		pollguard-serve.o pollguard-status.o etcd.o)
+		touch-ping.o pollguard-serve.o pollguard-status.o status-plugin.o \
+		etcd.o)
 
 all: $(addprefix $(B),$(TOOLS) $(LIBEXEC))
 
@@ -96,7 +97,7 @@ $(LIB_OBJS) $(BIN_OBJS): lib/pollguard.h
 $(STATE_OBJS): lib/state.h
 $(addprefix $(B)lib/,config.o confkey.o confval.o): lib/conf.h
 # The default config path and LIBEXECDIR (where pollguard-touch finds
-# pollguard-touch-etcd) are compiled in: rebuild when either changes, so
+# pollguard-touch-curl) are compiled in: rebuild when either changes, so
 # that "make; make install PREFIX=/usr" installs tools that look in /usr.
 $(LIB_OBJS) $(BIN_OBJS) $(TEST_PROGS): $(B)sysconfdir.stamp
 # So are the compiler and its flags: objects built with other ones (make
@@ -108,17 +109,22 @@ $(B)sysconfdir.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(STAMPED)' | cmp -s - $@ || echo '$(STAMPED)' >$@
 $(BIN_OBJS): bin/tool.h
-# peers.o is the only object that uses libcurl; a tool that does not ask
-# peers does not pull it from the archive, and does not link libcurl.
-$(B)lib/peers.o: lib/peers.c
+# peers.o and ping.o use libcurl; a tool that does not ask peers or
+# ping does not pull them from the archive, and does not link libcurl.
+$(B)lib/peers.o $(B)lib/ping.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ lib/peers.c
+	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ $<
+# monitor.h: the pings (ping.o) and pollguard-status -p (plugin.o).
+$(addprefix $(B)lib/,ping.o plugin.o) $(addprefix $(B)bin/,touch-ping.o \
+    status-plugin.o): lib/monitor.h
+$(addprefix $(B)bin/,pollguard-status.o status-plugin.o): bin/status.h
 # The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
 # from the archive only by the tools that use it: check, status and
-# pollguard-touch-etcd, pollguard-touch with the lease hooks of
-# bin/touch-etcd.c, which pollguard-touch (bin/touch-plain.c: no lease)
-# execs for an etcd cluster (from beside itself, else from LIBEXECDIR).
-# lease.o needs neither.
+# pollguard-touch-curl, pollguard-touch with the lease hooks of
+# bin/touch-etcd.c and the ping hooks of bin/touch-ping.c, which
+# pollguard-touch (bin/touch-plain.c: no lease, no ping) execs for a
+# cluster on etcd or with a ping (from beside itself, else from
+# LIBEXECDIR). lease.o needs neither.
 $(B)lib/etcd.o $(B)lib/etcdjson.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SSL_CFLAGS) -c -o $@ $<
@@ -128,27 +134,27 @@ $(addprefix $(B)bin/,etcd.o pollguard-check.o pollguard-status.o \
     touch-etcd.o): bin/etcd.h
 $(addprefix $(B)bin/,pollguard-check.o check-claim.o): bin/check.h
 $(addprefix $(B)bin/,pollguard-touch.o touch-run.o touch-plain.o \
-    touch-etcd.o): bin/touch.h
+    touch-etcd.o touch-ping.o): bin/touch.h
 ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
 
 $(LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-# Each tool links only what it uses: only pollguard-check and
-# pollguard-status, which ask peers, link libcurl.
+# Each tool links only what it uses: only pollguard-check,
+# pollguard-status and pollguard-touch-curl link libcurl.
 $(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o \
     check-claim.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
-$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o tool.o etcd.o) \
-    $(LIB)
+$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o \
+    status-plugin.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
-$(B)bin/pollguard-touch-etcd: $(addprefix $(B)bin/,pollguard-touch.o \
-    touch-run.o touch-etcd.o tool.o etcd.o) $(LIB)
+$(B)bin/pollguard-touch-curl: $(addprefix $(B)bin/,pollguard-touch.o \
+    touch-run.o touch-etcd.o touch-ping.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
@@ -164,6 +170,8 @@ $(TEST_PROGS): $(B)%: %.c $(LIB) lib/pollguard.h
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(TEST_LIBS) $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
 $(B)tests/unit/t_etcdjson: TEST_LIBS = $(JANSSON_LIBS)
+$(B)tests/unit/t_plugin: TEST_LIBS = $(CURL_LIBS)
+$(B)tests/unit/t_plugin: lib/monitor.h
 
 # tests/connflood: the load test's client (tests/cli/94-load.sh), which
 # holds a thousand connections; it needs none of lib/.

@@ -1,5 +1,5 @@
 /*
- * etcd.c (bin/): what pollguard-check and pollguard-touch-etcd do with an
+ * etcd.c (bin/): what pollguard-check and pollguard-touch-curl do with an
  * etcd-backed cluster (pollguard(7), STRICT MODE ON ETCD): the claim,
  * the lease kept alive while this node holds the key, the release, and
  * their messages and exit statuses. The library's client does the talking.

@@ -1,7 +1,7 @@
 /*
  * etcd.h: the tools' side of the etcd backend (bin/etcd.c): messages,
  * exit statuses and the lease record, over lib/etcd.c. Linked into
- * pollguard-check, pollguard-status and pollguard-touch-etcd only.
+ * pollguard-check, pollguard-status and pollguard-touch-curl only.
  */
 #ifndef ETCD_H
 #define ETCD_H

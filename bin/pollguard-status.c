@@ -4,6 +4,7 @@
  * read this node's own status from its state directory, and print a
  * line per node and which node would go next (lib/fleet.c makes the
  * table and the JSON). Exit 0 when every node answered, 1 when not.
+ * With -p, one cluster as a monitoring plugin (bin/status-plugin.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,14 +14,22 @@
 #include <unistd.h>
 
 #include "etcd.h"
-#include "tool.h"
+#include "status.h"
 
 #define EXIT_PARTIAL	1	/* some node did not answer */
+
+void
+status_usage(void)
+{
+	fprintf(stderr, "usage: pollguard-status [-j] [-c file] [cluster]\n"
+	    "       pollguard-status -p [-C duration] [-c file] "
+	    "[-w duration] cluster\n");
+}
 
 static __dead void
 usage(void)
 {
-	fprintf(stderr, "usage: pollguard-status [-j] [-c file] [cluster]\n");
+	status_usage();
 	exit(EX_USAGE);
 }
 
@@ -77,8 +86,8 @@ self_node(const struct pg_config *cfg, const struct pg_cluster *c,
  * in the order of the config. The round's answers stay in r: the nodes
  * point to the names in it and the config.
  */
-static void
-ask(const struct pg_config *cfg, const struct pg_cluster *c,
+void
+status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
     struct pg_state *st, struct pg_round *r, struct pg_fleet *f)
 {
 	size_t	 i;
@@ -207,27 +216,38 @@ main(int argc, char *argv[])
 	static struct pg_round	*r;
 	struct pg_state		 state, *st;
 	const struct pg_cluster	*c = NULL;
-	const char		*conf = NULL;
+	const char		*conf = NULL, *wopt = NULL, *copt = NULL;
 	char			 err[PG_ERR_MAX], *out;
 	size_t			 i, nf;
-	int			 ch, json = 0, bad;
+	int			 ch, json = 0, pflag = 0, bad = 0;
 
 	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
-	while ((ch = getopt(argc, argv, "c:j")) != -1) {
+	while ((ch = getopt(argc, argv, "C:c:jpw:")) != -1) {
 		switch (ch) {
+		case 'C':
+			copt = optarg;
+			break;
 		case 'c':
 			conf = optarg;
 			break;
 		case 'j':
 			json = 1;
 			break;
+		case 'p':
+			pflag = 1;
+			break;
+		case 'w':
+			wopt = optarg;
+			break;
 		default:
-			usage();
+			bad = 1;
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1)
+	if (pflag)
+		status_plugin(conf, argc, argv, wopt, copt, bad || json);
+	if (bad || argc > 1 || wopt != NULL || copt != NULL)
 		usage();
 
 	tool_init();
@@ -248,7 +268,8 @@ main(int argc, char *argv[])
 	if (pg_peers_init() == -1)
 		tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 	for (i = 0; i < nf; i++)
-		ask(cfg, c != NULL ? c : &cfg->clusters[i], st, &r[i], &f[i]);
+		status_ask(cfg, c != NULL ? c : &cfg->clusters[i], st, &r[i],
+		    &f[i]);
 
 	if ((out = json ? pg_fleet_json(PG_VERSION, cfg->node, f, nf) :
 	    pg_fleet_table(f, nf)) == NULL)

@@ -2,7 +2,8 @@
  * touch-run.c: pollguard-touch -- command: the job run under the
  * cluster's run lock and supervised to its end: activity refreshed, the
  * runtime limit kept, signals passed on, the outcome recorded; and,
- * through the lease hooks (touch.h), an etcd lease kept alive beside it.
+ * through the hooks of touch.h, an etcd lease kept alive beside it and
+ * its start and end pinged.
  */
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -42,7 +43,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 	int64_t			 killat = 0, at[5];
 	pid_t			 pid;
 	int			 lockfd, r, sig, st, status = 0, saved;
-	int			 reaped = 0, timed_out = 0;
+	int			 reaped = 0, timed_out = 0, code;
 	const char		*id = t->cluster->id;
 
 	if ((r = pg_lock_take(&t->state, id, &lockfd)) == -1)
@@ -51,6 +52,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		tool_die(EXIT_RUNNING, "%s: a run on this node is still going",
 		    id);
 	touch_refresh(t, 1);
+	touch_ping_start(t);
 
 	/* Signals are taken synchronously with sigtimedwait, not handled. */
 	memset(&sa, 0, sizeof(sa));
@@ -179,8 +181,11 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		    "side: %s", t->state.path, id, strerror(errno));
 	close(lockfd);
 	if (timed_out)
-		exit(EXIT_TIMEDOUT);
-	if (WIFSIGNALED(status))
-		exit(128 + WTERMSIG(status));
-	exit(WEXITSTATUS(status));
+		code = EXIT_TIMEDOUT;
+	else if (WIFSIGNALED(status))
+		code = 128 + WTERMSIG(status);
+	else
+		code = WEXITSTATUS(status);
+	touch_ping_end(t, code);
+	exit(code);
 }

@@ -181,6 +181,7 @@ new_cluster(struct parse *p, const char *id)
 	strlcpy(cfg->clusters[n].id, id, sizeof(cfg->clusters[0].id));
 	cfg->clusters[n].line = p->line;
 	cfg->clusters[n].kill_after_ms = PG_KILL_AFTER_MS;
+	cfg->clusters[n].ping_timeout_ms = PG_PING_TIMEOUT_MAX_MS;
 	cfg->clusters[n].cooldown_ms = -1;	/* not set: the wait */
 	cfg->clusters[n].failback = 1;
 	cfg->clusters[n].failback_after_ms = -1;	/* not set: the wait */

@@ -173,7 +173,7 @@ static int	 strict_key(struct parse *, struct pg_cluster *, const char *,
 static const char *const cluster_keys[] = {
 	"name", "wait", "peers", "unreachable", "max_runtime", "kill_after",
 	"on_failure", "cooldown", "prefer", "failback", "failback_after",
-	NULL
+	"ping", "ping_timeout", NULL
 };
 
 /*
@@ -210,7 +210,7 @@ cluster_key(struct parse *p, const char *key, const char *val)
 {
 	size_t			 i = p->cfg->nclusters - 1;
 	struct pg_cluster	*c = &p->cfg->clusters[i];
-	char			 section[PG_NAME_MAX + 16];
+	char			 section[PG_NAME_MAX + 16], why[PG_ERR_MAX];
 	unsigned int		 k;
 
 	snprintf(section, sizeof(section), "cluster %s", c->id);
@@ -259,6 +259,14 @@ cluster_key(struct parse *p, const char *key, const char *val)
 	case 7:
 		return duration(p, key, val, 0, PG_WAIT_MAX_MS,
 		    &c->cooldown_ms);
+	case 11:	/* checked as a peer's url is */
+		if (conf_url_check(val, why, sizeof(why)) == -1)
+			return conf_fail(p, p->line, "ping: '%s': %s", val,
+			    why);
+		return copy(p, c->ping, sizeof(c->ping), val, key);
+	case 12:
+		return duration(p, key, val, 100, PG_PING_TIMEOUT_MAX_MS,
+		    &c->ping_timeout_ms);
 	default:
 		return prefer_key(p, c, k - 8, val);
 	}

@@ -44,6 +44,7 @@
 #define PG_RUNTIME_MIN_MS	100LL		/* max_runtime, kill_after */
 #define PG_KILL_AFTER_MS	(10LL * 1000)	/* kill_after's default */
 #define PG_KILL_AFTER_MAX_MS	(3600LL * 1000)
+#define PG_PING_TIMEOUT_MAX_MS	5000LL		/* ping_timeout's default */
 
 /*
  * clock.c: reading the clocks.
@@ -172,6 +173,8 @@ struct pg_cluster {
 	int64_t		 prefer_slack_ms;	/* min(claim horizon, wait/4) */
 	enum pg_backend	 backend;	/* etcd: pollguard(7), STRICT MODE */
 	enum pg_lease_lost on_lease_lost;
+	char		 ping[PG_VALUE_MAX];	/* lib/monitor.h; "": none */
+	int64_t		 ping_timeout_ms;	/* of each ping */
 };
 
 struct pg_serve {

@@ -11,7 +11,8 @@ USAGE_TOUCH='usage: pollguard-touch [-c file] cluster
        pollguard-touch -H duration [-c file] [-m message] cluster
        pollguard-touch -r [-c file] cluster'
 
-USAGE_STATUS='usage: pollguard-status [-j] [-c file] [cluster]'
+USAGE_STATUS='usage: pollguard-status [-j] [-c file] [cluster]
+       pollguard-status -p [-C duration] [-c file] [-w duration] cluster'
 STATUS=$PG_BIN/pollguard-status
 
 LONG64=$(printf 'x%.0s' $(seq 64))

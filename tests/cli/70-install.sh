@@ -11,7 +11,7 @@
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
 EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf pollguard-etcd.conf
-prometheus/pollguard.rules.yml
+icinga2/pollguard.conf prometheus/pollguard.rules.yml
 stunnel/pollguard.conf
 systemd/pollguard-job@.service systemd/pollguard-job@.timer
 systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
@@ -46,7 +46,7 @@ is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 	for t in pollguard-check pollguard-serve pollguard-status pollguard-touch; do
 		echo "./usr/bin/$t"
 	done
-	echo ./usr/lib/pollguard/pollguard-touch-etcd
+	echo ./usr/lib/pollguard/pollguard-touch-curl
 	for e in $EXAMPLES; do
 		echo "./usr/share/doc/pollguard/examples/$e"
 	done
@@ -67,8 +67,8 @@ is "$(stat -c %a "$root/etc/pollguard.conf")" 644 "the configuration is mode 644
 grep -rlE '/usr/local/(bin/pollguard|share/doc/pollguard|share/man)' "$root" \
     >"$T/local" 2>/dev/null
 is "$(cat "$T/local")" "" "nothing installed under PREFIX=/usr names /usr/local paths of pollguard"
-assert "the installed pollguard-touch looks for pollguard-touch-etcd in /usr/lib/pollguard" \
-    grep -qF /usr/lib/pollguard/pollguard-touch-etcd "$root/usr/bin/pollguard-touch"
+assert "the installed pollguard-touch looks for pollguard-touch-curl in /usr/lib/pollguard" \
+    grep -qF /usr/lib/pollguard/pollguard-touch-curl "$root/usr/bin/pollguard-touch"
 assert "the inetd.conf example runs /usr/bin/pollguard-serve" \
     grep -qE '^[^#].*[[:space:]]/usr/bin/pollguard-serve[[:space:]]' \
     "$root/usr/share/doc/pollguard/examples/inetd.conf"

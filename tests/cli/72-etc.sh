@@ -21,6 +21,7 @@
 #				under systemd-socket-activate and standalone;
 #				what serve calls fits the unit's sandbox (strace)
 #	etc/tmpfiles.d/pollguard.conf	systemd-tmpfiles --create --root
+#	etc/icinga2/pollguard.conf	under Icinga 2, in 78-monitoring.sh
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/http.sh"
 
