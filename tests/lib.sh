@@ -528,6 +528,15 @@ need_bin()
 }
 need_bin
 
+# need_built FILE...: bail out when a test program is not built.
+need_built()
+{
+	local b
+	for b; do
+		[ -e "$b" ] || bail "$b is not built (make ${b#"$PG_BUILD"/})"
+	done
+}
+
 # --- a fleet on loopback, and checks started at one instant ----------------
 # (tests/cli/91-race.sh, tests/cli/96-preempt.sh, tests/race-load.sh)
 

@@ -23,9 +23,7 @@
 
 SHIM=$PG_BUILD/tests/preempt.so
 CLOCKREC=$PG_BUILD/tests/clockrec
-for p in "$SHIM" "$CLOCKREC"; do
-	[ -e "$p" ] || bail "$p is not built (make $p)"
-done
+need_built "$SHIM" "$CLOCKREC"
 command -v curl >/dev/null 2>&1 || bail "curl is not installed"
 LOG=$T/jobs.log
 HOLD_MS=1200		# a's check, held after each question it sends

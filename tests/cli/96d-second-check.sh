@@ -35,9 +35,7 @@
 
 SHIM=$PG_BUILD/tests/preempt.so
 CLOCKREC=$PG_BUILD/tests/clockrec
-for p in "$SHIM" "$CLOCKREC"; do
-	[ -e "$p" ] || bail "$p is not built (make $p)"
-done
+need_built "$SHIM" "$CLOCKREC"
 LOG=$T/jobs.log
 BHOLD=1500		# ms b's job runs
 AHOLD=500		# ms a's job runs, if a goes
