@@ -9,13 +9,19 @@ SYSCONFDIR ?=	/etc
 BASHCOMPDIR ?=	$(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
+# The release, in one place: the file VERSION. It is compiled in
+# (PG_VERSION: the status answer, /metrics, the User-Agent) and names
+# make dist's tarball; CHANGES, debian/changelog and the pages' .Dd
+# follow it (tests/cli/06-version.sh).
+VERSION :=	$(shell cat VERSION 2>/dev/null)
+
 CC ?=		cc
 AR ?=		ar
 PKG_CONFIG ?=	pkg-config
 CFLAGS ?=	-O2 -g
 override CFLAGS +=	-std=c99 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 \
 		-DLIBBSD_OPENBSD_VIS -Wall -Wextra -Ilib \
-		-DPG_SYSCONFDIR='"$(SYSCONFDIR)"' \
+		-DPG_SYSCONFDIR='"$(SYSCONFDIR)"' -DPG_VERSION='"$(VERSION)"' \
 		$(shell $(PKG_CONFIG) --cflags libbsd-overlay inih 2>/dev/null)
 # STATIC_BASE=1 (the default) links libinih, libbsd and libmd from their
 # static archives (Debian's libinih-dev, libbsd-dev, libmd-dev ship them):
@@ -46,6 +52,9 @@ PG_PKGS =	libbsd-overlay inih libcurl jansson openssl
 ifneq ($(filter-out deps demo bench clean uninstall fuzz-clean,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PG_PKGS) && echo y),y)
 $(error build dependencies missing ($(PKG_CONFIG) finds not all of $(PG_PKGS)): run "sh scripts/deps" as root, or see scripts/deps for the packages)
+endif
+ifeq ($(VERSION),)
+$(error the file VERSION is missing or empty)
 endif
 endif
 
@@ -295,13 +304,11 @@ demo: deps
 # that the source tree stays clean; the .deb ends in build/. The copy
 # holds the files git knows or would add (not build/, not objects), or,
 # outside a git checkout, every file but build/ and objects. The
-# package's upstream version must be PG_VERSION, or PG_VERSION+/~ more.
+# package's upstream version must be VERSION, or VERSION+/~ more.
 deb:
 	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version) && \
-	pg=$$(sed -n 's/^#define PG_VERSION[^"]*"\(.*\)"/\1/p' \
-	    lib/pollguard.h) && \
-	case $${v%-*} in $$pg|$$pg[+~]*) ;; *) echo "make deb:" \
-	    "debian/changelog says $$v, lib/pollguard.h $$pg" >&2; \
+	case $${v%-*} in $(VERSION)|$(VERSION)[+~]*) ;; *) echo "make deb:" \
+	    "debian/changelog says $$v, VERSION $(VERSION)" >&2; \
 	    exit 1 ;; esac
 	rm -rf build/deb
 	mkdir -p build/deb/pollguard

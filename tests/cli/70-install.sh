@@ -132,7 +132,7 @@ is "$(cd "$root" && find . -depth -type d -path './usr/share/doc*')" "./usr/shar
 # given. Built in a copy of the sources, so this tree stays as it is.
 src=$T/src
 mkdir -p "$src"
-(cd "$PG_TOP" && cp -a Makefile README CHANGES lib bin man etc "$src/") &&
+(cd "$PG_TOP" && cp -a Makefile VERSION README CHANGES lib bin man etc "$src/") &&
     make -s -C "$src" clean >/dev/null 2>&1
 make -s -C "$src" install DESTDIR="$T/root2" SYSCONFDIR=/opt/pg/etc \
     >"$T/install3.log" 2>&1

@@ -61,11 +61,11 @@ else
 	ok "make deb: $(basename "$DEB") is newer than the tree: reused"
 fi
 
-PG_VERSION=$(sed -n 's/^#define PG_VERSION[^"]*"\(.*\)"/\1/p' "$PG_TOP/lib/pollguard.h")
+PG_VERSION=$(cat "$PG_TOP/VERSION")
 V=$(dpkg-deb -f "$DEB" Version)
 case ${V%-*} in
-"$PG_VERSION"|"$PG_VERSION"[+~]*) ok "package version $V matches PG_VERSION $PG_VERSION" ;;
-*) not_ok "package version $V matches PG_VERSION $PG_VERSION" ;;
+"$PG_VERSION"|"$PG_VERSION"[+~]*) ok "package version $V matches VERSION $PG_VERSION" ;;
+*) not_ok "package version $V matches VERSION $PG_VERSION" ;;
 esac
 
 # lintian: no error, no warning (overrides carry their reasons).

@@ -11,9 +11,7 @@
 unset SOCAT_PEERADDR
 command -v curl >/dev/null 2>&1 || bail "curl is not installed (scripts/deps installs it)"
 NL=$'\n'
-VERSION=$(sed -n 's/^#define[[:space:]]*PG_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
-    "$PG_TOP/lib/pollguard.h")
-: "${VERSION:=0.1.0}"
+VERSION=$(cat "$PG_TOP/VERSION")
 
 # --- helpers --------------------------------------------------------------
 
