@@ -80,8 +80,9 @@ MAN7 =		man/pollguard.7
 MAN8 =		man/pollguard-serve.8
 MANPAGES =	$(MAN1) $(MAN5) $(MAN7) $(MAN8)
 # In $(DOCDIR), with the installed paths; the Debian package leaves
-# them to dh (DOCS=), which installs CHANGES as changelog.gz.
-DOCS =		README CHANGES
+# them to dh (DOCS=), which installs CHANGES as changelog.gz and has
+# debian/copyright for LICENSE.
+DOCS =		README CHANGES LICENSE
 # etc/: installed under $(DOCDIR)/examples; pollguard.conf also as
 # $(SYSCONFDIR)/pollguard.conf when there is none.
 EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
