@@ -49,7 +49,7 @@ SSL_LIBS =	$(shell $(PKG_CONFIG) --libs openssl)
 # even compile, to a truncated pointer). Not for goals that build
 # nothing; demo and bench run scripts/deps first, then make again.
 PG_PKGS =	libbsd-overlay inih libcurl jansson openssl
-ifneq ($(filter-out deps demo bench clean uninstall fuzz-clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps demo bench clean uninstall fuzz-clean dist,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PG_PKGS) && echo y),y)
 $(error build dependencies missing ($(PKG_CONFIG) finds not all of $(PG_PKGS)): run "sh scripts/deps" as root, or see scripts/deps for the packages)
 endif
@@ -224,9 +224,10 @@ $(B)tests/preempt.so: tests/preempt.c
 deps:
 	@sh scripts/deps
 
+# TESTS: the tests to run, as tests/run takes them (default: all).
 check:
 	@$(MAKE) --no-print-directory all $(TEST_PROGS)
-	@sh tests/run
+	@sh tests/run $(TESTS)
 
 # The whole suite again, against tools and unit tests built with
 # AddressSanitizer and UndefinedBehaviorSanitizer in build/sanitize.
@@ -323,6 +324,21 @@ deb:
 	    tar -cf - -T - | tar -xf - -C build/deb/pollguard
 	cd build/deb/pollguard && dpkg-buildpackage -b -us -uc
 	cp build/deb/pollguard_*.deb build/
+
+# make dist: pollguard-$(VERSION).tar.gz (in O=DIR when given), the
+# files git ls-files lists and MANIFEST, which names them with their
+# commit; the same bytes from the same files, also when packed again
+# from the unpacked tarball (scripts/dist). make distcheck unpacks it
+# outside git, builds it, runs make check (DISTCHECK_TESTS: a subset;
+# default all), installs it into a DESTDIR and uninstalls it to the
+# configuration alone, packs it again to the same bytes, and checks
+# that make clean leaves the tarball's files (scripts/distcheck).
+DIST =		$(B)pollguard-$(VERSION).tar.gz
+dist:
+	@sh scripts/dist $(DIST)
+distcheck: dist
+	@sh scripts/distcheck $(DIST) $(DISTCHECK_TESTS)
+.PHONY: dist distcheck
 
 # Installed pages and examples name the installed paths.
 # Only the tools' paths: PATH lines and other programs keep theirs.
