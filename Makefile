@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # pollguard: plain make. Flags for libbsd and inih come from pkg-config.
 
 PREFIX ?=	/usr/local

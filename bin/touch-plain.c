@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * touch-plain.c: pollguard-touch's lease hooks (touch.h): none. A cluster
  * on etcd is pollguard-touch-etcd's, which links libcurl and jansson (this

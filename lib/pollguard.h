@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard: the core library shared by pollguard-check, pollguard-touch
  * and pollguard-serve. Sections follow the source files.

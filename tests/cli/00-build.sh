@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Every source compiles without a warning under gcc and clang at
 # -Wall -Wextra; pollguard-touch and pollguard-serve do not link libcurl.
 . "$PG_TOP/tests/lib.sh"

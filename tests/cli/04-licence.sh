@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The licence: LICENSE is the ISC licence; every file of the tree names
 # it with an SPDX-License-Identifier line, but for scripts/spdx's
 # exceptions; licensecheck finds ISC in every other file and no other

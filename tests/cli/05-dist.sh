@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # make dist: the tarball holds exactly the files git ls-files lists (in a
 # release tarball: MANIFEST's) and MANIFEST, under pollguard-VERSION/,
 # owned by root (0/0), modes 644 or 755 as the files are executable or

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The release is named in one place, the file VERSION, and everything
 # that names it agrees: the tools (the status answer, /metrics), the
 # newest heading of CHANGES, debian/changelog, and the date of every

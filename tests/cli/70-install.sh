@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # make install puts the tools, pages and examples where PREFIX, BINDIR,
 # MANDIR, DOCDIR, SYSCONFDIR and DESTDIR say, with the installed paths
 # written into pages and examples; it installs pollguard.conf only when

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The Debian package (make deb): lintian reports no error and no warning;
 # installed into a throwaway root (a private mount namespace, an overlay
 # over / with its upper layer on a tmpfs, chroot), the tools run,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-serve on its own. Inetd mode with requests piped in: every
 # answer, every error status, the allow list ($SOCAT_PEERADDR), Basic
 # credentials, the deadline, config errors, usage, and that it never
