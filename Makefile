@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # pollguard: plain make. Flags for libbsd and inih come from pkg-config.
 
 PREFIX ?=	/usr/local
@@ -9,13 +10,19 @@ SYSCONFDIR ?=	/etc
 BASHCOMPDIR ?=	$(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
+# The release, in one place: the file VERSION. It is compiled in
+# (PG_VERSION: the status answer, /metrics, the User-Agent) and names
+# make dist's tarball; CHANGES, debian/changelog and the pages' .Dd
+# follow it (tests/cli/06-version.sh).
+VERSION :=	$(shell cat VERSION 2>/dev/null)
+
 CC ?=		cc
 AR ?=		ar
 PKG_CONFIG ?=	pkg-config
 CFLAGS ?=	-O2 -g
 override CFLAGS +=	-std=c99 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 \
 		-DLIBBSD_OPENBSD_VIS -Wall -Wextra -Ilib \
-		-DPG_SYSCONFDIR='"$(SYSCONFDIR)"' \
+		-DPG_SYSCONFDIR='"$(SYSCONFDIR)"' -DPG_VERSION='"$(VERSION)"' \
 		$(shell $(PKG_CONFIG) --cflags libbsd-overlay inih 2>/dev/null)
 # STATIC_BASE=1 (the default) links libinih, libbsd and libmd from their
 # static archives (Debian's libinih-dev, libbsd-dev, libmd-dev ship them):
@@ -43,9 +50,12 @@ SSL_LIBS =	$(shell $(PKG_CONFIG) --libs openssl)
 # even compile, to a truncated pointer). Not for goals that build
 # nothing; demo and bench run scripts/deps first, then make again.
 PG_PKGS =	libbsd-overlay inih libcurl jansson openssl
-ifneq ($(filter-out deps demo bench clean uninstall fuzz-clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps demo bench clean uninstall fuzz-clean dist,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PG_PKGS) && echo y),y)
 $(error build dependencies missing ($(PKG_CONFIG) finds not all of $(PG_PKGS)): run "sh scripts/deps" as root, or see scripts/deps for the packages)
+endif
+ifeq ($(VERSION),)
+$(error the file VERSION is missing or empty)
 endif
 endif
 
@@ -71,8 +81,9 @@ MAN7 =		man/pollguard.7
 MAN8 =		man/pollguard-serve.8
 MANPAGES =	$(MAN1) $(MAN5) $(MAN7) $(MAN8)
 # In $(DOCDIR), with the installed paths; the Debian package leaves
-# them to dh (DOCS=), which installs CHANGES as changelog.gz.
-DOCS =		README CHANGES
+# them to dh (DOCS=), which installs CHANGES as changelog.gz and has
+# debian/copyright for LICENSE.
+DOCS =		README CHANGES LICENSE
 # etc/: installed under $(DOCDIR)/examples; pollguard.conf also as
 # $(SYSCONFDIR)/pollguard.conf when there is none.
 EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
@@ -222,9 +233,10 @@ $(B)tests/preempt.so: tests/preempt.c
 deps:
 	@sh scripts/deps
 
+# TESTS: the tests to run, as tests/run takes them (default: all).
 check:
 	@$(MAKE) --no-print-directory all $(TEST_PROGS)
-	@sh tests/run
+	@sh tests/run $(TESTS)
 
 # The whole suite again, against tools and unit tests built with
 # AddressSanitizer and UndefinedBehaviorSanitizer in build/sanitize.
@@ -303,13 +315,11 @@ demo: deps
 # that the source tree stays clean; the .deb ends in build/. The copy
 # holds the files git knows or would add (not build/, not objects), or,
 # outside a git checkout, every file but build/ and objects. The
-# package's upstream version must be PG_VERSION, or PG_VERSION+/~ more.
+# package's upstream version must be VERSION, or VERSION+/~ more.
 deb:
 	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version) && \
-	pg=$$(sed -n 's/^#define PG_VERSION[^"]*"\(.*\)"/\1/p' \
-	    lib/pollguard.h) && \
-	case $${v%-*} in $$pg|$$pg[+~]*) ;; *) echo "make deb:" \
-	    "debian/changelog says $$v, lib/pollguard.h $$pg" >&2; \
+	case $${v%-*} in $(VERSION)|$(VERSION)[+~]*) ;; *) echo "make deb:" \
+	    "debian/changelog says $$v, VERSION $(VERSION)" >&2; \
 	    exit 1 ;; esac
 	rm -rf build/deb
 	mkdir -p build/deb/pollguard
@@ -323,6 +333,21 @@ deb:
 	    tar -cf - -T - | tar -xf - -C build/deb/pollguard
 	cd build/deb/pollguard && dpkg-buildpackage -b -us -uc
 	cp build/deb/pollguard_*.deb build/
+
+# make dist: pollguard-$(VERSION).tar.gz (in O=DIR when given), the
+# files git ls-files lists and MANIFEST, which names them with their
+# commit; the same bytes from the same files, also when packed again
+# from the unpacked tarball (scripts/dist). make distcheck unpacks it
+# outside git, builds it, runs make check (DISTCHECK_TESTS: a subset;
+# default all), installs it into a DESTDIR and uninstalls it to the
+# configuration alone, packs it again to the same bytes, and checks
+# that make clean leaves the tarball's files (scripts/distcheck).
+DIST =		$(B)pollguard-$(VERSION).tar.gz
+dist:
+	@sh scripts/dist $(DIST)
+distcheck: dist
+	@sh scripts/distcheck $(DIST) $(DISTCHECK_TESTS)
+.PHONY: dist distcheck
 
 # Installed pages and examples name the installed paths.
 # Only the tools' paths: PATH lines and other programs keep theirs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * etcd.c (bin/): what pollguard-check and pollguard-touch-curl do with an
  * etcd-backed cluster (pollguard(7), STRICT MODE ON ETCD): the claim,

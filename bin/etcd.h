@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * etcd.h: the tools' side of the etcd backend (bin/etcd.c): messages,
  * exit statuses and the lease record, over lib/etcd.c. Linked into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard-check: may this node poll now? Ask every peer of the cluster
  * at once; go (exit 0) when none was active within the wait, claiming the

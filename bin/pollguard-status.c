@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard-status: the fleet at a glance. For each configured cluster
  * (or the one given) ask every peer at once, as pollguard-check does,

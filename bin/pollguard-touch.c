@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard-touch: record activity in a cluster, keep it fresh while a
  * job runs (bin/touch-run.c) or while data streams through, or release

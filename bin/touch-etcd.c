@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * touch-etcd.c: pollguard-touch-curl's lease hooks (touch.h): this node's
  * etcd lease kept alive while it records activity and while its job runs

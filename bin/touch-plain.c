@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * touch-plain.c: pollguard-touch's lease and ping hooks (touch.h): none. A
  * cluster on etcd or with a ping is pollguard-touch-curl's, which links

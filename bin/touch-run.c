@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * touch-run.c: pollguard-touch -- command: the job run under the
  * cluster's run lock and supervised to its end: activity refreshed, the

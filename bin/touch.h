@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * touch.h: pollguard-touch's parts. bin/pollguard-touch.c has the options,
  * the record, the filter and the hold; bin/touch-run.c runs the job. The

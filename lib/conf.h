@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * conf.h: private to config.c, confkey.c and confval.c, the reader of
  * pollguard.conf(5). The same contract as pollguard.h: the functions

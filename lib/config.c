@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config.c: pg_config_load reads pollguard.conf(5) and checks every value
  * in full, so that the tools never act on a half-understood file. Here:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * confkey.c: the keys of each section of pollguard.conf(5), for
  * pg_config_load (config.c): each value checked in full, unknown and

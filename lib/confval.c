@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * confval.c: values of pollguard.conf(5) that are checked on their own:
  * URLs and their host names, user names, and the address ranges of

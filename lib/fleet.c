@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fleet.c: what pollguard-status shows of a cluster across its nodes.
  * The tool asks the nodes and fills in a struct pg_fleet per cluster;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * kv.c: the "key value" format, both ends. The side record (side.c),
  * the lease record (lease.c) and the status answer (status.c) are lines

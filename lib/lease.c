@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * lease.c: ".CLUSTER.lease", this node's hold on an etcd-backed cluster
  * (pollguard(7), STRICT MODE ON ETCD). pollguard-check writes it after a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * local.c: this node's status of a cluster, from its state directory.
  * pollguard-serve answers it to peers (GET /v1/status/CLUSTER), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * lock.c: the three locks of a cluster, each on a file beside its
  * record: the record lock (".CLUSTER.rec") of the writers of its files,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard: the core library shared by pollguard-check, pollguard-touch
  * and pollguard-serve. Sections follow the source files.
@@ -18,7 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_VERSION		"0.4.0~dev"
+/* The release, from the file VERSION: the Makefile passes it. */
+#ifndef PG_VERSION
+#error "PG_VERSION is not defined: build with make, which reads VERSION"
+#endif
 #ifndef PG_SYSCONFDIR
 #define PG_SYSCONFDIR		"/etc"		/* make SYSCONFDIR=... */
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * record.c: the activity record of a cluster, "CLUSTER" in the state
  * directory: read by anyone without a lock, replaced atomically by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * side.c: the side record of a cluster, ".CLUSTER.side": what this node
  * did besides being active, kept apart from the activity record so that

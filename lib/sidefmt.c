@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sidefmt.c: the text of each part of the side record (side.c), both
  * ends: the outcome, the hold, the checked part. Each is a version line

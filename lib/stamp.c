@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * stamp.c: moments of this host, read from its clocks and its boot ID;
  * the time elapsed between two of them; and their text: the activity

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * state.h: private to the sources of the state directory (stamp.c,
  * statedir.c, lock.c, record.c, side.c, sidefmt.c); pollguard.h has what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * statedir.c: the state directory. Opening it (and sweeping what killed
  * writers left), the names of the files beside a record, and the two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status.c: the status answer, both ends. pollguard-serve formats a
  * cluster's status (GET /v1/status/CLUSTER) as lines of "key value";

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * delayproxy: a test helper, never installed. A TCP proxy on loopback
  * that delays and drops connections on demand, so that tests can put a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/lib.sh: TAP helpers shared by the command-line tests in tests/cli.
 #
 # Source it from a bash script that tests/run starts in the top directory

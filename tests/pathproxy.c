@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pathproxy: a test helper, never installed. An HTTP reverse proxy on
  * loopback that routes only some paths, as a gateway configured for 0.3

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pgstate: a test helper, never installed. It makes state the tests need
  * without sleeping: records of a given age, records from another boot, a

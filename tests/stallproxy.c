@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * stallproxy: a test helper, never installed. TCP proxies on loopback
  * that forward until told to stall, then accept and never answer: a

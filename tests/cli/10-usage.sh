@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Usage errors of pollguard-check, pollguard-touch and pollguard-status: exit 64, the usage
 # text of SPEC.md on stderr, invalid cluster IDs refused, an unknown cluster
 # a configuration error (78); none of it writes to the state directory.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Command-line abuse of all the tools: missing and extra arguments,
 # unknown options, options without their argument, cluster IDs that are
 # too long or hold '/', '..', '.', a leading '-', control characters or

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-touch -- command: the runtime limit (max_runtime, kill_after,
 # -t) ends the job's whole process group; signals reach the whole group;
 # the outcome record (its part of .ID.side): success, failure, signal, timeout,

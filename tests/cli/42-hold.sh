@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-touch -H: a hold on the cluster, published by this node's
 # pollguard-serve in /v1/status and /metrics, lifted by -H 0 or ending by
 # itself; bad durations and messages refused; untouched by runs.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A hold set on a node during its own settle round (issue 22, break 4):
 # "pollguard-touch -H 1m mail" on node a while a's check is between its
 # claim and its decision. The check must withdraw (exit 1, the record

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # make install puts the tools, pages and examples where PREFIX, BINDIR,
 # MANDIR, DOCDIR, SYSCONFDIR and DESTDIR say, with the installed paths
 # written into pages and examples; it installs pollguard.conf only when
@@ -52,6 +53,7 @@ is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 	done
 	echo ./usr/share/doc/pollguard/README
 	echo ./usr/share/doc/pollguard/CHANGES
+	echo ./usr/share/doc/pollguard/LICENSE
 	echo ./usr/share/bash-completion/completions/pollguard-check
 	for p in $PAGES; do
 		echo "./usr/share/man/$p"
@@ -132,7 +134,7 @@ is "$(cd "$root" && find . -depth -type d -path './usr/share/doc*')" "./usr/shar
 # given. Built in a copy of the sources, so this tree stays as it is.
 src=$T/src
 mkdir -p "$src"
-(cd "$PG_TOP" && cp -a Makefile README CHANGES lib bin man etc "$src/") &&
+(cd "$PG_TOP" && cp -a Makefile VERSION README CHANGES LICENSE lib bin man etc "$src/") &&
     make -s -C "$src" clean >/dev/null 2>&1
 make -s -C "$src" install DESTDIR="$T/root2" SYSCONFDIR=/opt/pg/etc \
     >"$T/install3.log" 2>&1

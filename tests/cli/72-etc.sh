@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The examples in etc/, each exercised with the real program it is for.
 # Every example is used as it is, with only its paths (/usr/local/bin,
 # /etc/pollguard.conf, the state directory), its port and its user

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # etc/bash-completion/pollguard: sourced, its function called as bash
 # calls it (COMP_WORDS, COMP_CWORD): options, cluster IDs from -c FILE,
 # $POLLGUARD_CONF or the default, pollguard-touch's "--" and command.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-status against three nodes a, b and c on loopback, each with
 # its own config, state directory and standalone pollguard-serve: the
 # table when every node answers (exit 0, quiet), a cluster argument, the

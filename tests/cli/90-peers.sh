@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-check with peers: three nodes a, b and c on loopback, each with
 # its own config, state directory and standalone pollguard-serve. The wait
 # rule with aged records, -n, -v, unreachable and hanging peers, nonsense

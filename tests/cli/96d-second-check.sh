@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A second check on the winning node (issue 22, break 2). Nodes a and b
 # announce the fast rule to each other. b's first check keeps its claim
 # and its job starts; a second check of the same cluster on b (a second

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The preferred node end to end (pollguard(7), PREFERRED NODE), with real
 # processes only: three nodes a, b and c on loopback, each with its own
 # state directory, config (prefer = a, b) and pollguard-serve, which the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A check held up after it kept its claim, on a node whose last run
 # failed (pollguard(7), HANDOVER, "Why it is still safe"). Its peers
 # stop counting such a node once its claim's horizon has passed, unless

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Every run counts at the hand-back (pollguard(7), PREFERRED NODE; issue
 # 26): the preferred node a must not go while the last run of b, the
 # substitute that yields to it, still goes, however that run was made.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz target: the side record (".CLUSTER.side"). pg_outcome_parse, the
  * reader of its outcome part, on an exact-size copy of the input: what

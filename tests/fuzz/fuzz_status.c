@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz target: the status answer (GET /v1/status/CLUSTER) as
  * pollguard-check and pollguard-status read it from a peer, and what

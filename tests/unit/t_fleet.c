@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for fleet.c: which node pollguard-status says goes next
  * (every case of the rule), the table exactly, and the JSON: its fields,

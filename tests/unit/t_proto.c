@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for proto.c: pg_request_parse, pg_status_text, pg_response,
  * pg_base64 and pg_answer_parse, against the contract in pollguard.h and

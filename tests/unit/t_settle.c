@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the settle round: pg_claim_horizon and pg_settle, against
  * the rule in pollguard.h (one rule for every peer); then the property the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the state directory (stamp.c, statedir.c, record.c,
  * lock.c, side.c, sidefmt.c): stamps, the elapsed rule, the record
