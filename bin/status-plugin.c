@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status-plugin.c: pollguard-status -p, one cluster as a monitoring plugin
  * sees it (Nagios, Icinga, Zabbix): the nodes asked as for the table, and

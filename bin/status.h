@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status.h: pollguard-status's parts. bin/pollguard-status.c has the
  * options, the asking and the table; bin/status-plugin.c is -p, one

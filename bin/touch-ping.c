@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * touch-ping.c: pollguard-touch-curl's ping hooks (touch.h): a dead man's
  * switch such as healthchecks.io hears URL/start before the job starts

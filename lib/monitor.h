@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * monitor.h: monitoring where cron users already look. ping.c sends the
  * pings of a dead man's switch (the healthchecks protocol) from the node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ping.c: the pings of a dead man's switch (healthchecks.io and its kin):
  * URL/start before a run, URL/N after it, paired by a run ID. One GET

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * plugin.c: pollguard-status -p, the verdict of a monitoring plugin on one
  * cluster (Nagios, Icinga, Zabbix), from what its nodes said: one line of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What the test proxies share: see proxy.h. Test helpers, never
  * installed, none of lib/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What the test proxies share (tests/delayproxy.c, tests/pathproxy.c,
  * tests/stallproxy.c): test helpers, never installed, none of lib/.

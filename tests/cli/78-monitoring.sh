@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Monitoring where cron users look. Pings: a cluster with ping = URL,
 # against HTTP servers on loopback (socat): one that records what it
 # hears, one that accepts and never answers, one that refuses; start and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A reproducible random source for the unit tests' random loops, header
  * only, after tap.h: splitmix64, seeded from PG_SEED or arc4random, the

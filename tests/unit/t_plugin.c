@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for plugin.c (pollguard-status -p): each state and what
  * makes it, their order, the line exactly as the Monitoring Plugins
