@@ -223,6 +223,14 @@ main(int argc, char *argv[])
 	int			 ch, json = 0, pflag = 0, bad = 0;
 
 	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
+	/* A long option (--help) is no -p, though getopt finds a 'p' in it. */
+	for (i = 1; i < (size_t)argc && argv[i][0] == '-' &&
+	    strcmp(argv[i], "--") != 0; i++)
+		if (argv[i][1] == '-')
+			usage();
+		else if (argv[i][1] != '\0' && argv[i][2] == '\0' &&
+		    strchr("Ccw", argv[i][1]) != NULL)
+			i++;		/* its argument */
 	while ((ch = getopt(argc, argv, "C:c:jpw:")) != -1) {
 		switch (ch) {
 		case 'C':

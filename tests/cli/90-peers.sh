@@ -186,7 +186,10 @@ else
 	diag_file "$T/a.state/mail" record
 fi
 read -r _ _ _ mono _ claim horizon <"$T/a.state/mail"
-is "${horizon:-}" 7300 "claim horizon: 2 x timeout 3s + 1.5 x settle 200ms + 1s = 7300"
+# A claim that took longer than settle/4 to write (a busy machine) is
+# kept with its horizon lengthened by the excess.
+num_between "${horizon:-0}" 7300 $((7300 + SLOW_MS)) \
+    "claim horizon: 2 x timeout 3s + 1.5 x settle 200ms + 1s = 7300, or a slow write's more"
 num_between "$(( (${claim:-0} - ${mono:-0}) / 1000000 ))" 0 "$SLOW_MS" \
     "claim moment no later than the record's moment"
 
