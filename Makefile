@@ -453,3 +453,28 @@ fuzz-clean:
 	rm -rf $(FUZZ_DIR)
 
 .PHONY: fuzz fuzz-build fuzz-clean
+
+# The peer protocol's model (doc/model, doc/SAFETY.md), checked with SPIN
+# (Debian's spin). model-rule compares the model's decision rule with
+# pg_decide, pg_settle and pg_settle_poll on every input of the model's
+# domain; model runs that and every configuration exhaustively;
+# model-mutants puts each known-bad rule back and requires that SPIN
+# finds a counterexample. pan's files go to build/model.
+MODEL_DIR =	build/model
+$(MODEL_DIR)/rulecmp: tests/model/rulecmp.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/model/rulecmp.c $(LIB) \
+	    $(BASE_LIBS)
+
+model-rule: $(MODEL_DIR)/rulecmp
+	@rm -rf $(MODEL_DIR)/rule && mkdir -p $(MODEL_DIR)/rule && \
+	    cp doc/model/*.pml $(MODEL_DIR)/rule/ && \
+	    (cd $(MODEL_DIR)/rule && spin ruledrv.pml) | $(MODEL_DIR)/rulecmp
+
+model: model-rule
+	@PG_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) sh tests/model/run configs
+
+model-mutants:
+	@PG_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) sh tests/model/run mutants
+
+.PHONY: model model-rule model-mutants
