@@ -82,11 +82,18 @@
 #define WAIT	12
 #define GATEWAY
 #elif defined(CFG_twochecks)
+#define SHIFTFREE
 #define N	2
-#define TMAX	10
+#define TMAX	4
 #define WAIT	12
-#define KINDS(n)	(n == 1)
+#define KINDS(n)	(id == 2)
 #elif defined(CFG_restore)
+#define N	2
+#define TMAX	6
+#define WAIT	12
+#define STALENESS
+#define NOLOSS
+#elif defined(CFG_lockless)
 #define N	2
 #define TMAX	6
 #define WAIT	12
@@ -235,7 +242,7 @@ short	rdl[4];			/* per check: its round's deadline */
 #define BEGUN	(begun == NCHECKS)
 byte	begun;
 #define BEGIN	begun++
-#elif defined(SIMPLE)
+#elif defined(SIMPLE) || defined(SHIFTFREE)
 /* nothing happened before the first check began: it begins at 0 */
 #define BEGUN	begun
 bit	begun;
@@ -478,7 +485,8 @@ jobdone:
 
 /*
  * The kinds of run a node may start: KINDS(n) all four, for the
- * configurations where they matter; else 0, or 1 when FULLJOB(n).
+ * configurations where they matter; else 0, or 1 when FULLJOB(n) (id:
+ * the check's, in the caller).
  */
 #ifndef KINDS
 #define KINDS(n)	false
@@ -1149,6 +1157,19 @@ init
 		r_act[1] = 4 - WAIT; jobs[1] = 1; jref[1] = 4 - WAIT;
 		heard[1 * N + 0] = 1;
 		run Running(1, 2); run Check(1, 2); run Check(0, 1)
+#elif defined(CFG_lockless)
+		/*
+		 * b runs a job without the run lock: a pipeline, or a job
+		 * whose pollguard-touch died; its last refresh 4 ticks short
+		 * of the wait
+		 */
+		r_act[1] = 4 - WAIT; jobs[1] = 1; jref[1] = 4 - WAIT;
+		heard[1 * N + 0] = 1;
+		if
+		:: run Running(1, 2)
+		:: o_run[1] = 1; run Running(1, 4)
+		fi;
+		run Check(1, 2); run Check(0, 1)
 #elif defined(CFG_handover)
 		/* b's last run failed, just now; or it is failing */
 		o_fail[1] = 1; o_end[1] = 1; o_endt[1] = -1; o_begt[1] = -5;
