@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # pollguard: plain make. Flags for libbsd and inih come from pkg-config.
 
 PREFIX ?=	/usr/local
@@ -9,13 +10,19 @@ SYSCONFDIR ?=	/etc
 BASHCOMPDIR ?=	$(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
+# The release, in one place: the file VERSION. It is compiled in
+# (PG_VERSION: the status answer, /metrics, the User-Agent) and names
+# make dist's tarball; CHANGES, debian/changelog and the pages' .Dd
+# follow it (tests/cli/06-version.sh).
+VERSION :=	$(shell cat VERSION 2>/dev/null)
+
 CC ?=		cc
 AR ?=		ar
 PKG_CONFIG ?=	pkg-config
 CFLAGS ?=	-O2 -g
 override CFLAGS +=	-std=c99 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 \
 		-DLIBBSD_OPENBSD_VIS -Wall -Wextra -Ilib \
-		-DPG_SYSCONFDIR='"$(SYSCONFDIR)"' \
+		-DPG_SYSCONFDIR='"$(SYSCONFDIR)"' -DPG_VERSION='"$(VERSION)"' \
 		$(shell $(PKG_CONFIG) --cflags libbsd-overlay inih 2>/dev/null)
 # STATIC_BASE=1 (the default) links libinih, libbsd and libmd from their
 # static archives (Debian's libinih-dev, libbsd-dev, libmd-dev ship them):
@@ -43,9 +50,12 @@ SSL_LIBS =	$(shell $(PKG_CONFIG) --libs openssl)
 # even compile, to a truncated pointer). Not for goals that build
 # nothing; demo and bench run scripts/deps first, then make again.
 PG_PKGS =	libbsd-overlay inih libcurl jansson openssl
-ifneq ($(filter-out deps demo bench clean uninstall fuzz-clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps demo bench clean uninstall fuzz-clean dist,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PG_PKGS) && echo y),y)
 $(error build dependencies missing ($(PKG_CONFIG) finds not all of $(PG_PKGS)): run "sh scripts/deps" as root, or see scripts/deps for the packages)
+endif
+ifeq ($(VERSION),)
+$(error the file VERSION is missing or empty)
 endif
 endif
 
@@ -53,21 +63,27 @@ endif
 # check-sanitize uses it); by default they are built in place.
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
-LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o decide.o duration.o \
+LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o confval.o \
+		decide.o duration.o \
 		prefer.o \
-		conn.o fleet.o listen.o local.o peers.o proto.o serve.o state.o \
-		status.o lease.o etcd.o etcdjson.o)
+		conn.o fleet.o listen.o local.o peers.o proto.o serve.o \
+		kv.o stamp.o statedir.o record.o lock.o side.o sidefmt.o \
+		status.o lease.o etcd.o etcdjson.o plugin.o ping.o)
+# lib/state.h: private to the state directory's sources.
+STATE_OBJS =	$(addprefix $(B)lib/,stamp.o statedir.o record.o lock.o side.o \
+		sidefmt.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
 		bin/pollguard-status
-LIBEXEC =	bin/pollguard-touch-etcd
+LIBEXEC =	bin/pollguard-touch-curl
 MAN1 =		man/pollguard-check.1 man/pollguard-touch.1 man/pollguard-status.1
 MAN5 =		man/pollguard.conf.5
 MAN7 =		man/pollguard.7
 MAN8 =		man/pollguard-serve.8
 MANPAGES =	$(MAN1) $(MAN5) $(MAN7) $(MAN8)
 # In $(DOCDIR), with the installed paths; the Debian package leaves
-# them to dh (DOCS=), which installs CHANGES as changelog.gz.
-DOCS =		README CHANGES
+# them to dh (DOCS=), which installs CHANGES as changelog.gz and has
+# debian/copyright for LICENSE.
+DOCS =		README CHANGES LICENSE
 # etc/: installed under $(DOCDIR)/examples; pollguard.conf also as
 # $(SYSCONFDIR)/pollguard.conf when there is none.
 EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
@@ -75,12 +91,13 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		systemd/pollguard.service tmpfiles.d/pollguard.conf \
 		stunnel/pollguard.conf systemd/pollguard-job@.service \
 		systemd/pollguard-job@.timer prometheus/pollguard.rules.yml \
-		pollguard-etcd.conf
+		pollguard-etcd.conf icinga2/pollguard.conf
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o check-claim.o \
 		pollguard-touch.o touch-run.o touch-plain.o touch-etcd.o \
-		pollguard-serve.o pollguard-status.o etcd.o)
+		touch-ping.o pollguard-serve.o pollguard-status.o status-plugin.o \
+		etcd.o)
 
 all: $(addprefix $(B),$(TOOLS) $(LIBEXEC))
 
@@ -88,8 +105,10 @@ $(B)%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(LIB_OBJS) $(BIN_OBJS): lib/pollguard.h
+$(STATE_OBJS): lib/state.h
+$(addprefix $(B)lib/,config.o confkey.o confval.o): lib/conf.h
 # The default config path and LIBEXECDIR (where pollguard-touch finds
-# pollguard-touch-etcd) are compiled in: rebuild when either changes, so
+# pollguard-touch-curl) are compiled in: rebuild when either changes, so
 # that "make; make install PREFIX=/usr" installs tools that look in /usr.
 $(LIB_OBJS) $(BIN_OBJS) $(TEST_PROGS): $(B)sysconfdir.stamp
 # So are the compiler and its flags: objects built with other ones (make
@@ -101,17 +120,22 @@ $(B)sysconfdir.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(STAMPED)' | cmp -s - $@ || echo '$(STAMPED)' >$@
 $(BIN_OBJS): bin/tool.h
-# peers.o is the only object that uses libcurl; a tool that does not ask
-# peers does not pull it from the archive, and does not link libcurl.
-$(B)lib/peers.o: lib/peers.c
+# peers.o and ping.o use libcurl; a tool that does not ask peers or
+# ping does not pull them from the archive, and does not link libcurl.
+$(B)lib/peers.o $(B)lib/ping.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ lib/peers.c
+	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ $<
+# monitor.h: the pings (ping.o) and pollguard-status -p (plugin.o).
+$(addprefix $(B)lib/,ping.o plugin.o) $(addprefix $(B)bin/,touch-ping.o \
+    status-plugin.o): lib/monitor.h
+$(addprefix $(B)bin/,pollguard-status.o status-plugin.o): bin/status.h
 # The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
 # from the archive only by the tools that use it: check, status and
-# pollguard-touch-etcd, pollguard-touch with the lease hooks of
-# bin/touch-etcd.c, which pollguard-touch (bin/touch-plain.c: no lease)
-# execs for an etcd cluster (from beside itself, else from LIBEXECDIR).
-# lease.o needs neither.
+# pollguard-touch-curl, pollguard-touch with the lease hooks of
+# bin/touch-etcd.c and the ping hooks of bin/touch-ping.c, which
+# pollguard-touch (bin/touch-plain.c: no lease, no ping) execs for a
+# cluster on etcd or with a ping (from beside itself, else from
+# LIBEXECDIR). lease.o needs neither.
 $(B)lib/etcd.o $(B)lib/etcdjson.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SSL_CFLAGS) -c -o $@ $<
@@ -121,27 +145,27 @@ $(addprefix $(B)bin/,etcd.o pollguard-check.o pollguard-status.o \
     touch-etcd.o): bin/etcd.h
 $(addprefix $(B)bin/,pollguard-check.o check-claim.o): bin/check.h
 $(addprefix $(B)bin/,pollguard-touch.o touch-run.o touch-plain.o \
-    touch-etcd.o): bin/touch.h
+    touch-etcd.o touch-ping.o): bin/touch.h
 ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
 
 $(LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-# Each tool links only what it uses: only pollguard-check and
-# pollguard-status, which ask peers, link libcurl.
+# Each tool links only what it uses: only pollguard-check,
+# pollguard-status and pollguard-touch-curl link libcurl.
 $(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o \
     check-claim.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
-$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o tool.o etcd.o) \
-    $(LIB)
+$(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o \
+    status-plugin.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
-$(B)bin/pollguard-touch-etcd: $(addprefix $(B)bin/,pollguard-touch.o \
-    touch-run.o touch-etcd.o tool.o etcd.o) $(LIB)
+$(B)bin/pollguard-touch-curl: $(addprefix $(B)bin/,pollguard-touch.o \
+    touch-run.o touch-etcd.o touch-ping.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
@@ -157,6 +181,8 @@ $(TEST_PROGS): $(B)%: %.c $(LIB) lib/pollguard.h
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(TEST_LIBS) $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
 $(B)tests/unit/t_etcdjson: TEST_LIBS = $(JANSSON_LIBS)
+$(B)tests/unit/t_plugin: TEST_LIBS = $(CURL_LIBS)
+$(B)tests/unit/t_plugin: lib/monitor.h
 
 # tests/connflood: the load test's client (tests/cli/94-load.sh), which
 # holds a thousand connections; it needs none of lib/.
@@ -168,23 +194,23 @@ $(B)tests/connflood: tests/connflood.c
 # tests/delayproxy: a TCP proxy that delays and drops connections on
 # demand (tests/cli/86-delayproxy.sh, tests/soak.sh); none of lib/.
 TEST_PROGS +=	$(B)tests/delayproxy
-$(B)tests/delayproxy: tests/delayproxy.c
+$(B)tests/delayproxy: tests/delayproxy.c tests/proxy.c tests/proxy.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/delayproxy.c $(BASE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/delayproxy.c tests/proxy.c $(BASE_LIBS)
 
 # tests/pathproxy: an HTTP proxy that routes only some paths, a gateway
 # set up for 0.3 (tests/cli/96c-gateway.sh); none of lib/.
 TEST_PROGS +=	$(B)tests/pathproxy
-$(B)tests/pathproxy: tests/pathproxy.c
+$(B)tests/pathproxy: tests/pathproxy.c tests/proxy.c tests/proxy.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/pathproxy.c $(BASE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/pathproxy.c tests/proxy.c $(BASE_LIBS)
 
 # tests/stallproxy: proxies that forward until told to stall, then
 # accept and never answer (tests/cli/69-etcd-stall.sh); none of lib/.
 TEST_PROGS +=	$(B)tests/stallproxy
-$(B)tests/stallproxy: tests/stallproxy.c
+$(B)tests/stallproxy: tests/stallproxy.c tests/proxy.c tests/proxy.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/stallproxy.c $(BASE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/stallproxy.c tests/proxy.c $(BASE_LIBS)
 
 # tests/clockrec: the soak's job, which logs its clocks (tests/soak.sh).
 TEST_PROGS +=	$(B)tests/clockrec
@@ -207,9 +233,10 @@ $(B)tests/preempt.so: tests/preempt.c
 deps:
 	@sh scripts/deps
 
+# TESTS: the tests to run, as tests/run takes them (default: all).
 check:
 	@$(MAKE) --no-print-directory all $(TEST_PROGS)
-	@sh tests/run
+	@sh tests/run $(TESTS)
 
 # The whole suite again, against tools and unit tests built with
 # AddressSanitizer and UndefinedBehaviorSanitizer in build/sanitize.
@@ -290,13 +317,11 @@ demo: deps
 # that the source tree stays clean; the .deb ends in build/. The copy
 # holds the files git knows or would add (not build/, not objects), or,
 # outside a git checkout, every file but build/ and objects. The
-# package's upstream version must be PG_VERSION, or PG_VERSION+/~ more.
+# package's upstream version must be VERSION, or VERSION+/~ more.
 deb:
 	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version) && \
-	pg=$$(sed -n 's/^#define PG_VERSION[^"]*"\(.*\)"/\1/p' \
-	    lib/pollguard.h) && \
-	case $${v%-*} in $$pg|$$pg[+~]*) ;; *) echo "make deb:" \
-	    "debian/changelog says $$v, lib/pollguard.h $$pg" >&2; \
+	case $${v%-*} in $(VERSION)|$(VERSION)[+~]*) ;; *) echo "make deb:" \
+	    "debian/changelog says $$v, VERSION $(VERSION)" >&2; \
 	    exit 1 ;; esac
 	rm -rf build/deb
 	mkdir -p build/deb/pollguard
@@ -310,6 +335,21 @@ deb:
 	    tar -cf - -T - | tar -xf - -C build/deb/pollguard
 	cd build/deb/pollguard && dpkg-buildpackage -b -us -uc
 	cp build/deb/pollguard_*.deb build/
+
+# make dist: pollguard-$(VERSION).tar.gz (in O=DIR when given), the
+# files git ls-files lists and MANIFEST, which names them with their
+# commit; the same bytes from the same files, also when packed again
+# from the unpacked tarball (scripts/dist). make distcheck unpacks it
+# outside git, builds it, runs make check (DISTCHECK_TESTS: a subset;
+# default all), installs it into a DESTDIR and uninstalls it to the
+# configuration alone, packs it again to the same bytes, and checks
+# that make clean leaves the tarball's files (scripts/distcheck).
+DIST =		$(B)pollguard-$(VERSION).tar.gz
+dist:
+	@sh scripts/dist $(DIST)
+distcheck: dist
+	@sh scripts/distcheck $(DIST) $(DISTCHECK_TESTS)
+.PHONY: dist distcheck
 
 # Installed pages and examples name the installed paths.
 # Only the tools' paths: PATH lines and other programs keep theirs.
@@ -388,7 +428,7 @@ FUZZ_CFLAGS =	$(CFLAGS) -O1 -g -fno-omit-frame-pointer \
 FUZZ_TARGETS =	request answer config numbers outcome status etcd
 FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
 
-$(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h
+$(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h lib/state.h lib/conf.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 $(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h
@@ -415,3 +455,28 @@ fuzz-clean:
 	rm -rf $(FUZZ_DIR)
 
 .PHONY: fuzz fuzz-build fuzz-clean
+
+# The peer protocol's model (doc/model, doc/SAFETY.md), checked with SPIN
+# (Debian's spin). model-rule compares the model's decision rule with
+# pg_decide, pg_settle and pg_settle_poll on every input of the model's
+# domain; model runs that and every configuration exhaustively;
+# model-mutants puts each known-bad rule back and requires that SPIN
+# finds a counterexample. pan's files go to build/model.
+MODEL_DIR =	build/model
+$(MODEL_DIR)/rulecmp: tests/model/rulecmp.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/model/rulecmp.c $(LIB) \
+	    $(BASE_LIBS)
+
+model-rule: $(MODEL_DIR)/rulecmp
+	@rm -rf $(MODEL_DIR)/rule && mkdir -p $(MODEL_DIR)/rule && \
+	    cp doc/model/*.pml $(MODEL_DIR)/rule/ && \
+	    (cd $(MODEL_DIR)/rule && spin ruledrv.pml) | $(MODEL_DIR)/rulecmp
+
+model: model-rule
+	@PG_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) sh tests/model/run configs
+
+model-mutants:
+	@PG_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) sh tests/model/run mutants
+
+.PHONY: model model-rule model-mutants

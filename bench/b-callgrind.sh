@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-callgrind.sh: instruction counts with valgrind --tool=callgrind,
 # whole processes and serve and nginx per request (sourced by bench/run,
 # last: it runs the commands of the benchmarks before it again).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-check.sh: pollguard-check with one peer against curl fetching
 # the same URL (sourced by bench/run, after bench/fixtures.sh). Sets
 # CMD_CHECK, CMD_CHECKN and CMD_CURL, which later benchmarks run again,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-etcd.sh: strict mode, pollguard-check on a cluster backed by
 # etcd, against etcdctl lock on the same one-member etcd (sourced by
 # bench/run). Starts and stops its own etcd with tests/etcd.sh. Sets

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-filter.sh: pollguard-touch -f against cat on a million lines
 # (sourced by bench/run, after bench/b-touch.sh). Writes $T/lines, which
 # bench/b-callgrind.sh uses, and sets R_FILTER, R_FILTERSHM.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-go.sh: the headline: how long a race-free go takes with the
 # default settings, against etcdctl lock on a local etcd, uncontested and
 # contested, on loopback and with 20 ± 10 ms of delay on every question

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-hung.sh: pollguard-check with a peer that never answers, a
 # listening socket that never accepts (sourced by bench/run). Sets
 # HI_HUNG for bench/why.sh.

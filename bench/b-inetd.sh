@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-inetd.sh: pollguard-serve -i against cat of a canned answer,
 # both under one openbsd-inetd (sourced by bench/run, after
 # bench/b-serve.sh: $T/serve.conf, BODY_S). Sets R_INETD.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-locks.sh: pollguard-check against the mechanisms of cron lock
 # scripts: etcdctl lock, redis-cli SET NX EX, flock -n (sourced by
 # bench/run, after bench/b-check.sh). Starts and stops its own etcd and

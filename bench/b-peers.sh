@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-peers.sh: pollguard-check with 1, 4, 16, 64 and 256 peers,
 # against the floor of plain sockets (pgbench fan) and curl -Z, and the
 # plot bench/check-peers.png (sourced by bench/run, after

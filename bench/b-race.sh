@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-race.sh: the race: three nodes, each with its serve, start their
 # checks at the same instant, with settle = 0 and the default; how many
 # pollers each round had, and what the checks said (sourced by bench/run).

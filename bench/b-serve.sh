@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-serve.sh: pollguard-serve standalone against nginx: requests per
 # second, CPU time and system calls per request, resident memory idle and
 # with 1000 open connections (sourced by bench/run, after

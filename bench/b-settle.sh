@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-settle.sh: the cost of the settle round, settle = 0 against the
 # default 500ms (sourced by bench/run, after bench/b-check.sh).
 

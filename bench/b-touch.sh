@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/b-touch.sh: pollguard-touch against touch(1) (sourced by
 # bench/run). Writes $T/t.conf and $T/tshm.conf, which bench/b-filter.sh
 # and bench/b-callgrind.sh use, and sets R_TOUCH, R_TOUCHSHM.

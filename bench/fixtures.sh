@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/fixtures.sh: what the benchmarks share, set up once (sourced by
 # bench/run): 64 standalone serves as peers (PEERPORTS, PEERPIDS, P1 the
 # first one's port, peer_rss) with the resident memory of the fresh ones

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/lib.sh: the helpers of the benchmarks that the tests do not need:
 # rounds, progress messages, the reduction of pgbench's runs with
 # bench/stats.awk, the markdown of BENCHMARKS.md, and memory readings.

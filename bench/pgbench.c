@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pgbench: the timing helper of make bench (bench/run), never installed.
  * It times what a shell cannot time without adding its own fork to every

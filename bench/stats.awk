@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/stats.awk: summarise alternating runs, the lines of pgbench alt
 # and req (and of the shell's wrk rounds):
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bench/why.sh: the report's section on the targets pollguard misses in
 # this run, and why, from the results the benchmarks set; and the results
 # within 5% of their limit (sourced by bench/run after the benchmarks).

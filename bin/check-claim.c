@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * check-claim.c: pollguard-check's rounds and its claim: the peers asked
  * and what they answered said, and, for a go with peers and settle > 0,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * check.h: pollguard-check's rounds and its claim (bin/check-claim.c),
  * beside the options, the local tests and the exit status of

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * etcd.c (bin/): what pollguard-check and pollguard-touch-etcd do with an
+ * etcd.c (bin/): what pollguard-check and pollguard-touch-curl do with an
  * etcd-backed cluster (pollguard(7), STRICT MODE ON ETCD): the claim,
  * the lease kept alive while this node holds the key, the release, and
  * their messages and exit statuses. The library's client does the talking.
@@ -301,13 +302,15 @@ etcd_fleet(const struct pg_config *cfg, const struct pg_cluster *c,
 		r = PG_ETCD_OK;
 	}
 	if (r != PG_ETCD_OK) {
-		n->reach = r == PG_ETCD_UNREACHABLE ? PG_REACH_UNREACHABLE :
-		    r == PG_ETCD_REFUSED ? PG_REACH_REFUSED : PG_REACH_INVALID;
+		n->kind = r == PG_ETCD_UNREACHABLE ? PG_ANSWER_UNREACHABLE :
+		    r == PG_ETCD_REFUSED ? PG_ANSWER_REFUSED :
+		    PG_ANSWER_INVALID;
 		snprintf(n->why, sizeof(n->why), "%s", r == PG_ETCD_ERROR ?
 		    strerror(errno) : pg_etcd_why(conn));
 		return;
 	}
-	n->reach = PG_REACH_STATUS;
+	n->kind = PG_ANSWER_ELAPSED;
+	n->has_status = 1;
 	if (!found) {
 		n->name = NULL;		/* nobody holds the key */
 		return;

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * etcd.h: the tools' side of the etcd backend (bin/etcd.c): messages,
  * exit statuses and the lease record, over lib/etcd.c. Linked into
- * pollguard-check, pollguard-status and pollguard-touch-etcd only.
+ * pollguard-check, pollguard-status and pollguard-touch-curl only.
  */
 #ifndef ETCD_H
 #define ETCD_H
@@ -50,7 +51,7 @@ void	 etcd_release(struct tool *);
 /*
  * pollguard-status: the key's holder as a node of the fleet, read from
  * etcd (elapsed: the wait less the lease's time left). n->name is NULL
- * when nobody holds the key; a failure sets n->reach and n->why.
+ * when nobody holds the key; a failure sets n->kind and n->why.
  */
 void	 etcd_fleet(const struct pg_config *, const struct pg_cluster *,
 	    struct pg_fleet_node *);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard-check: may this node poll now? Ask every peer of the cluster
  * at once; go (exit 0) when none was active within the wait, claiming the
@@ -94,7 +95,7 @@ checked(struct tool *t, const struct pg_stamp *start, int go,
 	pg_checked_next(&ck, had, start, c->wait_ms + c->prefer_slack_ms, go,
 	    yield);
 	if (pg_checked_write(&t->state, c->id, &ck) == -1)
-		tool_warn(t, "cannot record the check in %s/.%s.checked: %s",
+		tool_warn(t, "cannot record the check in %s/.%s.side: %s",
 		    t->state.path, c->id, strerror(errno));
 }
 

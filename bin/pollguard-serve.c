@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard-serve: answer peers' questions "how long since your last
  * activity in cluster X?" over HTTP. This file is the transport: options,

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard-status: the fleet at a glance. For each configured cluster
  * (or the one given) ask every peer at once, as pollguard-check does,
  * read this node's own status from its state directory, and print a
  * line per node and which node would go next (lib/fleet.c makes the
  * table and the JSON). Exit 0 when every node answered, 1 when not.
+ * With -p, one cluster as a monitoring plugin (bin/status-plugin.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,34 +15,23 @@
 #include <unistd.h>
 
 #include "etcd.h"
-#include "tool.h"
+#include "status.h"
 
 #define EXIT_PARTIAL	1	/* some node did not answer */
+
+void
+status_usage(void)
+{
+	fprintf(stderr, "usage: pollguard-status [-j] [-c file] [cluster]\n"
+	    "       pollguard-status -p [-C duration] [-c file] "
+	    "[-w duration] cluster\n");
+}
 
 static __dead void
 usage(void)
 {
-	fprintf(stderr, "usage: pollguard-status [-j] [-c file] [cluster]\n");
+	status_usage();
 	exit(EX_USAGE);
-}
-
-/* What a peer's answer in a round is, for the table. */
-static enum pg_reach
-reach_of(const struct pg_seen *s)
-{
-	switch (s->answer.kind) {
-	case PG_ANSWER_ELAPSED:
-	case PG_ANSWER_NEVER:
-		return PG_REACH_ELAPSED;
-	case PG_ANSWER_UNREACHABLE:
-		return PG_REACH_UNREACHABLE;
-	case PG_ANSWER_REFUSED:
-		return PG_REACH_REFUSED;
-	case PG_ANSWER_UNKNOWN:
-		return PG_REACH_UNKNOWN;
-	default:
-		return PG_REACH_INVALID;
-	}
 }
 
 /*
@@ -51,12 +42,12 @@ static void
 peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
 {
 	n->name = s->name;
-	n->reach = reach_of(s);
+	n->kind = s->answer.kind;
 	pg_status_init(&n->st);
-	if (n->reach != PG_REACH_ELAPSED)
+	if (!PG_ANSWER_OK(n->kind))
 		strlcpy(n->why, s->why, sizeof(n->why));
 	else if (s->has_status) {
-		n->reach = PG_REACH_STATUS;
+		n->has_status = 1;
 		n->st = s->status;
 	} else
 		n->st.elapsed_ms = s->answer.kind == PG_ANSWER_NEVER ?
@@ -65,7 +56,8 @@ peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
 
 /*
  * This node, from its own state directory (st NULL: none yet), as its
- * serve would tell a peer: whether a check is deciding included.
+ * serve would tell a peer: whether a check is deciding included. A
+ * record that cannot be read is what its serve's 500 is to a peer.
  */
 static void
 self_node(const struct pg_config *cfg, const struct pg_cluster *c,
@@ -73,10 +65,12 @@ self_node(const struct pg_config *cfg, const struct pg_cluster *c,
 {
 	n->name = cfg->node;
 	n->self = 1;
-	n->reach = PG_REACH_STATUS;
+	n->kind = PG_ANSWER_ELAPSED;
+	n->has_status = 1;
 	if (pg_status_serve(st, cfg, c, &n->st) == 0)
 		return;
-	n->reach = PG_REACH_ERROR;
+	n->kind = PG_ANSWER_UNREACHABLE;
+	n->has_status = 0;
 	if (errno == EBADMSG)
 		snprintf(n->why, sizeof(n->why), "its state record %.300s/%s "
 		    "is not valid; 'pollguard-touch %s' replaces it",
@@ -93,8 +87,8 @@ self_node(const struct pg_config *cfg, const struct pg_cluster *c,
  * in the order of the config. The round's answers stay in r: the nodes
  * point to the names in it and the config.
  */
-static void
-ask(const struct pg_config *cfg, const struct pg_cluster *c,
+void
+status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
     struct pg_state *st, struct pg_round *r, struct pg_fleet *f)
 {
 	size_t	 i;
@@ -102,10 +96,6 @@ ask(const struct pg_config *cfg, const struct pg_cluster *c,
 	memset(r, 0, sizeof(*r));
 	if (c->npeers > 0 && pg_peers_ask(cfg, c, r) == -1)
 		tool_die_errno(EX_OSERR, "asking the peers of %s", c->id);
-	f->id = c->id;
-	f->wait_ms = c->wait_ms;
-	f->unreachable = c->unreachable;
-	f->on_failure = c->on_failure;
 	f->cluster = c;
 	f->n = r->n + 1;
 	if ((f->nodes = calloc(f->n, sizeof(*f->nodes))) == NULL)
@@ -120,9 +110,16 @@ ask(const struct pg_config *cfg, const struct pg_cluster *c,
 		tool_die_errno(EX_OSERR, "memory");
 	memset(&f->nodes[1], 0, sizeof(f->nodes[1]));
 	etcd_fleet(cfg, c, &f->nodes[1]);
-	if (f->nodes[1].name != NULL &&
-	    strcasecmp(f->nodes[1].name, cfg->node) != 0)
-		f->n = 2;
+	f->holder = 2;			/* none */
+	if (f->nodes[1].name == NULL)	/* nobody holds the key */
+		return;
+	if (strcasecmp(f->nodes[1].name, cfg->node) == 0) {
+		f->holder = 0;
+		return;
+	}
+	f->n = 2;
+	if (PG_ANSWER_OK(f->nodes[1].kind))
+		f->holder = 1;
 }
 
 /*
@@ -149,8 +146,7 @@ state_open(const struct pg_config *cfg, struct pg_state *st)
  * cluster: that goes to stderr, and counts as a problem (1).
  */
 static int
-prefer_lines(const struct pg_config *cfg, const struct pg_fleet *f,
-    size_t nf, int json)
+prefer_lines(const struct pg_fleet *f, size_t nf, int json)
 {
 	const struct pg_cluster		*c;
 	const struct pg_fleet_node	*n;
@@ -161,8 +157,7 @@ prefer_lines(const struct pg_config *cfg, const struct pg_fleet *f,
 	int				 bad = 0;
 
 	for (i = 0; i < nf; i++) {
-		if ((c = pg_config_cluster(cfg, f[i].id)) == NULL)
-			continue;
+		c = f[i].cluster;
 		if (c->prefer[0] != '\0' && !json) {
 			pg_duration_format(c->failback_after_ms, a, sizeof(a));
 			printf("%s: prefer %s; failback %s%s%s\n", c->id,
@@ -172,7 +167,7 @@ prefer_lines(const struct pg_config *cfg, const struct pg_fleet *f,
 		}
 		for (j = 0; j < f[i].n; j++) {
 			n = &f[i].nodes[j];
-			if (n->reach != PG_REACH_STATUS)
+			if (!n->has_status)
 				continue;
 			if (n->st.yield[0] != '\0' && !json) {
 				pg_duration_format(n->st.yielded_ms, a,
@@ -204,11 +199,11 @@ complain(const struct pg_fleet *f, size_t nf)
 
 	for (i = 0; i < nf; i++)
 		for (j = 0; j < f[i].n; j++) {
-			if (PG_REACH_OK(f[i].nodes[j].reach))
+			if (PG_ANSWER_OK(f[i].nodes[j].kind))
 				continue;
 			bad = 1;
 			fprintf(stderr, "pollguard-status: cluster %s: node "
-			    "%s: %s\n", f[i].id, f[i].nodes[j].name,
+			    "%s: %s\n", f[i].cluster->id, f[i].nodes[j].name,
 			    f[i].nodes[j].why);
 		}
 	return bad;
@@ -222,27 +217,46 @@ main(int argc, char *argv[])
 	static struct pg_round	*r;
 	struct pg_state		 state, *st;
 	const struct pg_cluster	*c = NULL;
-	const char		*conf = NULL;
+	const char		*conf = NULL, *wopt = NULL, *copt = NULL;
 	char			 err[PG_ERR_MAX], *out;
 	size_t			 i, nf;
-	int			 ch, json = 0, bad;
+	int			 ch, json = 0, pflag = 0, bad = 0;
 
 	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
-	while ((ch = getopt(argc, argv, "c:j")) != -1) {
+	/* A long option (--help) is no -p, though getopt finds a 'p' in it. */
+	for (i = 1; i < (size_t)argc && argv[i][0] == '-' &&
+	    strcmp(argv[i], "--") != 0; i++)
+		if (argv[i][1] == '-')
+			usage();
+		else if (argv[i][1] != '\0' && argv[i][2] == '\0' &&
+		    strchr("Ccw", argv[i][1]) != NULL)
+			i++;		/* its argument */
+	while ((ch = getopt(argc, argv, "C:c:jpw:")) != -1) {
 		switch (ch) {
+		case 'C':
+			copt = optarg;
+			break;
 		case 'c':
 			conf = optarg;
 			break;
 		case 'j':
 			json = 1;
 			break;
+		case 'p':
+			pflag = 1;
+			break;
+		case 'w':
+			wopt = optarg;
+			break;
 		default:
-			usage();
+			bad = 1;
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1)
+	if (pflag)
+		status_plugin(conf, argc, argv, wopt, copt, bad || json);
+	if (bad || argc > 1 || wopt != NULL || copt != NULL)
 		usage();
 
 	tool_init();
@@ -263,14 +277,15 @@ main(int argc, char *argv[])
 	if (pg_peers_init() == -1)
 		tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 	for (i = 0; i < nf; i++)
-		ask(cfg, c != NULL ? c : &cfg->clusters[i], st, &r[i], &f[i]);
+		status_ask(cfg, c != NULL ? c : &cfg->clusters[i], st, &r[i],
+		    &f[i]);
 
 	if ((out = json ? pg_fleet_json(PG_VERSION, cfg->node, f, nf) :
 	    pg_fleet_table(f, nf)) == NULL)
 		tool_die_errno(EX_OSERR, "formatting the status");
 	if (fputs(out, stdout) == EOF)
 		tool_die_errno(EX_IOERR, "stdout");
-	bad = prefer_lines(cfg, f, nf, json);
+	bad = prefer_lines(f, nf, json);
 	if (fflush(stdout) == EOF)
 		tool_die_errno(EX_IOERR, "stdout");
 	free(out);

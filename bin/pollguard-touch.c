@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard-touch: record activity in a cluster, keep it fresh while a
  * job runs (bin/touch-run.c) or while data streams through, or release
@@ -112,8 +113,8 @@ hold(struct tool *t, int64_t ms, const char *msg)
 
 	if (ms == 0) {
 		if (pg_hold_remove(&t->state, id) == -1)
-			tool_die_errno(EX_CANTCREAT, "cannot remove %s/.%s.hold",
-			    t->state.path, id);
+			tool_die_errno(EX_CANTCREAT, "cannot lift the hold in "
+			    "%s/.%s.side", t->state.path, id);
 		tool_log(t, LOG_NOTICE, "%s: hold lifted", id);
 		exit(0);
 	}
@@ -128,8 +129,8 @@ hold(struct tool *t, int64_t ms, const char *msg)
 			tool_die_errno(EX_SOFTWARE, "hold by %s", by);
 	}
 	if (pg_hold_write(&t->state, id, &h) == -1)
-		tool_die_errno(EX_CANTCREAT, "cannot write %s/.%s.hold",
-		    t->state.path, id);
+		tool_die_errno(EX_CANTCREAT, "cannot write the hold in "
+		    "%s/.%s.side", t->state.path, id);
 	if (pg_duration_format(ms, left, sizeof(left)) == -1)
 		strlcpy(left, "?", sizeof(left));
 	tool_log(t, LOG_NOTICE, "%s: held for %s by %s%s%s", id, left, h.by,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * tool.c: what the tools share beyond the library: messages to stderr
  * and syslog, by the rules in tool.h, the set-up every tool does before

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What pollguard's tools share beyond the library: messages (stderr and
  * syslog) and the set-up every tool does. Unlike the library, these exit.

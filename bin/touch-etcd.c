@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * touch-etcd.c: pollguard-touch-etcd's lease hooks (touch.h): this node's
+ * touch-etcd.c: pollguard-touch-curl's lease hooks (touch.h): this node's
  * etcd lease kept alive while it records activity and while its job runs
  * (pollguard(7), STRICT MODE ON ETCD), over bin/etcd.c.
  */

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * touch-plain.c: pollguard-touch's lease hooks (touch.h): none. A cluster
- * on etcd is pollguard-touch-etcd's, which links libcurl and jansson (this
- * program does not): exec it, from beside this one, else from the libexec
- * directory.
+ * touch-plain.c: pollguard-touch's lease and ping hooks (touch.h): none. A
+ * cluster on etcd or with a ping is pollguard-touch-curl's, which links
+ * libcurl and jansson (this program does not): exec it, from beside this
+ * one, else from the libexec directory.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -14,10 +15,10 @@
 #ifndef PG_LIBEXECDIR
 #define PG_LIBEXECDIR	"/usr/local/lib/pollguard"	/* make LIBEXECDIR= */
 #endif
-#define TOUCH_ETCD	"pollguard-touch-etcd"
+#define TOUCH_CURL	"pollguard-touch-curl"
 
 static __dead void
-exec_etcd(char **argv)
+exec_curl(const struct tool *t, char **argv)
 {
 	char	 self[PATH_MAX], path[PATH_MAX], *slash;
 	ssize_t	 n;
@@ -27,14 +28,15 @@ exec_etcd(char **argv)
 		if ((slash = strrchr(self, '/')) != NULL) {
 			slash[1] = '\0';
 			if ((size_t)snprintf(path, sizeof(path), "%s%s", self,
-			    TOUCH_ETCD) < sizeof(path) &&
+			    TOUCH_CURL) < sizeof(path) &&
 			    access(path, X_OK) == 0)
 				execv(path, argv);
 		}
 	}
-	execv(PG_LIBEXECDIR "/" TOUCH_ETCD, argv);
-	tool_die_errno(EX_UNAVAILABLE, "the cluster is on etcd, but %s",
-	    PG_LIBEXECDIR "/" TOUCH_ETCD);
+	execv(PG_LIBEXECDIR "/" TOUCH_CURL, argv);
+	tool_die_errno(EX_UNAVAILABLE, "the cluster %s, but %s",
+	    t->cluster->backend == PG_BACKEND_ETCD ? "is on etcd" :
+	    "has a ping", PG_LIBEXECDIR "/" TOUCH_CURL);
 }
 
 void
@@ -42,8 +44,9 @@ touch_lease_start(struct tool *t, char **argv, int release, int hold)
 {
 	(void)release;
 	(void)hold;
-	if (t->cluster->backend == PG_BACKEND_ETCD)
-		exec_etcd(argv);
+	if (t->cluster->backend == PG_BACKEND_ETCD ||
+	    t->cluster->ping[0] != '\0')
+		exec_curl(t, argv);
 }
 
 void
@@ -74,4 +77,17 @@ void
 touch_lease_end(struct tool *t)
 {
 	(void)t;
+}
+
+void
+touch_ping_start(struct tool *t)
+{
+	(void)t;
+}
+
+void
+touch_ping_end(struct tool *t, int status)
+{
+	(void)t;
+	(void)status;
 }

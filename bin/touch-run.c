@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * touch-run.c: pollguard-touch -- command: the job run under the
  * cluster's run lock and supervised to its end: activity refreshed, the
  * runtime limit kept, signals passed on, the outcome recorded; and,
- * through the lease hooks (touch.h), an etcd lease kept alive beside it.
+ * through the hooks of touch.h, an etcd lease kept alive beside it and
+ * its start and end pinged.
  */
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -42,7 +44,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 	int64_t			 killat = 0, at[5];
 	pid_t			 pid;
 	int			 lockfd, r, sig, st, status = 0, saved;
-	int			 reaped = 0, timed_out = 0;
+	int			 reaped = 0, timed_out = 0, code;
 	const char		*id = t->cluster->id;
 
 	if ((r = pg_lock_take(&t->state, id, &lockfd)) == -1)
@@ -51,6 +53,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		tool_die(EXIT_RUNNING, "%s: a run on this node is still going",
 		    id);
 	touch_refresh(t, 1);
+	touch_ping_start(t);
 
 	/* Signals are taken synchronously with sigtimedwait, not handled. */
 	memset(&sa, 0, sizeof(sa));
@@ -96,7 +99,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		tool_error("setpgid %ld: %s", (long)pid, strerror(errno));
 	if (pg_outcome_start(&t->state, id, pid, &o) == -1)
 		tool_error("cannot record the start of the run in %s/.%s."
-		    "outcome: %s", t->state.path, id, strerror(errno));
+		    "side: %s", t->state.path, id, strerror(errno));
 
 	interval = t->cluster->wait_ms / 3;
 	if (interval < HEARTBEAT_MIN_MS)
@@ -176,11 +179,14 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 	touch_refresh(t, 0);
 	if (pg_outcome_finish(&t->state, id, status, timed_out, &o) == -1)
 		tool_error("cannot record the outcome of the run in %s/.%s."
-		    "outcome: %s", t->state.path, id, strerror(errno));
+		    "side: %s", t->state.path, id, strerror(errno));
 	close(lockfd);
 	if (timed_out)
-		exit(EXIT_TIMEDOUT);
-	if (WIFSIGNALED(status))
-		exit(128 + WTERMSIG(status));
-	exit(WEXITSTATUS(status));
+		code = EXIT_TIMEDOUT;
+	else if (WIFSIGNALED(status))
+		code = 128 + WTERMSIG(status);
+	else
+		code = WEXITSTATUS(status);
+	touch_ping_end(t, code);
+	exit(code);
 }

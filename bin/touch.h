@@ -1,11 +1,14 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * touch.h: pollguard-touch's parts. bin/pollguard-touch.c has the options,
  * the record, the filter and the hold; bin/touch-run.c runs the job. The
- * lease hooks keep an etcd lease beside them. Two programs are built of
- * these: pollguard-touch-etcd with the hooks of bin/touch-etcd.c (over
- * bin/etcd.c: libcurl, jansson), and pollguard-touch with those of
- * bin/touch-plain.c, which keeps no lease and hands a cluster on etcd to
- * pollguard-touch-etcd.
+ * lease hooks keep an etcd lease beside them, the ping hooks tell a dead
+ * man's switch about each run. Two programs are built of these:
+ * pollguard-touch-curl with the hooks of bin/touch-etcd.c (over
+ * bin/etcd.c: libcurl, jansson) and bin/touch-ping.c (over lib/ping.c),
+ * and pollguard-touch with those of bin/touch-plain.c, which keeps no
+ * lease, sends no ping, and hands a cluster on etcd or with a ping to
+ * pollguard-touch-curl.
  */
 #ifndef TOUCH_H
 #define TOUCH_H
@@ -36,7 +39,8 @@ __dead void	 touch_run(struct tool *, char **, int64_t);
  * After the set-up, before the work: for a cluster on etcd, release the
  * key (release: -r), or make sure this node holds it and keep its lease
  * alive once (unless hold: -H, which needs no key). argv: main's, for
- * pollguard-touch to exec pollguard-touch-etcd with.
+ * pollguard-touch to exec pollguard-touch-curl with (for a cluster on
+ * etcd, or with a ping).
  */
 void	 touch_lease_start(struct tool *, char **, int, int);
 
@@ -57,5 +61,14 @@ int64_t	 touch_lease_due(void);
 
 /* The job has ended: the next touch_lease_keep keeps the lease alive. */
 void	 touch_lease_end(struct tool *);
+
+/*
+ * A job's run, for the cluster's ping (pollguard.conf(5)): its start,
+ * once the run lock is taken, and its end with the status pollguard-touch
+ * exits with. Each ping takes at most the cluster's ping_timeout; one
+ * that fails is a warning, and changes nothing else.
+ */
+void	 touch_ping_start(struct tool *);
+void	 touch_ping_end(struct tool *, int);
 
 #endif /* TOUCH_H */

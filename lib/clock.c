@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * clock.c: the one place that reads the clocks. Every caller checks for
  * failure: a decision taken on a clock that could not be read is no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * One client connection of pollguard-serve, from accept to close: the
  * request head read within its bounds and its deadline, the answer of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * decide.c: the rules that turn peers' answers into go or skip: one
  * round (pg_decide), and the settle round that orders concurrent claims

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * duration.c: durations as people write them ("500ms", "2m", "1d") and
  * read them, and the rules for the names of clusters and nodes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * etcd.c: the etcd backend's client (pollguard(7), STRICT MODE ON ETCD).
  * It speaks etcd v3's HTTP/JSON gateway (/v3/...; Debian's etcd 3.4 has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * etcdjson.c: reading etcd's answers (its v3 HTTP/JSON gateway) with
  * jansson, apart from the client (etcd.c) so that it can be tested and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * lease.c: ".CLUSTER.lease", this node's hold on an etcd-backed cluster
  * (pollguard(7), STRICT MODE ON ETCD). pollguard-check writes it after a
@@ -15,61 +16,52 @@
 
 #define LEASE_SUFFIX	"lease"
 
+#define LEASE_MAGIC	"pollguard-lease 1\n"
+
+enum { L_LEASE, L_REVISION, L_TTL, L_COUNT };
+static const char *const lease_keys[] = {
+	"lease", "revision", "ttl", NULL
+};
+
 int
 pg_lease_format(const struct pg_lease *l, char *buf, size_t len)
 {
-	int	 n;
+	size_t	 off = 0;
+	int	 r = 0;
 
-	n = snprintf(buf, len, "pollguard-lease 1\nlease %" PRId64
+	r |= pg_appendf(buf, len, &off, LEASE_MAGIC "lease %" PRId64
 	    "\nrevision %" PRId64 "\nttl %" PRId64 "\n", l->id, l->revision,
 	    l->ttl_s);
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return n;
+	return pg_kv_done(r, off);
 }
 
-/* One "key N\n" line with N in [1, INT64_MAX]: the rest, or NULL. */
-static const char *
-field(const char *p, const char *end, const char *key, int64_t *v)
-{
-	char		 num[24];
-	const char	*nl, *errstr;
-	size_t		 k = strlen(key), n;
-
-	if ((size_t)(end - p) <= k + 1 || memcmp(p, key, k) != 0 ||
-	    p[k] != ' ' || (nl = memchr(p, '\n', end - p)) == NULL)
-		return NULL;
-	p += k + 1;
-	n = nl - p;
-	if (n == 0 || n >= sizeof(num) || strspn(p, "0123456789") < n ||
-	    p[0] == '0')
-		return NULL;
-	memcpy(num, p, n);
-	num[n] = '\0';
-	*v = strtonum(num, 1, INT64_MAX, &errstr);
-	return errstr == NULL ? nl + 1 : NULL;
-}
-
+/*
+ * Exactly the lines pg_lease_format writes, in its order: no other key,
+ * and each number from 1 up without leading zeros, as it writes them.
+ */
 int
 pg_lease_parse(const char *buf, size_t len, struct pg_lease *l)
 {
-	static const char	 magic[] = "pollguard-lease 1\n";
-	const char		*p = buf, *end = buf + len;
+	int64_t *const	 v[L_COUNT] = { &l->id, &l->revision, &l->ttl_s };
+	struct pg_kv	 kv;
+	unsigned int	 k = 0;
+	int		 r;
 
 	memset(l, 0, sizeof(*l));
-	if (len > PG_LEASE_MAX || len < sizeof(magic) - 1 ||
-	    memcmp(buf, magic, sizeof(magic) - 1) != 0 ||
-	    (p = field(p + sizeof(magic) - 1, end, "lease", &l->id)) == NULL ||
-	    (p = field(p, end, "revision", &l->revision)) == NULL ||
-	    (p = field(p, end, "ttl", &l->ttl_s)) == NULL || p != end ||
-	    l->ttl_s > PG_ETCD_TTL_MAX) {
-		memset(l, 0, sizeof(*l));
-		errno = EBADMSG;
-		return -1;
-	}
-	return 0;
+	if (pg_kv_begin(&kv, buf, len, PG_LEASE_MAX, LEASE_MAGIC, lease_keys,
+	    PG_KV_STRICT) == -1)
+		goto bad;
+	while ((r = pg_kv_next(&kv)) == 1)
+		if (kv.key != k++ || kv.val[0] == '0' || pg_kv_num(kv.val,
+		    kv.vlen, 1, kv.key == L_TTL ? PG_ETCD_TTL_MAX : INT64_MAX,
+		    v[kv.key]) == -1)
+			goto bad;
+	if (r == 0 && k == L_COUNT)
+		return 0;
+bad:
+	memset(l, 0, sizeof(*l));
+	errno = EBADMSG;
+	return -1;
 }
 
 int

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The address pollguard-serve listens on: one parser for "addr:port",
  * "[addr]:port" and ":port", used by serve's -l and by the config's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * local.c: this node's status of a cluster, from its state directory.
  * pollguard-serve answers it to peers (GET /v1/status/CLUSTER), and
@@ -12,74 +13,65 @@
 #include "pollguard.h"
 
 /*
- * The runs that pollguard-touch recorded. A damaged outcome file reads as
- * no run: it never hides the activity record. A run whose pollguard-touch
+ * The runs that pollguard-touch recorded. A damaged outcome reads as no
+ * run: it never hides the activity record. A run whose pollguard-touch
  * died (killed while the job ran) is not running, and counts as failed.
  */
 static void
-outcome(struct pg_state *st, const char *id, const struct pg_stamp *now,
-    struct pg_status *s)
+outcome(struct pg_state *st, const char *id, const struct pg_outcome *o,
+    const struct pg_stamp *now, struct pg_status *s)
 {
-	struct pg_outcome	 o;
-	enum pg_run		 run;
-	int64_t			 failures;
+	enum pg_run	 run;
+	int64_t		 failures;
 
-	if (pg_outcome_read(st, id, &o) != 1)
-		return;
-	run = pg_outcome_run(st, id, &o);
+	run = pg_outcome_run(st, id, o);
 	s->running = run == PG_RUN_RUNNING;
 	if (s->running)
-		s->pid = o.pid;
-	if (o.ended) {
+		s->pid = o->pid;
+	if (o->ended) {
 		s->last = 1;
-		s->last_exit = o.exit_status;
-		s->last_signal = o.signal;
-		s->last_timeout = o.timed_out;
-		s->last_duration_ms = o.duration_ms;
-		s->last_end_ms = pg_stamp_elapsed(&o.end, now);
+		s->last_exit = o->exit_status;
+		s->last_signal = o->signal;
+		s->last_timeout = o->timed_out;
+		s->last_duration_ms = o->duration_ms;
+		s->last_end_ms = pg_stamp_elapsed(&o->end, now);
 	}
-	if (o.succeeded)
-		s->last_success_ms = pg_stamp_elapsed(&o.success, now);
-	failures = o.failures + (run == PG_RUN_DIED);
+	if (o->succeeded)
+		s->last_success_ms = pg_stamp_elapsed(&o->success, now);
+	failures = o->failures + (run == PG_RUN_DIED);
 	s->failures = failures > INT32_MAX ? INT32_MAX : (int)failures;
 }
 
 /*
- * The hold set on this node, while it lasts. A damaged hold file reads
- * as no hold, as a damaged outcome reads as no run: a hold only ever
- * stops polling, so a file that cannot be read must not.
+ * The hold set on this node, while it lasts. A damaged hold reads as no
+ * hold, as a damaged outcome reads as no run: a hold only ever stops
+ * polling, so a part that cannot be read must not.
  */
 static void
-hold(struct pg_state *st, const char *id, struct pg_status *s)
+hold(const struct pg_hold *h, const struct pg_stamp *now,
+    struct pg_status *s)
 {
-	struct pg_hold	 h;
-	int64_t		 left;
-
-	if (pg_hold_read(st, id, &h, &left) != 1)
+	s->hold_ms = pg_hold_left(h, now);
+	if (s->hold_ms == 0)
 		return;
-	s->hold_ms = left;
-	strlcpy(s->hold_by, h.by, sizeof(s->hold_by));
-	strlcpy(s->hold_why, h.why, sizeof(s->hold_why));
+	strlcpy(s->hold_by, h->by, sizeof(s->hold_by));
+	strlcpy(s->hold_why, h->why, sizeof(s->hold_why));
 }
 
 /*
  * When this node's checks ran, and whom it yields to (pollguard(7),
- * PREFERRED NODE). A damaged checked file reads as no check: the node
+ * PREFERRED NODE). A damaged checked part reads as no check: the node
  * then only loses its preference, never makes another node skip.
  */
 static void
-checked(struct pg_state *st, const char *id, const struct pg_stamp *now,
+checked(const struct pg_checked *ck, const struct pg_stamp *now,
     struct pg_status *s)
 {
-	struct pg_checked	 ck;
-
-	if (pg_checked_read(st, id, &ck) != 1)
-		return;
-	s->checked_ms = pg_stamp_elapsed(&ck.last, now);
-	s->checking_ms = pg_stamp_elapsed(&ck.since, now);
-	if (ck.yield[0] != '\0') {
-		strlcpy(s->yield, ck.yield, sizeof(s->yield));
-		s->yielded_ms = pg_stamp_elapsed(&ck.yielded, now);
+	s->checked_ms = pg_stamp_elapsed(&ck->last, now);
+	s->checking_ms = pg_stamp_elapsed(&ck->since, now);
+	if (ck->yield[0] != '\0') {
+		strlcpy(s->yield, ck->yield, sizeof(s->yield));
+		s->yielded_ms = pg_stamp_elapsed(&ck->yielded, now);
 	}
 }
 
@@ -87,6 +79,7 @@ int
 pg_status_local(struct pg_state *st, const struct pg_cluster *c,
     const char *node, struct pg_status *s)
 {
+	struct pg_side	 side;
 	struct pg_stamp	 rec, now;
 	int		 r;
 
@@ -107,11 +100,15 @@ pg_status_local(struct pg_state *st, const struct pg_cluster *c,
 		if (pg_stamp_in_horizon(&rec, &now))
 			s->claim_ms = s->elapsed_ms;
 	}
-	outcome(st, c->id, &now, s);
-	hold(st, c->id, s);
+	/* The side record, with one open; each part is read on its own. */
+	pg_side_read(st, c->id, &side);
+	if (side.outcome == 1)
+		outcome(st, c->id, &side.o, &now, s);
+	if (side.hold == 1)
+		hold(&side.h, &now, s);
 	/* Without prefer, a left-over yield must not make a peer go. */
-	if (c->prefer[0] != '\0')
-		checked(st, c->id, &now, s);
+	if (side.checked == 1 && c->prefer[0] != '\0')
+		checked(&side.ck, &now, s);
 	return 0;
 }
 

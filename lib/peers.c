@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * peers.c: asking a cluster's peers for their status, all at once, with
  * libcurl's multi interface, and reading each answer into a pg_seen: what

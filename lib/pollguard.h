@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pollguard: the core library shared by pollguard-check, pollguard-touch
  * and pollguard-serve. Sections follow the source files.
@@ -18,7 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_VERSION		"0.4.0~dev"
+/* The release, from the file VERSION: the Makefile passes it. */
+#ifndef PG_VERSION
+#error "PG_VERSION is not defined: build with make, which reads VERSION"
+#endif
 #ifndef PG_SYSCONFDIR
 #define PG_SYSCONFDIR		"/etc"		/* make SYSCONFDIR=... */
 #endif
@@ -44,6 +48,7 @@
 #define PG_RUNTIME_MIN_MS	100LL		/* max_runtime, kill_after */
 #define PG_KILL_AFTER_MS	(10LL * 1000)	/* kill_after's default */
 #define PG_KILL_AFTER_MAX_MS	(3600LL * 1000)
+#define PG_PING_TIMEOUT_MAX_MS	5000LL		/* ping_timeout's default */
 
 /*
  * clock.c: reading the clocks.
@@ -93,7 +98,7 @@ int	 pg_peer_name_valid(const char *);
 int64_t	 pg_time_left(int64_t, const int64_t *, size_t);
 
 /*
- * config.c
+ * config.c, confkey.c, confval.c: pollguard.conf(5).
  */
 
 struct pg_net {
@@ -172,6 +177,8 @@ struct pg_cluster {
 	int64_t		 prefer_slack_ms;	/* min(claim horizon, wait/4) */
 	enum pg_backend	 backend;	/* etcd: pollguard(7), STRICT MODE */
 	enum pg_lease_lost on_lease_lost;
+	char		 ping[PG_VALUE_MAX];	/* lib/monitor.h; "": none */
+	int64_t		 ping_timeout_ms;	/* of each ping */
 };
 
 struct pg_serve {
@@ -231,7 +238,82 @@ int	 pg_net_parse(const char *, struct pg_net *);
 int	 pg_net_match(const struct pg_net *, int, const void *);
 
 /*
- * state.c
+ * kv.c: the "key value" format of the side record, the lease record and
+ * the status answer: lines of a key, one space and a value (the rest of
+ * the line). A key is 1 to PG_KV_KEY_MAX of [a-z0-9_]. Pure: no I/O.
+ */
+
+/*
+ * Append printf-formatted text to buf (len bytes) at *off and advance
+ * *off: 0, or -1, *off unchanged, when it does not fit. The record and
+ * status formatters OR (|=) the results of their steps and fail once, at
+ * the end.
+ */
+int	 pg_appendf(char *, size_t, size_t *, const char *, ...)
+	    __attribute__((__format__(__printf__, 4, 5)));
+
+/* The end of a formatter: off, or -1 with ENAMETOOLONG when r is not 0. */
+int	 pg_kv_done(int, size_t);
+
+#define PG_KV_KEY_MAX	32	/* a key's length */
+#define PG_KV_CRLF	0x1	/* a CR before a line's LF is not part of it */
+#define PG_KV_BLANK	0x2	/* a blank line ends the block (else: SYNTAX) */
+#define PG_KV_STRICT	0x4	/* an unknown key is an error (else: skipped) */
+
+enum pg_kv_error {
+	PG_KV_NO_LF = 1,	/* the last line has no LF */
+	PG_KV_LONG,		/* longer than line_max, or a NUL in it */
+	PG_KV_SYNTAX,		/* not "key value" */
+	PG_KV_UNKNOWN,		/* PG_KV_STRICT: a key not known */
+	PG_KV_TWICE		/* a known key again */
+};
+
+/* A reader of lines; the fields after flags say what it read last. */
+struct pg_kv {
+	const char		*p;		/* the next line */
+	const char		*end;
+	const char *const	*keys;		/* known, NULL last; 32 at most */
+	int			 flags;		/* PG_KV_* */
+	size_t			 line_max;	/* the longest line without its
+						   end; 0: no limit */
+	unsigned int		 seen;		/* a bit per known key read */
+	size_t			 nline;		/* lines read, from 1 */
+	const char		*line;		/* that line, without its end */
+	size_t			 len;
+	unsigned int		 key;		/* its key's index in keys */
+	const char		*val;		/* its value, val[0..vlen) */
+	size_t			 vlen;
+	enum pg_kv_error	 error;		/* why pg_kv_next said -1 */
+};
+
+/* Read the lines of buf[0..len) with these keys and flags. */
+void	 pg_kv_init(struct pg_kv *, const char *, size_t, const char *const *,
+	    int);
+
+/*
+ * A file: at most max bytes, its first line the version line magic (with
+ * its LF), then lines of these keys. 0, or -1 when it is not such a file.
+ */
+int	 pg_kv_begin(struct pg_kv *, const char *, size_t, size_t,
+	    const char *, const char *const *, int);
+
+/*
+ * The next line of a known key: 1, its index in key and its value in
+ * val; lines of unknown keys are skipped. 0 at the end (with
+ * PG_KV_BLANK, after a blank line). -1, the reason in error, when a line
+ * has no LF, is longer than line_max or holds a NUL, is not "key value",
+ * or has a known key read before (key then says which).
+ */
+int	 pg_kv_next(struct pg_kv *);
+
+/*
+ * A number from lo to hi, the whole of s[0..n): 1 to 19 decimal digits,
+ * nothing else, read by strtonum. 0 and *v, or -1.
+ */
+int	 pg_kv_num(const char *, size_t, int64_t, int64_t, int64_t *);
+
+/*
+ * stamp.c: moments of this host and the activity record's text.
  */
 
 #define PG_BOOT_ID_LEN	36
@@ -283,6 +365,11 @@ int	 pg_stamp_parse(const char *, size_t, struct pg_stamp *);
 
 #define PG_RECORD_MAX	160	/* the longest record, in bytes */
 
+/*
+ * statedir.c: the state directory, opened once per tool; records, locks
+ * and side records are files in it.
+ */
+
 struct pg_state {
 	int		 dirfd;
 	char		 path[PATH_MAX];
@@ -295,7 +382,7 @@ struct pg_state {
 	 */
 	char		 refused[PG_ERR_MAX];
 	/*
-	 * Private to state.c. The record lock's descriptor, opened by the
+	 * Private to lock.c. The record lock's descriptor, opened by the
 	 * first write (-1 until then), for this cluster and this process.
 	 */
 	int		 recfd;
@@ -321,14 +408,34 @@ struct pg_state {
  * and write the reason, naming the directory, to err.
  *
  * Writers of a record (pg_state_write, _touch, _claim, _restore, _remove)
- * exclude each other with the record lock, a short flock(2) on
- * ".CLUSTER.rec" that they wait for; readers (pg_state_read, _read_raw)
- * never take it. Lock order: the claim lock before the record lock, never
+ * and of the files beside it exclude each other with the record lock, a
+ * short flock(2) on ".CLUSTER.rec" that they wait for; readers
+ * (pg_state_read, _read_raw, the side record's) never take it. Lock order: the claim lock before the record lock, never
  * the reverse; the run lock is never waited for. pg_state_close releases
  * the handle's record lock descriptor.
  */
 int	 pg_state_open(struct pg_state *, const char *, int, char *, size_t);
 void	 pg_state_close(struct pg_state *);
+
+/* write(2) all of a buffer, going on after EINTR. -1 with errno. */
+int	 pg_write_all(int, const void *, size_t);
+
+/*
+ * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
+ * record). write: atomically, under the record lock, as
+ * pg_state_write. read: the length (at most len), 0 when there is none,
+ * -1 with errno (EBADMSG: not a regular file, empty or too long).
+ * remove: no file is success.
+ */
+int	 pg_state_aux_write(struct pg_state *, const char *, const char *,
+	    const char *, size_t);
+ssize_t	 pg_state_aux_read(struct pg_state *, const char *, const char *,
+	    char *, size_t);
+int	 pg_state_aux_remove(struct pg_state *, const char *, const char *);
+
+/*
+ * record.c: the activity record of a cluster, "CLUSTER".
+ */
 
 /*
  * Read the record of a cluster: 1 and *rec when there is one, 0 when there
@@ -342,9 +449,6 @@ int	 pg_state_read(struct pg_state *, const char *, struct pg_stamp *);
  * the old one. -1 with errno on failure.
  */
 int	 pg_state_write(struct pg_state *, const char *, const struct pg_stamp *);
-
-/* write(2) all of a buffer, going on after EINTR. -1 with errno. */
-int	 pg_write_all(int, const void *, size_t);
 
 /*
  * Record activity now: pg_state_write of pg_stamp_now, keeping the claim
@@ -394,6 +498,11 @@ int	 pg_state_restore(struct pg_state *, const char *,
 int	 pg_state_remove(struct pg_state *, const char *);
 
 /*
+ * lock.c: the run lock and the claim lock of a cluster (the record lock
+ * is the writers' own: pg_state_open says how).
+ */
+
+/*
  * Take the cluster's run lock without waiting. 1: taken, the descriptor
  * in *fd (close-on-exec; the lock lasts until it is closed). 0: another
  * process holds it. -1: failure, errno set.
@@ -422,12 +531,23 @@ int	 pg_lock_held(struct pg_state *, const char *);
 int	 pg_claim_held(struct pg_state *, const char *);
 
 /*
+ * side.c: the side record of a cluster, ".CLUSTER.side", beside its
+ * activity record: the outcome of the job's runs, a hold, this node's
+ * checks. Each is a part of its own, a section with a version line
+ * (pollguard(7), FILES): its writer replaces it under the record lock
+ * and keeps the others as they were; its reader reads it on its own, so
+ * that a damaged part reads as damaged and leaves the other parts and
+ * the activity record readable. A 0.3 state directory has none.
+ */
+
+#define PG_SIDE_MAX	2048	/* the longest side record, in bytes */
+
+/*
  * The outcome of the cluster's job on this node, as pollguard-touch --
- * records it in ".CLUSTER.outcome" beside the activity record, under the
- * same record lock. "start" is the latest run's; "end" and the result
- * (exit or signal, timed_out, duration_ms) are the last finished run's,
- * so that they still read while the next run is going. The file is
- * versioned, one "key value" line each; readers ignore unknown keys.
+ * records it. "start" is the latest run's; "end" and the result (exit or
+ * signal, timed_out, duration_ms) are the last finished run's, so that
+ * they still read while the next run is going. The part is versioned,
+ * one "key value" line each; readers ignore unknown keys.
  */
 struct pg_outcome {
 	int		 running;	/* a run started and has not ended */
@@ -445,10 +565,10 @@ struct pg_outcome {
 	struct pg_stamp	 success;	/* when the last successful run ended */
 };
 
-#define PG_OUTCOME_MAX	512	/* the longest outcome file, in bytes */
+#define PG_OUTCOME_MAX	512	/* the longest outcome part, in bytes */
 
 /*
- * The outcome file's text and back. format: the length, or -1 (errno
+ * The outcome part's text and back. format: the length, or -1 (errno
  * ENAMETOOLONG) when it does not fit. parse: 0, or -1 with EBADMSG when
  * it is not a version 1 outcome; unknown keys are skipped.
  */
@@ -500,9 +620,7 @@ enum pg_run	 pg_outcome_run(struct pg_state *, const char *,
 	    const struct pg_outcome *);
 
 /*
- * A hold on the cluster, set on this node by pollguard-touch -H in
- * ".CLUSTER.hold", written like the outcome under the record lock. It
- * ends at "until", a stamp of this host's clocks: within the boot that
+ * A hold on the cluster, set on this node by pollguard-touch -H. It ends at "until", a stamp of this host's clocks: within the boot that
  * set it, by CLOCK_BOOTTIME (wall-clock steps do not move it, suspend
  * counts); after a reboot, by the wall clock, but never later than ms
  * after it was set counting the uptime as passed (the time since it was
@@ -510,7 +628,7 @@ enum pg_run	 pg_outcome_run(struct pg_state *, const char *,
  */
 #define PG_HOLD_MAX_MS		(7LL * 24 * 3600 * 1000)	/* 7d */
 #define PG_HOLD_TEXT_MAX	128	/* by, why: PG_STATUS_TEXT_MAX */
-#define PG_HOLD_FILE_MAX	512	/* the longest hold file, in bytes */
+#define PG_HOLD_FILE_MAX	512	/* the longest hold part, in bytes */
 
 struct pg_hold {
 	struct pg_stamp	 until;		/* when it ends (no claim) */
@@ -531,7 +649,7 @@ int	 pg_hold_make(struct pg_hold *, int64_t, const char *, const char *);
 int64_t	 pg_hold_left(const struct pg_hold *, const struct pg_stamp *);
 
 /*
- * The hold file's text and back, as the outcome's. format: the length,
+ * The hold part's text and back, as the outcome's. format: the length,
  * or -1 (EINVAL: a field that pg_hold_make refuses; ENAMETOOLONG). parse:
  * 0, or -1 with EBADMSG; unknown keys are skipped.
  */
@@ -549,19 +667,18 @@ int	 pg_hold_read(struct pg_state *, const char *, struct pg_hold *,
 /* Replace the hold atomically, under the record lock. -1 with errno. */
 int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
 
-/* Lift the hold: remove the file. No hold is success. */
+/* Lift the hold: remove its part. No hold is success. */
 int	 pg_hold_remove(struct pg_state *, const char *);
 
 /*
- * The checked record, ".CLUSTER.checked", written by pollguard-check at
- * each check that decides (not with -n), read and published by
+ * The checked part, written by pollguard-check at each check that
+ * decides (not with -n) of a cluster with prefer, read and published by
  * pollguard-serve (pollguard(7), PREFERRED NODE): when the latest check
  * began, since when checks have run without a gap longer than the
  * cluster's wait plus prefer_slack, and the preferred node this node
- * yields to, with the moment it decided to. Written and read as the
- * outcome file is.
+ * yields to, with the moment it decided to.
  */
-#define PG_CHECKED_MAX	384	/* the longest checked file, in bytes */
+#define PG_CHECKED_MAX	384	/* the longest checked part, in bytes */
 
 struct pg_checked {
 	struct pg_stamp	 last;		/* the latest check began (no claim) */
@@ -571,7 +688,7 @@ struct pg_checked {
 };
 
 /*
- * The checked file's text and back. format: the length, or -1 (EINVAL: a
+ * The checked part's text and back. format: the length, or -1 (EINVAL: a
  * yield that is not a valid name; ENAMETOOLONG). parse: 0, or -1 with
  * EBADMSG; unknown keys are skipped.
  */
@@ -584,6 +701,30 @@ int	 pg_checked_read(struct pg_state *, const char *, struct pg_checked *);
 /* Replace it atomically, under the record lock. -1 with errno. */
 int	 pg_checked_write(struct pg_state *, const char *,
 	    const struct pg_checked *);
+
+/* The whole side record, read at once (pg_status_local). */
+struct pg_side {
+	int			 outcome;	/* 1: o is set; 0: none; -1:
+						   damaged */
+	struct pg_outcome	 o;
+	int			 hold;		/* 1: h (it may have ended) */
+	struct pg_hold		 h;
+	int			 checked;	/* 1: ck */
+	struct pg_checked	 ck;
+};
+
+/*
+ * The side record's text, all of it: each part 1 and its value, 0 (none)
+ * or -1 (damaged). 0, or -1 with EBADMSG when it is damaged as a whole
+ * (every part -1). No text, len 0, is no part.
+ */
+int	 pg_side_parse(const char *, size_t, struct pg_side *);
+
+/*
+ * Read the side record of a cluster with one open, and parse it: 0, or
+ * -1 with errno when it cannot be read or is damaged as a whole.
+ */
+int	 pg_side_read(struct pg_state *, const char *, struct pg_side *);
 
 /*
  * status.c: the status answer (GET /v1/status/CLUSTER), both ends. Pure:
@@ -638,15 +779,6 @@ struct pg_status {
 void	 pg_status_init(struct pg_status *);
 
 /*
- * Append printf-formatted text to buf (len bytes) at *off and advance
- * *off: 0, or -1, *off unchanged, when it does not fit. The record and
- * status formatters OR (|=) the results of their steps and fail once, at
- * the end.
- */
-int	 pg_appendf(char *, size_t, size_t *, const char *, ...)
-	    __attribute__((__format__(__printf__, 4, 5)));
-
-/*
  * One cluster's status as lines, without the blank line that ends it:
  * the length, or -1 when it does not fit. hold_why is escaped (vis(3))
  * so that it stays one printable line.
@@ -695,6 +827,9 @@ enum pg_answer_kind {
 /* True for the kinds that are misconfiguration: REFUSED to INVALID. */
 #define PG_ANSWER_BAD(k)	((k) >= PG_ANSWER_REFUSED)
 
+/* True for the kinds that answer the question: ELAPSED and NEVER. */
+#define PG_ANSWER_OK(k)		((k) <= PG_ANSWER_NEVER)
+
 /* What a bad kind asks the operator to check, " (...)", or "". */
 const char	*pg_answer_hint(enum pg_answer_kind);
 
@@ -738,7 +873,10 @@ enum pg_verdict {
 	PG_REFUSE_INVALID = 76	/* a peer answered nonsense: EX_PROTOCOL */
 };
 
-/* Why pg_decide decided as it did: one reason a verdict. */
+/*
+ * Why pg_decide decided as it did: one reason a verdict. pg_fleet_next
+ * says with the same reasons why a cluster's next round goes as it does.
+ */
 enum pg_reason {
 	PG_REASON_GO,		/* nothing against us */
 	PG_REASON_LOCAL,	/* SKIP_LOCAL */
@@ -750,8 +888,10 @@ enum pg_reason {
 	PG_REASON_UNREACHABLE,	/* SKIP_UNREACHABLE */
 	PG_REASON_PREFERRED,	/* SKIP_ACTIVE: a more preferred peer is
 				   eligible, and this node is idle */
-	PG_REASON_YIELD		/* SKIP_ACTIVE: this node yielded to a
+	PG_REASON_YIELD,	/* SKIP_ACTIVE: this node yielded to a
 				   preferred peer (failback) */
+	PG_REASON_EACH		/* pg_fleet_next only: no check goes, each
+				   skips for a reason of its own */
 };
 
 struct pg_decision {
@@ -1497,78 +1637,70 @@ int	 pg_conn_accept(int, struct pg_conn **, size_t *, size_t,
  * I/O; the tool fills in one struct pg_fleet per cluster.
  */
 
-enum pg_reach {
-	PG_REACH_STATUS,	/* answered its status (0.4 and later) */
-	PG_REACH_ELAPSED,	/* answered /v1/elapsed only: before 0.4 */
-	PG_REACH_UNREACHABLE,	/* refused, timed out, no DNS, 5xx */
-	PG_REACH_REFUSED,	/* 401 or 403 */
-	PG_REACH_UNKNOWN,	/* 404: a wrong url, or no such cluster */
-	PG_REACH_INVALID,	/* nonsense, or this node itself */
-	PG_REACH_ERROR		/* this node: its record cannot be read */
-};
-
-/* True when the node answered: pollguard-status exits 0 when all did. */
-#define PG_REACH_OK(r)	((r) <= PG_REACH_ELAPSED)
-
+/*
+ * One node as pollguard-status reached it, which is taken for what the
+ * check of every other node reaches too. kind: its answer, as in a
+ * check's round (ELAPSED or NEVER: it answered, and which one is
+ * st.elapsed_ms's to say). This node (self) is read from its state
+ * directory: when its record cannot be read, kind is UNREACHABLE, what
+ * the 500 its serve answers then is to its peers' checks.
+ */
 struct pg_fleet_node {
 	const char	*name;
-	int		 self;		/* this node, from its state directory */
-	enum pg_reach	 reach;
+	int		 self;		/* this node */
+	enum pg_answer_kind kind;
+	int		 has_status;	/* it answered its status (0.4 on) */
 	char		 why[PG_ERR_MAX];	/* why it did not answer, for
 						   people, escaped; or "" */
-	struct pg_status st;	/* REACH_STATUS: all of it; REACH_ELAPSED:
-				   elapsed_ms only; else pg_status_init */
+	struct pg_status st;	/* has_status: all of it; else, when it
+				   answered (before 0.4), elapsed_ms only;
+				   else pg_status_init */
 };
 
 /* One cluster: its nodes, this node among them. */
 struct pg_fleet {
-	const char	*id;
-	int64_t		 wait_ms;
-	enum pg_unreachable unreachable;
+	const struct pg_cluster *cluster;	/* its config: the rule */
 	struct pg_fleet_node *nodes;
 	size_t		 n;
-	enum pg_on_failure on_failure;	/* pg_handover_ignores */
-	const struct pg_cluster *cluster; /* its config, for prefer; NULL:
-					   none applied */
-};
-
-enum pg_next_why {
-	PG_NEXT_ANY,		/* nobody active within wait: the first
-				   check to run goes */
-	PG_NEXT_ACTIVE,		/* node was active within wait (the most
-				   recently): it keeps polling */
-	PG_NEXT_HELD,		/* node shows a hold: nobody goes */
-	PG_NEXT_ERROR,		/* node answered an error: checks that ask
-				   it refuse to decide */
-	PG_NEXT_UNREACHABLE,	/* node unreachable, unreachable = skip:
-				   nobody goes */
-	PG_NEXT_PREFERRED	/* by prefer, node is the one whose check
-				   goes */
+	size_t		 holder;	/* backend etcd: the node whose lease
+					   holds the key; n or more: none */
 };
 
 #define PG_NEXT_TEXT_MAX	(PG_STATUS_TEXT_MAX * 6)
 
 struct pg_next {
-	enum pg_next_why why;
-	size_t		 node;		/* the node it names; not for ANY */
+	enum pg_reason	 reason;
+	size_t		 node;		/* the node it names; n: none */
 	char		 text[PG_NEXT_TEXT_MAX];	/* for people */
 };
 
 /*
- * Which node would go next, by pollguard-check's rule as seen from the
- * answers: a hold anywhere (the longest) stops everyone; then an error
- * answer makes checks refuse; then the node active most recently within
- * wait keeps polling (the others skip, and it does not count itself),
- * but for one that pg_handover_ignores: its last run failed, and under
- * on_failure = handover another node takes over;
- * then an unreachable node under unreachable = skip stops everyone;
- * otherwise the first check to run goes. Unreachable nodes count as
- * never active, as the check counts them by default. With a prefer in
- * f->cluster, instead of the last two: when every node that answered its
- * status would decide (pg_decide, from what the others show) and exactly
- * one would go, and it is not the active one, that node (PREFERRED).
+ * Who would go next: the decision each node's pollguard-check makes
+ * now (pg_decide's round 1, as bin/pollguard-check.c calls it), from its
+ * own status and what the others show. A run going, a check deciding or
+ * a claim kept on a node makes its check skip (LOCAL). A node before
+ * 0.4 decides as 0.3 did: pg_decide without its own status, the others'
+ * unseen, no prefer; that a run is going there is not seen (a run keeps
+ * its node active). A node that did not answer is not predicted (taken
+ * for down), nor is one whose checks have not run within wait and
+ * prefer_slack by its status (its cron does not run). Then, nx->reason:
+ * - GO, no node: two checks or more would go; the race closure picks one.
+ * - ACTIVE: node was active within wait, and no other check would go;
+ *   its check would go, or a run, a claim or a check is going on there
+ *   (before 0.4: its run, not seen).
+ * - PREFERRED, or GO: node's check alone would go; PREFERRED when prefer
+ *   is applied.
+ * - no check would go: HELD (the node with the longest hold), INVALID
+ *   (this node cannot read its own record, or checks refuse for the
+ *   node's answer), UNREACHABLE (checks skip for it, unreachable =
+ *   skip), ACTIVE (a run, claim or check going on node, active within
+ *   wait, keeps it polling), else EACH (each check skips for a reason of
+ *   its own: the text lists them).
+ * With backend = etcd, etcd orders the claims: the holder goes again
+ * (ACTIVE), nobody while etcd does not answer (UNREACHABLE, INVALID),
+ * otherwise anyone (GO). 0, or -1 and ENOMEM.
  */
-void	 pg_fleet_next(const struct pg_fleet *, struct pg_next *);
+int	 pg_fleet_next(const struct pg_fleet *, struct pg_next *);
 
 /*
  * The table for people: a header, a line per node of each cluster and a
@@ -1585,19 +1717,6 @@ char	*pg_fleet_table(const struct pg_fleet *, size_t);
  */
 char	*pg_fleet_json(const char *, const char *, const struct pg_fleet *,
 	    size_t);
-
-/*
- * state.c, continued: other small files beside a record, ".CLUSTER.SUFFIX"
- * (the etcd lease record). write: atomically, under the record lock, as
- * pg_state_write. read: the length (at most len), 0 when there is none,
- * -1 with errno (EBADMSG: not a regular file, empty or too long).
- * remove: no file is success.
- */
-int	 pg_state_aux_write(struct pg_state *, const char *, const char *,
-	    const char *, size_t);
-ssize_t	 pg_state_aux_read(struct pg_state *, const char *, const char *,
-	    char *, size_t);
-int	 pg_state_aux_remove(struct pg_state *, const char *, const char *);
 
 /*
  * lease.c: this node's hold on an etcd-backed cluster, as pollguard-check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * prefer.c: the preferred node (pollguard(7), PREFERRED NODE). Which
  * node comes first, whether a more preferred peer will poll if it may,

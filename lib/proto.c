@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The peer protocol, both ends: serve's reading of a request and writing
  * of an answer, check's reading of an answer. No I/O here: the callers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The answer to a request: what pollguard-serve says to a client, from
  * the parsed request, the client's address, the config and the state

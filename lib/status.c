@@ -1,13 +1,14 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status.c: the status answer, both ends. pollguard-serve formats a
  * cluster's status (GET /v1/status/CLUSTER) as lines of "key value";
  * pollguard-check and pollguard-status read them back. Readers ignore
  * keys they do not know, so that later versions can add keys; every
- * key they do know is checked in full. No I/O here.
+ * key they do know is checked in full; the lines are read by kv.c. No
+ * I/O here.
  */
 #include <ctype.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,8 @@
 
 #include "pollguard.h"
 
-#define KEY_MAX		32	/* a key's length */
+/* The longest line read, without its end: a key, a space, a value, a byte. */
+#define LINE_LEN	(PG_KV_KEY_MAX + 1 + PG_STATUS_LINE_MAX + 1)
 #define MS_MAX		(PG_NEVER - 1)
 
 void
@@ -31,23 +33,6 @@ pg_status_init(struct pg_status *st)
 	st->timeout_ms = -1;
 	st->checked_ms = PG_NEVER;
 	st->checking_ms = -1;
-}
-
-int
-pg_appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list	 ap;
-	int	 n;
-
-	if (*off >= len)
-		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *off)
-		return -1;
-	*off += n;
-	return 0;
 }
 
 /* "never" or a number of milliseconds. */
@@ -149,17 +134,11 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 static int
 num(const char *v, int64_t min, int64_t max, int never, int64_t *out)
 {
-	const char	*errstr;
-
 	if (never && strcmp(v, "never") == 0) {
 		*out = PG_NEVER;
 		return 0;
 	}
-	if (v[0] == '\0' || strspn(v, "0123456789") != strlen(v) ||
-	    strlen(v) > 19)
-		return -1;
-	*out = strtonum(v, min, max, &errstr);
-	return errstr == NULL ? 0 : -1;
+	return pg_kv_num(v, strlen(v), min, max, out);
 }
 
 /* A value of printable ASCII, no space at either end. */
@@ -187,12 +166,12 @@ enum key {
 /* The fast rule's keys, which come together. */
 #define FAST_KEYS	(1U << K_DECIDING | 1U << K_SETTLE | 1U << K_TIMEOUT)
 
-static const char *const keys[K_COUNT] = {
+static const char *const keys[K_COUNT + 1] = {
 	"cluster", "node", "version", "elapsed", "claim", "running", "pid",
 	"last_exit", "last_signal", "last_timeout", "last_duration",
 	"last_end", "last_success", "failures", "hold", "hold_by",
 	"hold_why", "deciding", "settle", "timeout", "prefer", "checked",
-	"checking", "yield", "yielded"
+	"checking", "yield", "yielded", NULL
 };
 
 /* A prefer order: node names joined by commas, nothing else. */
@@ -303,21 +282,6 @@ value(struct pg_status *st, enum key k, const char *v)
 	}
 }
 
-/* A key: [a-z0-9_], 1 to KEY_MAX characters. */
-static int
-key_valid(const char *k, size_t n)
-{
-	size_t	 i;
-
-	if (n == 0 || n > KEY_MAX)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!islower((unsigned char)k[i]) &&
-		    !isdigit((unsigned char)k[i]) && k[i] != '_')
-			return 0;
-	return 1;
-}
-
 /* -1, the reason: line n of a status, and what is wrong with it. */
 static int
 bad_line(char *why, size_t wlen, size_t n, const char *what,
@@ -330,62 +294,55 @@ bad_line(char *why, size_t wlen, size_t n, const char *what,
 	return -1;
 }
 
+/* Why pg_kv_next refused line kv->nline. */
+static int
+kv_bad(const struct pg_kv *kv, char *why, size_t wlen)
+{
+	switch (kv->error) {
+	case PG_KV_NO_LF:
+		snprintf(why, wlen, "line %zu: no end of line", kv->nline);
+		return -1;
+	case PG_KV_TWICE:
+		snprintf(why, wlen, "line %zu: %s twice", kv->nline,
+		    keys[kv->key]);
+		return -1;
+	case PG_KV_LONG:
+		return bad_line(why, wlen, kv->nline, "too long or binary",
+		    kv->line, kv->len);
+	default:
+		return bad_line(why, wlen, kv->nline, "not \"key value\"",
+		    kv->line, kv->len);
+	}
+}
+
 int
 pg_status_parse(const char *buf, size_t len, struct pg_status *st,
     size_t *used, char *why, size_t wlen)
 {
-	char		 line[KEY_MAX + 1 + PG_STATUS_LINE_MAX + 2];
-	char		 what[KEY_MAX + 16];
-	const char	*nl, *sp;
-	unsigned int	 seen = 0;
-	size_t		 off = 0, n, i, nline = 0;
+	char		 val[LINE_LEN + 1], what[PG_KV_KEY_MAX + 16];
+	struct pg_kv	 kv;
+	unsigned int	 seen;
+	int		 r;
 
 	pg_status_init(st);
-	while (off < len) {
-		nline++;
-		if ((nl = memchr(buf + off, '\n', len - off)) == NULL) {
-			snprintf(why, wlen, "line %zu: no end of line", nline);
-			return -1;
-		}
-		n = nl - (buf + off);
-		if (n > 0 && buf[off + n - 1] == '\r')
-			n--;
-		if (n == 0) {
-			/* A blank line ends the block. */
-			off = nl - buf + 1;
-			break;
-		}
-		if (n >= sizeof(line) || memchr(buf + off, '\0', n) != NULL)
-			return bad_line(why, wlen, nline, "too long or binary",
-			    buf + off, n);
-		memcpy(line, buf + off, n);
-		line[n] = '\0';
-		off = nl - buf + 1;
-		if ((sp = strchr(line, ' ')) == NULL ||
-		    !key_valid(line, sp - line))
-			return bad_line(why, wlen, nline, "not \"key value\"",
-			    line, n);
-		for (i = 0; i < K_COUNT; i++)
-			if (strlen(keys[i]) == (size_t)(sp - line) &&
-			    strncmp(keys[i], line, sp - line) == 0)
-				break;
-		if (i == K_COUNT)
-			continue;	/* a key of a later version */
-		if (nline == 1 && i != K_CLUSTER)
-			return bad_line(why, wlen, nline, "not \"cluster ID\"",
-			    line, n);
-		if (seen & (1U << i)) {
-			snprintf(why, wlen, "line %zu: %s twice", nline,
-			    keys[i]);
-			return -1;
-		}
-		seen |= 1U << i;
-		if (value(st, i, sp + 1) == -1) {
+	pg_kv_init(&kv, buf, len, keys, PG_KV_CRLF | PG_KV_BLANK);
+	kv.line_max = LINE_LEN;
+	while ((r = pg_kv_next(&kv)) == 1) {
+		if (kv.nline == 1 && kv.key != K_CLUSTER)
+			return bad_line(why, wlen, kv.nline,
+			    "not \"cluster ID\"", kv.line, kv.len);
+		memcpy(val, kv.val, kv.vlen);
+		val[kv.vlen] = '\0';
+		if (value(st, kv.key, val) == -1) {
 			snprintf(what, sizeof(what), "%s: invalid value",
-			    keys[i]);
-			return bad_line(why, wlen, nline, what, line, n);
+			    keys[kv.key]);
+			return bad_line(why, wlen, kv.nline, what, kv.line,
+			    kv.len);
 		}
 	}
+	if (r == -1)
+		return kv_bad(&kv, why, wlen);
+	seen = kv.seen;
 	if (!(seen & (1U << K_CLUSTER)) || !(seen & (1U << K_ELAPSED))) {
 		snprintf(why, wlen, "no %s", seen & (1U << K_CLUSTER) ?
 		    "elapsed" : "cluster");
@@ -416,7 +373,7 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 		snprintf(why, wlen, "yield and yielded go together");
 		return -1;
 	}
-	*used = off;
+	*used = kv.p - buf;
 	return 0;
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * clockrec: a test helper, never installed. The soak's job
  * (tests/soak.sh): it appends to a log shared by every node one line

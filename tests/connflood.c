@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * connflood: a test helper, never installed. The client of the load test
  * (tests/cli/94-load.sh): it holds more connections than a shell can, and

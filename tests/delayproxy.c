@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * delayproxy: a test helper, never installed. A TCP proxy on loopback
  * that delays and drops connections on demand, so that tests can put a
@@ -45,15 +46,9 @@
  */
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -63,7 +58,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BUFSZ	16384
+#include "proxy.h"
+
+#define BUFSZ	PROXY_BUFSZ
+#define MS_MAX	600000		/* a delay or a jitter, at most */
 #define NSEG	64		/* chunks in flight per direction */
 #define LINGER	30000		/* ms a blackhole keeps a client that ended */
 
@@ -107,8 +105,6 @@ struct conn {
 static volatile sig_atomic_t	 reread, quit;
 static struct setting		 opt, cur;
 static const char		*ctlfile;
-static uint64_t			 rng;
-static int			 verbose;
 
 static void
 on_signal(int sig)
@@ -119,30 +115,10 @@ on_signal(int sig)
 		quit = 1;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* splitmix64: small, seedable, good enough for a test's dice. */
-static uint64_t
-rnd(void)
-{
-	uint64_t	 z = (rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static double
 rnd01(void)
 {
-	return (double)(rnd() >> 11) / 9007199254740992.0;
+	return (double)(proxy_rnd() >> 11) / 9007199254740992.0;
 }
 
 static long
@@ -152,19 +128,9 @@ draw_delay(const struct setting *s)
 
 	if (s->jitter <= 0)
 		return s->mean;
-	d = s->mean - s->jitter + (long)(rnd() % (uint64_t)(2 * s->jitter + 1));
+	d = s->mean - s->jitter +
+	    (long)(proxy_rnd() % (uint64_t)(2 * s->jitter + 1));
 	return d < 0 ? 0 : d;
-}
-
-static int
-parse_ms(const char *s, long *v)
-{
-	char	*end;
-
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return errno == 0 && end != s && *end == '\0' && *v >= 0 &&
-	    *v <= 600000 ? 0 : -1;
 }
 
 /* "mean[:jitter]" */
@@ -175,10 +141,10 @@ parse_delay(char *s, struct setting *st)
 
 	if (j != NULL)
 		*j++ = '\0';
-	if (parse_ms(s, &st->mean) == -1)
+	if (proxy_num(s, 0, MS_MAX, &st->mean) == -1)
 		return -1;
 	st->jitter = 0;
-	return j == NULL ? 0 : parse_ms(j, &st->jitter);
+	return j == NULL ? 0 : proxy_num(j, 0, MS_MAX, &st->jitter);
 }
 
 static int
@@ -250,9 +216,9 @@ load(void)
 		if (n == 0 || w[0][0] == '#')
 			continue;
 		if (strcmp(w[0], "delay") == 0 && (n == 2 || n == 3))
-			bad = parse_ms(w[1], &s.mean) == -1 ||
-			    (n == 3 ? parse_ms(w[2], &s.jitter) == -1 :
-			    (s.jitter = 0));
+			bad = proxy_num(w[1], 0, MS_MAX, &s.mean) == -1 ||
+			    (n == 3 ? proxy_num(w[2], 0, MS_MAX,
+			    &s.jitter) == -1 : (s.jitter = 0));
 		else if (strcmp(w[0], "dir") == 0 && n == 2)
 			bad = parse_dir(w[1], &s) == -1;
 		else if (strcmp(w[0], "drop") == 0 && (n == 2 || n == 3))
@@ -267,14 +233,6 @@ load(void)
 		cur = s;
 }
 
-static int
-nonblock(int fd)
-{
-	int	 fl = fcntl(fd, F_GETFL);
-
-	return fl == -1 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
 /* Close with a reset: the peer sees ECONNRESET, not an orderly end. */
 static void
 reset_close(int fd)
@@ -283,37 +241,6 @@ reset_close(int fd)
 
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	close(fd);
-}
-
-static int
-resolve(const char *spec, int passive, struct sockaddr_storage *ss,
-    socklen_t *sslen)
-{
-	struct addrinfo	 hints, *res;
-	char		 host[256], *port;
-	int		 e;
-
-	if (strlcpy(host, spec, sizeof(host)) >= sizeof(host) ||
-	    (port = strrchr(host, ':')) == NULL)
-		return -1;
-	*port++ = '\0';
-	if (host[0] == '[' && port[-2] == ']') {
-		port[-2] = '\0';
-		memmove(host, host + 1, strlen(host));
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
-	    (passive ? AI_PASSIVE : 0);
-	if ((e = getaddrinfo(host, port, &hints, &res)) != 0) {
-		warnx("%s: %s", spec, gai_strerror(e));
-		return -1;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*sslen = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
 }
 
 static void
@@ -411,10 +338,9 @@ conn_new(int cfd, const struct sockaddr_storage *tss, socklen_t tlen,
 	c->id = id;
 	dice = rnd01();
 	if (dice < cur.drop) {
-		if (verbose)
-			warnx("conn %ld: dropped (%s)", id,
-			    cur.mode == DROP_CLOSE ? "close" :
-			    cur.mode == DROP_RESET ? "reset" : "blackhole");
+		proxy_log(id, "dropped (%s)",
+		    cur.mode == DROP_CLOSE ? "close" :
+		    cur.mode == DROP_RESET ? "reset" : "blackhole");
 		if (cur.mode == DROP_RESET) {
 			reset_close(cfd);
 			free(c);
@@ -442,8 +368,7 @@ conn_new(int cfd, const struct sockaddr_storage *tss, socklen_t tlen,
 	}
 	if (connect(c->tfd, (const struct sockaddr *)tss, tlen) == -1) {
 		if (errno != EINPROGRESS) {
-			if (verbose)
-				warn("conn %ld: connect", id);
+			proxy_log(id, "connect: %s", strerror(errno));
 			reset_close(cfd);
 			c->cfd = -1;
 			conn_free(c);
@@ -451,9 +376,8 @@ conn_new(int cfd, const struct sockaddr_storage *tss, socklen_t tlen,
 		}
 		c->connecting = 1;
 	}
-	if (verbose)
-		warnx("conn %ld: delay up %ldms, down %ldms", id,
-		    c->up.delay, c->down.delay);
+	proxy_log(id, "delay up %ldms, down %ldms", c->up.delay,
+	    c->down.delay);
 	return c;
 }
 
@@ -487,9 +411,7 @@ conn_step(struct conn *c, short cre, short tre, int64_t now)
 	if (c->connecting && tre != 0) {
 		getsockopt(c->tfd, SOL_SOCKET, SO_ERROR, &e, &elen);
 		if (e != 0) {
-			if (verbose)
-				warnx("conn %ld: connect: %s", c->id,
-				    strerror(e));
+			proxy_log(c->id, "connect: %s", strerror(e));
 			reset_close(c->cfd);
 			c->cfd = -1;
 			return 0;
@@ -554,18 +476,16 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
-	struct sockaddr_storage	 lss, tss;
-	socklen_t		 llen, tlen;
-	struct sigaction	 sa;
-	sigset_t		 block, empty;
+	static const int	 sigs[] = { SIGUSR1, SIGTERM, SIGINT, 0 };
+	struct proxy_opts	 po = { .usage = usage };
+	sigset_t		 empty;
 	struct conn		**conns;
 	struct pollfd		*pfd;
 	struct timespec		 ts, *tsp;
-	const char		*listen_at = NULL;
-	char			 host[NI_MAXHOST], serv[NI_MAXSERV], *m;
+	char			*m;
 	long			 maxconn = 128, id = 0, v;
 	int64_t			 now, w, wait;
-	int			 ch, lfd, on = 1, nconn = 0, i, n, seeded = 0;
+	int			 ch, lfd, nconn = 0, i, n;
 
 	opt.up = opt.down = 1;
 	while ((ch = getopt(argc, argv, "d:f:l:n:s:vw:x:")) != -1) {
@@ -578,20 +498,9 @@ main(int argc, char *argv[])
 		case 'f':
 			ctlfile = optarg;
 			break;
-		case 'l':
-			listen_at = optarg;
-			break;
 		case 'n':
-			if (parse_ms(optarg, &maxconn) == -1 || maxconn < 1 ||
-			    maxconn > 4096)
+			if (proxy_num(optarg, 1, 4096, &maxconn) == -1)
 				errx(64, "-n %s: want 1..4096", optarg);
-			break;
-		case 's':
-			rng = strtoull(optarg, NULL, 0);
-			seeded = 1;
-			break;
-		case 'v':
-			verbose = 1;
 			break;
 		case 'w':
 			if (parse_dir(optarg, &opt) == -1)
@@ -606,49 +515,16 @@ main(int argc, char *argv[])
 				    "[:close|reset|blackhole]");
 			break;
 		default:
-			usage();
+			/* -l, -s, -v; or usage */
+			proxy_opt(&po, ch, optarg);
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc != 1 || listen_at == NULL)
-		usage();
-	if (!seeded) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		rng = (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_nsec;
-	}
-	if (resolve(listen_at, 1, &lss, &llen) == -1 ||
-	    resolve(argv[0], 0, &tss, &tlen) == -1)
-		errx(64, "want ADDR:PORT, numeric");
+	proxy_opts_end(&po, argc - optind, argv + optind);
 	if ((conns = calloc(maxconn, sizeof(*conns))) == NULL ||
 	    (pfd = calloc(2 * maxconn + 1, sizeof(*pfd))) == NULL)
 		err(71, "calloc");
-
-	if ((lfd = socket(lss.ss_family, SOCK_STREAM, 0)) == -1)
-		err(71, "socket");
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	if (bind(lfd, (struct sockaddr *)&lss, llen) == -1)
-		err(71, "bind %s", listen_at);
-	if (listen(lfd, 128) == -1 || nonblock(lfd) == -1)
-		err(71, "listen");
-	llen = sizeof(lss);
-	getsockname(lfd, (struct sockaddr *)&lss, &llen);
-	getnameinfo((struct sockaddr *)&lss, llen, host, sizeof(host), serv,
-	    sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV);
-	warnx("listening on %s:%s", host, serv);
-
-	/* The signals arrive only inside ppoll: no flag is missed. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigprocmask(SIG_BLOCK, &block, &empty);
+	lfd = proxy_listen(&po, SOCK_NONBLOCK, 128);
+	proxy_signals(on_signal, sigs, &empty);
 	load();
 
 	while (!quit) {
@@ -656,7 +532,7 @@ main(int argc, char *argv[])
 			reread = 0;
 			load();
 		}
-		now = now_ms();
+		now = proxy_now_ms();
 		wait = -1;
 		pfd[0].fd = lfd;
 		pfd[0].events = POLLIN;
@@ -690,13 +566,12 @@ main(int argc, char *argv[])
 				continue;
 			err(71, "ppoll");
 		}
-		now = now_ms();
+		now = proxy_now_ms();
 		for (i = 0; i < nconn; i++) {
 			if (conn_step(conns[i], pfd[1 + 2 * i].revents,
 			    pfd[2 + 2 * i].revents, now))
 				continue;
-			if (verbose)
-				warnx("conn %ld: closed", conns[i]->id);
+			proxy_log(conns[i]->id, "closed");
 			conn_free(conns[i]);
 			/* Keep the pollfd pairs in step with conns. */
 			conns[i] = conns[nconn - 1];
@@ -708,18 +583,15 @@ main(int argc, char *argv[])
 		if (pfd[0].revents & POLLIN) {
 			int	 cfd;
 
-			while ((cfd = accept4(lfd, NULL, NULL,
-			    SOCK_NONBLOCK)) != -1) {
-				setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &on,
-				    sizeof(on));
+			while ((cfd = proxy_accept(lfd, SOCK_NONBLOCK)) != -1) {
 				if (nconn == maxconn) {
 					close(cfd);
 					continue;
 				}
 				load();
 				v = ++id;
-				if ((conns[nconn] = conn_new(cfd, &tss, tlen,
-				    v)) != NULL)
+				if ((conns[nconn] = conn_new(cfd, &po.tss,
+				    po.tlen, v)) != NULL)
 					nconn++;
 			}
 		}

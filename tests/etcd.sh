@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/etcd.sh: etcd on loopback for the tests of the etcd backend.
 # Source it after tests/lib.sh (it sources tests/http.sh for free_port).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/http.sh: reading raw HTTP answers, for the serve tests. Source it
 # after tests/lib.sh.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/lib.sh: TAP helpers shared by the command-line tests in tests/cli.
 #
 # Source it from a bash script that tests/run starts in the top directory
@@ -548,6 +549,15 @@ need_bin()
 	done
 }
 need_bin
+
+# need_built FILE...: bail out when a test program is not built.
+need_built()
+{
+	local b
+	for b; do
+		[ -e "$b" ] || bail "$b is not built (make ${b#"$PG_BUILD"/})"
+	done
+}
 
 # --- a fleet on loopback, and checks started at one instant ----------------
 # (tests/cli/91-race.sh, 96-preempt.sh, 98b-handover-real.sh, tests/race-load.sh)

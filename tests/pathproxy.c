@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pathproxy: a test helper, never installed. An HTTP reverse proxy on
  * loopback that routes only some paths, as a gateway configured for 0.3
@@ -41,12 +42,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-
 #include <err.h>
 #include <errno.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -56,6 +53,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proxy.h"
+
 #define HEAD_MAX	8192	/* bytes of a request head */
 #define HEAD_MS		5000	/* to read it */
 #define CONN_SECS	30	/* a connection's whole life */
@@ -63,34 +62,13 @@
 
 static volatile sig_atomic_t	 quit;
 static const char		*prefix[NPREFIX];
-static int			 nprefix, verbose, up = 1, down = 1;
-static uint64_t			 rng;
+static int			 nprefix, up = 1, down = 1;
 
 static void
 on_signal(int sig)
 {
 	if (sig != SIGCHLD)
 		quit = 1;
-}
-
-/* splitmix64: small, seedable, good enough for a test's dice. */
-static uint64_t
-rnd(void)
-{
-	uint64_t	 z = (rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void
@@ -102,65 +80,6 @@ sleep_ms(long ms)
 	ts.tv_nsec = ms % 1000 * 1000000;
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
-}
-
-static int
-parse_num(const char *s, long lo, long hi, long *v)
-{
-	char	*end;
-
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return errno == 0 && end != s && *end == '\0' && *v >= lo &&
-	    *v <= hi ? 0 : -1;
-}
-
-static int
-resolve(const char *spec, int passive, struct sockaddr_storage *ss,
-    socklen_t *sslen)
-{
-	struct addrinfo	 hints, *res;
-	char		 host[256], *port;
-	int		 e;
-
-	if (strlcpy(host, spec, sizeof(host)) >= sizeof(host) ||
-	    (port = strrchr(host, ':')) == NULL)
-		return -1;
-	*port++ = '\0';
-	if (host[0] == '[' && port[-2] == ']') {
-		port[-2] = '\0';
-		memmove(host, host + 1, strlen(host));
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
-	    (passive ? AI_PASSIVE : 0);
-	if ((e = getaddrinfo(host, port, &hints, &res)) != 0) {
-		warnx("%s: %s", spec, gai_strerror(e));
-		return -1;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*sslen = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
-
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	 w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /* The proxy's own answer, as a gateway would give it; then the end. */
@@ -176,7 +95,7 @@ answer(int fd, int code, const char *reason)
 	n = snprintf(msg, sizeof(msg), "HTTP/1.1 %d %s\r\nServer: pathproxy"
 	    "\r\nContent-Type: text/html\r\nContent-Length: %d\r\n"
 	    "Connection: close\r\n\r\n%s", code, reason, bn, body);
-	write_all(fd, msg, (size_t)n);
+	proxy_write_all(fd, msg, (size_t)n);
 	shutdown(fd, SHUT_WR);
 }
 
@@ -189,7 +108,7 @@ static ssize_t
 read_head(int fd, char *buf)
 {
 	struct pollfd	 pfd = { fd, POLLIN, 0 };
-	int64_t		 end = now_ms() + HEAD_MS, left;
+	int64_t		 end = proxy_now_ms() + HEAD_MS, left;
 	size_t		 len = 0;
 	ssize_t		 n;
 	char		*e;
@@ -202,7 +121,7 @@ read_head(int fd, char *buf)
 			return e + 2 - buf;
 		if (len == HEAD_MAX)
 			return -1;
-		if ((left = end - now_ms()) <= 0 ||
+		if ((left = end - proxy_now_ms()) <= 0 ||
 		    poll(&pfd, 1, (int)left) <= 0)
 			return 0;
 		if ((n = read(fd, buf + len, HEAD_MAX - len)) == -1 &&
@@ -262,7 +181,7 @@ shown(const char *path)
 static void
 relay(int cfd, int tfd, long delay)
 {
-	char	 buf[16384];
+	char	 buf[PROXY_BUFSZ];
 	ssize_t	 n;
 
 	while ((n = read(tfd, buf, sizeof(buf))) != 0) {
@@ -273,7 +192,7 @@ relay(int cfd, int tfd, long delay)
 		}
 		sleep_ms(delay);
 		delay = 0;
-		if (write_all(cfd, buf, (size_t)n) == -1)
+		if (proxy_write_all(cfd, buf, (size_t)n) == -1)
 			return;
 	}
 	sleep_ms(delay);
@@ -296,9 +215,8 @@ serve(int cfd, long id, long dup, long ddown,
 	if ((n = read_head(cfd, buf)) <= 0) {
 		if (n == -1)
 			answer(cfd, 400, "Bad Request");
-		if (verbose)
-			warnx("conn %ld: %s", id, n == -1 ? "a head too long "
-			    "or with a NUL: 400" : "no request");
+		proxy_log(id, "%s", n == -1 ? "a head too long or with a "
+		    "NUL: 400" : "no request");
 		_exit(0);
 	}
 	sleep_ms(dup);
@@ -307,32 +225,28 @@ serve(int cfd, long id, long dup, long ddown,
 	strlcpy(line, buf, sizeof(line));
 	if ((path = request_path(line)) == NULL) {
 		answer(cfd, 400, "Bad Request");
-		if (verbose)
-			warnx("conn %ld: no request line: 400", id);
+		proxy_log(id, "no request line: 400");
 		_exit(0);
 	}
 	if (!allowed(path)) {
 		sleep_ms(ddown);
 		answer(cfd, 404, "Not Found");
-		if (verbose)
-			warnx("conn %ld: %s: not routed, 404 after %ldms", id,
-			    shown(path), dup + ddown);
+		proxy_log(id, "%s: not routed, 404 after %ldms", shown(path),
+		    dup + ddown);
 		/* Until the client's end: a close with data unread resets. */
 		while (read(cfd, line, sizeof(line)) > 0)
 			;
 		_exit(0);
 	}
-	if ((tfd = socket(tss->ss_family, SOCK_STREAM, 0)) == -1 ||
-	    connect(tfd, (const struct sockaddr *)tss, tlen) == -1) {
-		if (verbose)
-			warn("conn %ld: %s: target", id, shown(path));
+	if ((tfd = proxy_connect((const struct sockaddr *)tss, tlen)) == -1) {
+		proxy_log(id, "%s: target: %s", shown(path),
+		    strerror(errno));
 		answer(cfd, 502, "Bad Gateway");
 		_exit(0);
 	}
-	if (verbose)
-		warnx("conn %ld: %s: forwarded after %ldms, answer held "
-		    "%ldms", id, shown(path), dup, ddown);
-	if (write_all(tfd, buf, (size_t)n) == 0)
+	proxy_log(id, "%s: forwarded after %ldms, answer held %ldms",
+	    shown(path), dup, ddown);
+	if (proxy_write_all(tfd, buf, (size_t)n) == 0)
 		relay(cfd, tfd, ddown);
 	_exit(0);
 }
@@ -349,18 +263,14 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
-	struct sockaddr_storage	 lss, tss;
-	socklen_t		 llen, tlen;
-	struct sigaction	 sa;
+	static const int	 sigs[] = { SIGTERM, SIGINT, SIGCHLD, 0 };
+	struct proxy_opts	 po = { .usage = usage };
 	struct pollfd		 pfd;
-	struct timespec		 ts;
-	sigset_t		 block, empty;
-	const char		*listen_at = NULL;
-	char			 host[NI_MAXHOST], serv[NI_MAXSERV];
+	sigset_t		 empty;
 	long			 maxd = 0, maxconn = 16, nconn = 0, id = 0;
 	long			 dup, ddown;
 	pid_t			 pid, parent = getpid();
-	int			 ch, lfd, cfd, on = 1, seeded = 0;
+	int			 ch, lfd, cfd;
 
 	while ((ch = getopt(argc, argv, "a:d:l:n:s:vw:")) != -1) {
 		switch (ch) {
@@ -371,22 +281,12 @@ main(int argc, char *argv[])
 			prefix[nprefix++] = optarg;
 			break;
 		case 'd':
-			if (parse_num(optarg, 0, 10000, &maxd) == -1)
+			if (proxy_num(optarg, 0, 10000, &maxd) == -1)
 				errx(64, "-d %s: want 0..10000 ms", optarg);
 			break;
-		case 'l':
-			listen_at = optarg;
-			break;
 		case 'n':
-			if (parse_num(optarg, 1, 256, &maxconn) == -1)
+			if (proxy_num(optarg, 1, 256, &maxconn) == -1)
 				errx(64, "-n %s: want 1..256", optarg);
-			break;
-		case 's':
-			rng = strtoull(optarg, NULL, 0);
-			seeded = 1;
-			break;
-		case 'v':
-			verbose = 1;
 			break;
 		case 'w':
 			up = strcmp(optarg, "down") != 0;
@@ -396,50 +296,15 @@ main(int argc, char *argv[])
 				    optarg);
 			break;
 		default:
-			usage();
+			/* -l, -s, -v; or usage */
+			proxy_opt(&po, ch, optarg);
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc != 1 || listen_at == NULL)
-		usage();
+	proxy_opts_end(&po, argc - optind, argv + optind);
 	if (nprefix == 0)
 		prefix[nprefix++] = "/v1/elapsed/";
-	if (!seeded) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		rng = (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_nsec;
-	}
-	if (resolve(listen_at, 1, &lss, &llen) == -1 ||
-	    resolve(argv[0], 0, &tss, &tlen) == -1)
-		errx(64, "want ADDR:PORT, numeric");
-
-	if ((lfd = socket(lss.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
-	    SOCK_NONBLOCK, 0)) == -1)
-		err(71, "socket");
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	if (bind(lfd, (struct sockaddr *)&lss, llen) == -1)
-		err(71, "bind %s", listen_at);
-	if (listen(lfd, 64) == -1)
-		err(71, "listen");
-	llen = sizeof(lss);
-	getsockname(lfd, (struct sockaddr *)&lss, &llen);
-	getnameinfo((struct sockaddr *)&lss, llen, host, sizeof(host), serv,
-	    sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV);
-	warnx("listening on %s:%s", host, serv);
-
-	/* The signals arrive only inside ppoll: no flag is missed. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &empty);
+	lfd = proxy_listen(&po, SOCK_CLOEXEC | SOCK_NONBLOCK, 64);
+	proxy_signals(on_signal, sigs, &empty);
 
 	pfd.fd = lfd;
 	pfd.events = POLLIN;
@@ -452,22 +317,21 @@ main(int argc, char *argv[])
 			continue;
 		}
 		/* Blocking: accept4 does not pass O_NONBLOCK on. */
-		if ((cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+		if ((cfd = proxy_accept(lfd, SOCK_CLOEXEC)) == -1) {
 			if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNABORTED)
 				warn("accept");
 			continue;
 		}
-		setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 		if (nconn >= maxconn) {
 			close(cfd);
 			continue;
 		}
 		/* Drawn here, in the order of accept: one sequence per seed. */
-		dup = up && maxd > 0 ? (long)(rnd() % (uint64_t)(maxd + 1)) :
-		    0;
+		dup = up && maxd > 0 ?
+		    (long)(proxy_rnd() % (uint64_t)(maxd + 1)) : 0;
 		ddown = down && maxd > 0 ?
-		    (long)(rnd() % (uint64_t)(maxd + 1)) : 0;
+		    (long)(proxy_rnd() % (uint64_t)(maxd + 1)) : 0;
 		id++;
 		if ((pid = fork()) == -1) {
 			warn("fork");
@@ -481,7 +345,7 @@ main(int argc, char *argv[])
 			signal(SIGCHLD, SIG_DFL);
 			signal(SIGPIPE, SIG_IGN);
 			sigprocmask(SIG_SETMASK, &empty, NULL);
-			serve(cfd, id, dup, ddown, &tss, tlen, parent);
+			serve(cfd, id, dup, ddown, &po.tss, po.tlen, parent);
 		}
 		nconn++;
 		close(cfd);

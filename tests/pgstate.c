@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pgstate: a test helper, never installed. It makes state the tests need
  * without sleeping: records of a given age, records from another boot, a
@@ -98,7 +99,7 @@ outcome(struct pg_state *st, const char *cluster, const struct pg_stamp *now)
 	int			 r;
 
 	if ((r = pg_outcome_read(st, cluster, &o)) == -1)
-		err(1, "%s/.%s.outcome", st->path, cluster);
+		err(1, "%s/.%s.side", st->path, cluster);
 	if (r == 0) {
 		puts("none");
 		return 0;

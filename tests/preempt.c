@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * tests/preempt.so: an LD_PRELOAD shim that stands for the scheduler
  * taking the CPU away at the worst moment for pollguard-check's settle

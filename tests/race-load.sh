@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The race on a busy machine (make race; not part of make check): nodes
 # a, b and c with their serves on loopback and the default settle (500ms);
 # in each round the three checks start at the same instant on a cluster

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The soak (make soak; not part of make check): three nodes a, b and c on
 # loopback, for SOAK_MINUTES, under a nemesis that tries to break them.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * stallproxy: a test helper, never installed. TCP proxies on loopback
  * that forward until told to stall, then accept and never answer: a
@@ -42,6 +43,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "proxy.h"
 
 #define PORTS_MAX	8
 #define CONNS_MAX	256
@@ -107,23 +110,6 @@ drop(struct conn *c)
 	c->client = c->target = -1;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	 w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
 static void
 accept_one(int k)
 {
@@ -147,8 +133,8 @@ accept_one(int k)
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(tport[k]);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((c->target = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
-	    connect(c->target, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+	if ((c->target = proxy_connect((struct sockaddr *)&sin,
+	    sizeof(sin))) == -1)
 		drop(c);
 }
 
@@ -156,7 +142,7 @@ accept_one(int k)
 static void
 pass(struct conn *c, int from_client)
 {
-	char	 buf[16384];
+	char	 buf[PROXY_BUFSZ];
 	ssize_t	 n;
 	int	 from = from_client ? c->client : c->target;
 	int	 to = from_client ? c->target : c->client;
@@ -169,7 +155,7 @@ pass(struct conn *c, int from_client)
 	}
 	if (stalled)
 		return;
-	if (write_all(to, buf, n) == -1) {
+	if (proxy_write_all(to, buf, n) == -1) {
 		drop(c);
 		return;
 	}
@@ -181,12 +167,13 @@ pass(struct conn *c, int from_client)
 int
 main(int argc, char *argv[])
 {
+	static const int	 sigs[] = { SIGUSR1, SIGUSR2, SIGTERM, SIGINT,
+				    0 };
 	struct pollfd		 pfd[PORTS_MAX + 2 * CONNS_MAX];
 	struct conn		*who[PORTS_MAX + 2 * CONNS_MAX];
 	struct sockaddr_in	 sin;
-	struct sigaction	 sa;
 	socklen_t		 len;
-	sigset_t		 block, none;
+	sigset_t		 none;
 	const char		*errstr;
 	struct timespec		 ts;
 	long long		 left = 0;
@@ -206,23 +193,10 @@ main(int argc, char *argv[])
 	if (argc < 1 || argc > PORTS_MAX || *word == '\0')
 		goto usage;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&block);
+	/* In ppoll every signal is let in, whatever the mask before. */
 	sigemptyset(&none);
-	sigaddset(&block, SIGUSR1);
-	sigaddset(&block, SIGUSR2);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &block, NULL) == -1)
-		err(1, "sigprocmask");
-	if (sigaction(SIGUSR1, &sa, NULL) == -1 ||
-	    sigaction(SIGUSR2, &sa, NULL) == -1 ||
-	    sigaction(SIGTERM, &sa, NULL) == -1 ||
-	    sigaction(SIGINT, &sa, NULL) == -1)
+	if (proxy_signals(on_signal, sigs, NULL) == -1)
 		err(1, "sigaction");
-	signal(SIGPIPE, SIG_IGN);
 
 	for (i = 0; i < CONNS_MAX; i++)
 		conns[i].client = conns[i].target = -1;

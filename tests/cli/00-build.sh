@@ -1,11 +1,12 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Every source compiles without a warning under gcc and clang at
 # -Wall -Wextra; pollguard-touch and pollguard-serve do not link libcurl.
 . "$PG_TOP/tests/lib.sh"
 
 srcs=$(cd "$PG_TOP" && ls lib/*.c bin/*.c tests/pgstate.c)
 flags="-std=c99 -D_GNU_SOURCE -DLIBBSD_OPENBSD_VIS -Wall -Wextra -Werror -O2
--I$PG_TOP/lib $(pkg-config --cflags libbsd-overlay inih libcurl)"
+-DPG_VERSION=\"$(cat "$PG_TOP/VERSION")\" -I$PG_TOP/lib $(pkg-config --cflags libbsd-overlay inih libcurl)"
 for cc in gcc clang; do
 	if ! command -v $cc >/dev/null; then
 		skip "$cc not installed"

@@ -1,6 +1,15 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The man pages are clean under mandoc -Tlint, and each tool's usage
-# message is exactly its page's SYNOPSIS, line for line.
+# message is exactly its page's SYNOPSIS, line for line. The pages and
+# the code agree both ways: each tool's options (its getopt string) are
+# the page's option list; the keys of each section of lib/confkey.c are
+# those pollguard.conf(5) documents in that section; every exit status
+# a tool's sources name (EX_* of sysexits.h) is in its page's EXIT
+# STATUS (or under a line there that refers to sysexits), and every
+# status a page lists is one the code can return. The pages are for
+# operators: none names a library function (pg_*, .Fn), and
+# pollguard(7) stays within 1000 source lines.
 . "$PG_TOP/tests/lib.sh"
 
 for page in "$PG_TOP"/man/*.[1-8]; do
@@ -41,4 +50,105 @@ for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status; do
 	fi
 	is "$usage" "$synopsis" "$tool: usage matches SYNOPSIS"
 done
+# --- the pages and the code agree -----------------------------------------
+
+# section PAGE NAME: the lines of section NAME (.Sh or .Ss) of PAGE.
+section()
+{
+	awk -v n="$2" '
+		!p && ($0 == ".Sh " n || $0 == ".Ss " n) { p = 1; ss = /^\.Ss/; next }
+		p && (/^\.Sh / || (ss && /^\.Ss /)) { exit }
+		p { print }
+	' "$1"
+}
+
+for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status; do
+	pages=("$PG_TOP"/man/"$tool".[1-8])
+	page=${pages[0]}
+	[ -f "$page" ] || continue
+	code=$(sed -n 's/.*getopt(argc, argv, "+\{0,1\}\([^"]*\)").*/\1/p' \
+	    "$PG_TOP/bin/$tool.c" | tr -d ':' | grep -o . | sort | tr -d '\n')
+	doc=$(grep -o '^\.It Fl [A-Za-z]' "$page" | awk '{ print $3 }' | sort -u |
+	    tr -d '\n')
+	is "$doc" "$code" "$tool: the page's options are its getopt's ($code)"
+done
+
+# Keys: each list of lib/confkey.c and the section of pollguard.conf(5)
+# that documents it (".It Ic KEY No =", several on one line).
+keys()
+{
+	local l
+	for l in "$@"; do
+		awk -v h="static const char *const ${l}_keys[] = {" \
+		    'index($0, h) == 1 { p = 1 } p { print } p && /};/ { exit }' \
+		    "$PG_TOP/lib/confkey.c"
+	done | grep -o '"[a-z_]*"' | tr -d '"' | sort -u | tr '\n' ' '
+}
+dockeys()
+{
+	section "$PG_TOP/man/pollguard.conf.5" "$1" | grep '^\.It Ic ' |
+	    grep -o 'Ic [a-z_]* No =' | awk '{ print $2 }' | sort -u | tr '\n' ' '
+}
+for kind in "global:Global section" "peer:Peer sections" \
+    "cluster strict:Cluster sections" "etcd:etcd section" \
+    "serve:Server section"; do
+	code=$(keys ${kind%%:*})
+	if [ -z "$code" ]; then
+		not_ok "lib/confkey.c: keys of ${kind%%:*} found"
+		continue
+	fi
+	is "$(dockeys "${kind#*:}")" "$code" \
+	    "pollguard.conf(5), ${kind#*:}: the keys of lib/confkey.c"
+done
+
+# Exit statuses. What the code can return: the EX_* of sysexits.h named
+# anywhere in bin/ and lib/, the skips of lib/pollguard.h, the EXIT_*
+# of bin/, 0, and the statuses of a command that cannot run (126, 127).
+exval()
+{
+	grep -ho 'EX_[A-Z]*' "$@" | sort -u | while read -r e; do
+		awk -v e="$e" '$1 == "#define" && $2 == e { print $3 }' \
+		    /usr/include/sysexits.h
+	done
+}
+{
+	exval "$PG_TOP"/bin/*.[ch] "$PG_TOP"/lib/*.[ch]
+	sed -n 's/^[[:space:]]*PG_SKIP_[A-Z]* = \([0-9]*\),.*/\1/p' "$PG_TOP/lib/pollguard.h"
+	sed -n 's/^#define EXIT_[A-Z]*[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$PG_TOP"/bin/*.[ch]
+	grep -ho '_exit([^;]*\b12[67]\b[^;]*;' "$PG_TOP"/bin/*.c | grep -o '12[67]'
+	echo 0
+} | LC_ALL=C sort -u >"$T/can"
+# objs TOOL: the sources of bin/ it is linked from (the Makefile's rule).
+objs()
+{
+	awk -v t="$1" '$0 ~ "^\\$\\(B\\)bin/" t ":" { p = 1 } p { print }
+	    p && /\$\(LIB\)/ { exit }' "$PG_TOP/Makefile" |
+	    grep -o '[a-z-]*\.o' | sed "s|^|$PG_TOP/bin/|; s|\.o$|.c|"
+}
+for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status; do
+	pages=("$PG_TOP"/man/"$tool".[1-8])
+	page=${pages[0]}
+	[ -f "$page" ] || continue
+	section "$page" "EXIT STATUS" >"$T/exit"
+	grep -o '^\.It [0-9][0-9]*' "$T/exit" | awk '{ print $2 }' |
+	    LC_ALL=C sort -u >"$T/documented"
+	srcs=$(objs "$tool"; [ "$tool" = pollguard-touch ] && objs pollguard-touch-curl)
+	# shellcheck disable=SC2086
+	used=$(exval $srcs | sort -nu)
+	missing=
+	for c in $used; do
+		grep -qx "$c" "$T/documented" && continue
+		[ "$c" -ge 64 ] && grep -q 'sysexits' "$T/exit" && continue
+		missing="$missing $c"
+	done
+	is "$missing" "" "$tool: every exit status its sources name is in EXIT STATUS"
+	is "$(comm -23 "$T/documented" "$T/can" | tr '\n' ' ')" "" \
+	    "$tool: every exit status in EXIT STATUS is one the code returns"
+done
+
+# For operators: no library function by name, no .Fn of pollguard's code.
+bad=$(grep -n 'pg_[a-z]\|^\.Fn\|[[:space:]]Fn[[:space:]]' "$PG_TOP"/man/*.[1-8])
+is "$bad" "" "no page names a library function (pg_*, .Fn)"
+n=$(wc -l <"$PG_TOP/man/pollguard.7")
+num_between "$n" 1 1000 "pollguard(7) is at most 1000 lines ($n)"
 finish

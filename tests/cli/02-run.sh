@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # tests/run itself: a run that ran nothing fails; a failing test, one that
 # disagrees with its plan and one that hangs past PG_TEST_TIMEOUT are
 # counted as failures and named; a signal to the runner stops the test

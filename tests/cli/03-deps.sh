@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # scripts/deps around the install of a daemon's package: while it runs,
 # a policy-rc.d of its own keeps services from starting; afterwards, on
 # a failed install, or when a signal stops it, that file is gone and the

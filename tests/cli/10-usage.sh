@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Usage errors of pollguard-check, pollguard-touch and pollguard-status: exit 64, the usage
 # text of SPEC.md on stderr, invalid cluster IDs refused, an unknown cluster
 # a configuration error (78); none of it writes to the state directory.
@@ -11,7 +12,8 @@ USAGE_TOUCH='usage: pollguard-touch [-c file] cluster
        pollguard-touch -H duration [-c file] [-m message] cluster
        pollguard-touch -r [-c file] cluster'
 
-USAGE_STATUS='usage: pollguard-status [-j] [-c file] [cluster]'
+USAGE_STATUS='usage: pollguard-status [-j] [-c file] [cluster]
+       pollguard-status -p [-C duration] [-c file] [-w duration] cluster'
 STATUS=$PG_BIN/pollguard-status
 
 LONG64=$(printf 'x%.0s' $(seq 64))

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Command-line abuse of all the tools: missing and extra arguments,
 # unknown options, options without their argument, cluster IDs that are
 # too long or hold '/', '..', '.', a leading '-', control characters or
@@ -306,11 +307,11 @@ exit_is 0 "touch, 64-character ID -- true: exit 0" "$TOUCH" -c "$CONF" "$ID64" -
 exit_is 0 "touch -r, 64-character ID: exit 0" "$TOUCH" -r -c "$CONF" "$ID64"
 assert "touch -r, 64-character ID: its record is gone" test ! -e "$STATE/$ID64"
 exit_is 0 "touch -H, 64-character ID: exit 0" "$TOUCH" -H 1m -m "a long ID" -c "$CONF" "$ID64"
-assert "touch -H, 64-character ID: .ID.hold written" test -f "$STATE/.$ID64.hold"
+assert "touch -H, 64-character ID: .ID.side written" test -f "$STATE/.$ID64.side"
 now=$(snap | grep -v ' \./state')
 is "$now" "$BEFORE" "64-character ID: nothing written outside the state directory"
 extra=$(state_ls | grep -v -x -F -e ".$ID64.claim" -e ".$ID64.lock" \
-    -e ".$ID64.rec" -e ".$ID64.outcome" -e ".$ID64.hold" -e ".$ID64.checked")
+    -e ".$ID64.rec" -e ".$ID64.side")
 is "$extra" "" "64-character ID: the state directory holds only its lock files"
 
 # --- check: a peer that mangles its status line ---

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The config file through the real tools. Each tests/config/*.conf is one
 # case, and its header says what the tools do with it:
 #

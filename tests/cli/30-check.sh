@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-check on this node: standalone go and claim, -n, -q, -v, the
 # terminal rule for the standalone warning, the run lock (exit 2), which
 # peers a cluster has (this node is never asked; a peer nobody answers for

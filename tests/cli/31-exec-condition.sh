@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-check -E, for systemd's ExecCondition=: the verdicts 0 to 3
 # stay, every error (usage, config, state, a peer's nonsense) becomes 255
 # with the same message as without -E. The peer is a real pollguard-serve

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-touch: plain, -r, and -- command: exit statuses, the run lock,
 # the record at start, the heartbeat while the command runs, the record at
 # the end, signals forwarded to the command, the lock not inherited.

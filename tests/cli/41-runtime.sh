@@ -1,7 +1,8 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-touch -- command: the runtime limit (max_runtime, kill_after,
 # -t) ends the job's whole process group; signals reach the whole group;
-# the outcome record (.ID.outcome): success, failure, signal, timeout,
+# the outcome record (its part of .ID.side): success, failure, signal, timeout,
 # died, the failure count, a damaged or missing file; the heartbeat still
 # covers a job that runs past wait without a limit.
 . "${PG_TOP:-.}/tests/lib.sh"
@@ -86,10 +87,10 @@ is "$(fields ok run running exit signal timed_out failures)" \
 num_between "$(outcome ok duration_ms)" 0 2000 "-- true: a short duration"
 num_between "$(outcome ok end_ago)" 0 5000 "-- true: ended just now"
 num_between "$(outcome ok success_ago)" 0 5000 "-- true: the last success is now"
-is "$(head -n 1 "$STATE/.ok.outcome")" "pollguard-outcome 1" "the file starts with its version"
-is "$(stat -c %a "$STATE/.ok.outcome")" 644 "the outcome file is mode 0644"
-assert "the outcome file is not the record of a cluster named ok.outcome" \
-    test ! -e "$STATE/ok.outcome"
+is "$(head -n 1 "$STATE/.ok.side")" "pollguard-outcome 1" "the file starts with its version"
+is "$(stat -c %a "$STATE/.ok.side")" 644 "the outcome file is mode 0644"
+assert "the outcome file is not the record of a cluster named ok.side" \
+    test ! -e "$STATE/ok.side"
 
 exit_is 3 "-- exit 3: exit 3" "$TOUCH" -c "$CONF" ok -- sh -c 'exit 3'
 is "$(fields ok exit signal failures)" "exit=3 signal=0 failures=1" \
@@ -226,7 +227,7 @@ fi
 
 # --- a damaged outcome file breaks nothing; unknown keys are ignored ---
 
-printf 'garbage\n' >"$STATE/.dmg.outcome"
+printf 'garbage\n' >"$STATE/.dmg.side"
 "$PGSTATE" -c "$CONF" outcome dmg >"$T/out" 2>"$T/err"
 is "$?" 1 "a damaged outcome file: reading it fails"
 err_has "Bad message" "a damaged outcome file: EBADMSG"
@@ -236,7 +237,7 @@ exit_is 0 "a damaged outcome file: touch -- true still runs" \
 err_empty "a damaged outcome file: replaced without a word"
 is "$(fields dmg exit failures)" "exit=0 failures=0" "the damaged file is replaced"
 num_between "$(record dmg)" 0 5000 "the activity record is fresh"
-echo "later_key some value" >>"$STATE/.dmg.outcome"
+echo "later_key some value" >>"$STATE/.dmg.side"
 is "$(outcome dmg exit)" 0 "a key of a later version is ignored"
 is "$(state_ls | grep '^\.tmp' | tr '\n' ' ')" "" "no temporary files left behind"
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-touch -H: a hold on the cluster, published by this node's
 # pollguard-serve in /v1/status and /metrics, lifted by -H 0 or ending by
 # itself; bad durations and messages refused; untouched by runs.
@@ -48,7 +49,7 @@ is "$(held_metric)" 0 "metrics: held 0 before a hold"
 
 exit_is 0 "-H 1h -m 'disk swap': exit 0" "$TOUCH" -c "$CONF" -H 1h -m "disk swap" c1
 out_empty "-H: nothing on stdout"
-assert "-H writes .c1.hold" test -f "$STATE/.c1.hold"
+assert "-H writes .c1.side" test -f "$STATE/.c1.side"
 is "$(record c1)" never "-H records no activity"
 status
 num_between "$(key hold)" 3590000 3600000 "status: hold is the time left (ms)"
@@ -75,7 +76,8 @@ is "$(key hold_why)" "" "without -m: no hold_why"
 stop_pids "$RUN_PID"
 
 exit_is 0 "-H 0: exit 0" "$TOUCH" -c "$CONF" -H 0 c1
-assert "-H 0 removes .c1.hold" test ! -e "$STATE/.c1.hold"
+assert "-H 0 removes the hold from .c1.side" \
+    eval '! grep -q "^pollguard-hold" "$STATE/.c1.side"'
 status
 is "$(key hold)" "" "status: no hold after -H 0"
 is "$(held_metric)" 0 "metrics: held 0 after -H 0"
@@ -92,10 +94,11 @@ else
 	diag_file "$T/body" status
 fi
 is "$(held_metric)" 0 "metrics: held 0 once it ended"
-assert "the ended hold's file is left to writers" test -e "$STATE/.c1.hold"
+assert "the ended hold's part is left to writers" \
+    grep -q "^pollguard-hold 1$" "$STATE/.c1.side"
 
 # A damaged hold file reads as no hold; the status still answers.
-printf 'pollguard-hold 1\nuntil' >"$STATE/.c1.hold"
+printf 'pollguard-hold 1\nuntil' >"$STATE/.c1.side"
 status
 is "$CODE" 200 "a damaged hold: status still 200"
 is "$(key hold)" "" "a damaged hold reads as no hold"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A hold set on a node during its own settle round (issue 22, break 4):
 # "pollguard-touch -H 1m mail" on node a while a's check is between its
 # claim and its decision. The check must withdraw (exit 1, the record
@@ -23,9 +24,7 @@
 
 SHIM=$PG_BUILD/tests/preempt.so
 CLOCKREC=$PG_BUILD/tests/clockrec
-for p in "$SHIM" "$CLOCKREC"; do
-	[ -e "$p" ] || bail "$p is not built (make $p)"
-done
+need_built "$SHIM" "$CLOCKREC"
 command -v curl >/dev/null 2>&1 || bail "curl is not installed"
 LOG=$T/jobs.log
 HOLD_MS=1200		# a's check, held after each question it sends

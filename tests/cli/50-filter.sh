@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-touch -f: a filter that copies stdin to stdout unchanged and
 # unbuffered, records activity while data flows (at most once a second) and
 # at EOF, dies by SIGPIPE when its reader goes away, exits 74 on other

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Elapsed time and the clocks: wall-clock steps (libfaketime) do not change the
 # elapsed time of a record from this boot; a record from another boot reads
 # as the larger of the uptime and its wall-clock age; records written by

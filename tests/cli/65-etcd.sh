@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The etcd backend against one etcd member on loopback (tests/etcd.sh),
 # nodes a and b sharing it: a go claims the key, a skip names the holder
 # and its TTL, the holder goes again with the same fencing token, touch --

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The etcd backend on a three-member etcd cluster on loopback
 # (tests/etcd.sh), with three pollguard nodes x, y and z sharing it.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The etcd backend over TLS and with etcd's authentication, against
 # single-member etcds on loopback (tests/etcd.sh) and certificates made
 # by the test (a CA, a server certificate for IP 127.0.0.1, a client

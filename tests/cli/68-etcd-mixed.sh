@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A mixed config: the same three nodes a, b and c (each with its config,
 # state directory and standalone pollguard-serve on loopback) run
 # cluster mail on the peer protocol and cluster strict on a one-member

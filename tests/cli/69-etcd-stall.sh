@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Strict mode's worst case for a lost lease (issue 22): etcd that is
 # there but hung, not refusing. Three etcd members on loopback; node a
 # reaches each through tests/stallproxy, node b directly; wait 10 s (the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # make install puts the tools, pages and examples where PREFIX, BINDIR,
 # MANDIR, DOCDIR, SYSCONFDIR and DESTDIR say, with the installed paths
 # written into pages and examples; it installs pollguard.conf only when
@@ -11,7 +12,7 @@
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
 EXAMPLES="cron.d/pollguard inetd.conf pollguard.conf pollguard-etcd.conf
-prometheus/pollguard.rules.yml
+icinga2/pollguard.conf prometheus/pollguard.rules.yml
 stunnel/pollguard.conf
 systemd/pollguard-job@.service systemd/pollguard-job@.timer
 systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
@@ -46,12 +47,13 @@ is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 	for t in pollguard-check pollguard-serve pollguard-status pollguard-touch; do
 		echo "./usr/bin/$t"
 	done
-	echo ./usr/lib/pollguard/pollguard-touch-etcd
+	echo ./usr/lib/pollguard/pollguard-touch-curl
 	for e in $EXAMPLES; do
 		echo "./usr/share/doc/pollguard/examples/$e"
 	done
 	echo ./usr/share/doc/pollguard/README
 	echo ./usr/share/doc/pollguard/CHANGES
+	echo ./usr/share/doc/pollguard/LICENSE
 	echo ./usr/share/bash-completion/completions/pollguard-check
 	for p in $PAGES; do
 		echo "./usr/share/man/$p"
@@ -67,8 +69,8 @@ is "$(stat -c %a "$root/etc/pollguard.conf")" 644 "the configuration is mode 644
 grep -rlE '/usr/local/(bin/pollguard|share/doc/pollguard|share/man)' "$root" \
     >"$T/local" 2>/dev/null
 is "$(cat "$T/local")" "" "nothing installed under PREFIX=/usr names /usr/local paths of pollguard"
-assert "the installed pollguard-touch looks for pollguard-touch-etcd in /usr/lib/pollguard" \
-    grep -qF /usr/lib/pollguard/pollguard-touch-etcd "$root/usr/bin/pollguard-touch"
+assert "the installed pollguard-touch looks for pollguard-touch-curl in /usr/lib/pollguard" \
+    grep -qF /usr/lib/pollguard/pollguard-touch-curl "$root/usr/bin/pollguard-touch"
 assert "the inetd.conf example runs /usr/bin/pollguard-serve" \
     grep -qE '^[^#].*[[:space:]]/usr/bin/pollguard-serve[[:space:]]' \
     "$root/usr/share/doc/pollguard/examples/inetd.conf"
@@ -132,7 +134,7 @@ is "$(cd "$root" && find . -depth -type d -path './usr/share/doc*')" "./usr/shar
 # given. Built in a copy of the sources, so this tree stays as it is.
 src=$T/src
 mkdir -p "$src"
-(cd "$PG_TOP" && cp -a Makefile README CHANGES lib bin man etc "$src/") &&
+(cd "$PG_TOP" && cp -a Makefile VERSION README CHANGES LICENSE lib bin man etc "$src/") &&
     make -s -C "$src" clean >/dev/null 2>&1
 make -s -C "$src" install DESTDIR="$T/root2" SYSCONFDIR=/opt/pg/etc \
     >"$T/install3.log" 2>&1

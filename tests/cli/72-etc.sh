@@ -1,10 +1,11 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The examples in etc/, each exercised with the real program it is for.
 # Every example is used as it is, with only its paths (/usr/local/bin,
 # /etc/pollguard.conf, the state directory), its port and its user
 # replaced by sed, so that a broken example breaks this test:
 #
-#	etc/pollguard.conf	names every key of lib/config.c; loads as shipped
+#	etc/pollguard.conf	names every key of lib/confkey.c; loads as shipped
 #				(mode 0644) and with every ';' setting enabled;
 #				pollguard-check, -touch and -serve use it
 #	etc/inetd.conf		under openbsd-inetd
@@ -21,6 +22,7 @@
 #				under systemd-socket-activate and standalone;
 #				what serve calls fits the unit's sandbox (strace)
 #	etc/tmpfiles.d/pollguard.conf	systemd-tmpfiles --create --root
+#	etc/icinga2/pollguard.conf	under Icinga 2, in 78-monitoring.sh
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/http.sh"
 
@@ -152,11 +154,11 @@ named()
 	' "$1" | sort -u
 }
 
-# Every key of lib/config.c appears in its section, set or after ';'.
+# Every key of lib/confkey.c appears in its section, set or after ';'.
 keys()
 {
 	sed -n "/^static const char \*const $1_keys\[\] = {/,/};/p" \
-	    "$PG_TOP/lib/config.c" | grep -o '"[a-z_]*"' | tr -d '"'
+	    "$PG_TOP/lib/confkey.c" | grep -o '"[a-z_]*"' | tr -d '"'
 }
 named "$EX" >"$T/present"
 missing=
@@ -168,10 +170,10 @@ for kind in global:pollguard peer:peer cluster:cluster serve:serve; do
 	done
 done
 if [ "$nkeys" -ge 18 ] && [ -z "$missing" ]; then
-	ok "pollguard.conf names all $nkeys keys of lib/config.c, each in its section"
+	ok "pollguard.conf names all $nkeys keys of lib/confkey.c, each in its section"
 else
-	not_ok "pollguard.conf names all keys of lib/config.c, each in its section"
-	diag "keys found in lib/config.c: $nkeys; missing from the example:$missing"
+	not_ok "pollguard.conf names all keys of lib/confkey.c, each in its section"
+	diag "keys found in lib/confkey.c: $nkeys; missing from the example:$missing"
 fi
 over=$(awk '{ if (length($0) > 199) print FILENAME ":" NR }' "$EX")
 is "$over" "" "pollguard.conf: no line longer than 199 characters"
@@ -239,7 +241,7 @@ for k in $(keys etcd); do
 	grep -qx "etcd:$k" "$T/epresent" || missing="$missing [etcd] $k"
 done
 for k in $(sed -n 's/^static const char \*const strict_keys\[\] = {\(.*\)};/\1/p' \
-    "$PG_TOP/lib/config.c" | grep -o '"[a-z_]*"' | tr -d '"'); do
+    "$PG_TOP/lib/confkey.c" | grep -o '"[a-z_]*"' | tr -d '"'); do
 	grep -qx "cluster:$k" "$T/epresent" || missing="$missing [cluster] $k"
 done
 is "$nkeys:$missing" "8:" \

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # etc/systemd/pollguard-job@.{service,timer} under a real systemd, PID 1
 # of a private PID, mount, UTS, IPC and cgroup namespace made here (the
 # host's init is not touched; the network is the host's, so the peer is a

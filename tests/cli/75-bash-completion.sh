@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # etc/bash-completion/pollguard: sourced, its function called as bash
 # calls it (COMP_WORDS, COMP_CWORD): options, cluster IDs from -c FILE,
 # $POLLGUARD_CONF or the default, pollguard-touch's "--" and command.
@@ -59,7 +60,9 @@ is "$(comp pollguard-serve -)" "-c -i -l -p -v" "serve: its options"
 is "$(comp pollguard-serve -c "$CONF" '')" "" "serve: no cluster"
 is "$(comp pollguard-status -c "$CONF" '')" "mail orders.db" \
     "pollguard-status: cluster IDs"
-is "$(comp pollguard-status -)" "-c -j" "status: its options"
+is "$(comp pollguard-status -)" "-C -c -j -p -w" "status: its options"
+is "$(comp pollguard-status -p -w 1m -c "$CONF" '')" "mail orders.db" \
+    "status -p -w DURATION: cluster IDs"
 is "$(comp pollguard-status -j -c "$CONF" o)" "orders.db" "status -j: a prefix"
 is "$(comp pollguard-status -c "$CONF" mail '')" "" "status: one cluster only"
 mkdir -p "$T/d"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # etc/prometheus/pollguard.rules.yml and pollguard-serve's /metrics, with
 # Debian's promtool:
 #

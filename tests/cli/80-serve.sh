@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-serve on its own. Inetd mode with requests piped in: every
 # answer, every error status, the allow list ($SOCAT_PEERADDR), Basic
 # credentials, the deadline, config errors, usage, and that it never
@@ -11,9 +12,7 @@
 unset SOCAT_PEERADDR
 command -v curl >/dev/null 2>&1 || bail "curl is not installed (scripts/deps installs it)"
 NL=$'\n'
-VERSION=$(sed -n 's/^#define[[:space:]]*PG_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
-    "$PG_TOP/lib/pollguard.h")
-: "${VERSION:=0.1.0}"
+VERSION=$(cat "$PG_TOP/VERSION")
 
 # --- helpers --------------------------------------------------------------
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-serve -i under real super-servers, on loopback ports picked at
 # random: openbsd-inetd, xinetd (unpacked by scripts/deps into
 # tests/.cache/xinetd: Debian's package conflicts with openbsd-inetd),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # TLS in front of pollguard-serve with stunnel, as etc/stunnel/pollguard.conf
 # shows it: the example itself is run, with only its ports, paths and user
 # replaced, so a broken example breaks this test. A throwaway CA signs the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # tests/delayproxy, the delaying proxy the soak puts between nodes: data
 # passes intact both ways (more than its buffers hold); a delay holds
 # each direction back at least its lower bound (only lower bounds are

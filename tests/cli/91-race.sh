@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The race: three nodes a, b and c with their serves; in each round every
 # node's pollguard-check, and a second one on one node, start at the same
 # instant on a cluster nobody polled for long. With the settle round

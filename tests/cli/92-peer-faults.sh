@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-check against peers that misbehave: one that accepts and never
 # answers, one that sends its headers and stalls, one that resets the
 # connection, answers of 10 MB (a body, one header line, many header

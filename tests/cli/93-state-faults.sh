@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The state directory when things go wrong: removed or replaced while a
 # standalone serve runs, serve answers from the one at its path; on a
 # read-only file system (EROFS, not just a mode: 30-check.sh has that) and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # pollguard-serve standalone under load. A thousand connections at once,
 # half of them silent, half trickling a byte every 200 ms: serve with
 # max_connections = 256 holds at most 256, answers the others 503 at

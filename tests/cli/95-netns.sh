@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Three hosts, a, b and c, in network namespaces of their own, joined by
 # veth pairs to a bridge in a fourth. Each host has its own host name (a
 # UTS namespace) and its own state directory (bind-mounted on one path in

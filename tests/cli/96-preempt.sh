@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The settle round against a preempted checker. Nodes a and b, settle
 # 100ms (so claims within settle/4 = 25ms of each other are ordered by
 # name, a first), each check run under tests/preempt.so, which sleeps

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The fast rule attacked, on loopback with three real nodes (default
 # settings: every peer announces the fast rule, so no check sleeps). The
 # serves run under tests/preempt.so, held up between testing the claim

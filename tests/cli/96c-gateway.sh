@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A path-routing gateway on one direction (issue 22, break 1). Node a
 # reaches b through tests/pathproxy, a reverse proxy that routes only
 # /v1/elapsed/ (a 0.3-era "location" block) and answers /v1/status/...

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A second check on the winning node (issue 22, break 2). Nodes a and b
 # announce the fast rule to each other. b's first check keeps its claim
 # and its job starts; a second check of the same cluster on b (a second
@@ -35,9 +36,7 @@
 
 SHIM=$PG_BUILD/tests/preempt.so
 CLOCKREC=$PG_BUILD/tests/clockrec
-for p in "$SHIM" "$CLOCKREC"; do
-	[ -e "$p" ] || bail "$p is not built (make $p)"
-done
+need_built "$SHIM" "$CLOCKREC"
 LOG=$T/jobs.log
 BHOLD=1500		# ms b's job runs
 AHOLD=500		# ms a's job runs, if a goes

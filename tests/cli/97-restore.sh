@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A withdrawal never undoes a touch. Node a's pollguard-check claims and
 # then withdraws in every round: its peer b was idle in round 1, and is
 # made active 3s before a's claim during a's settle sleep (as 90-peers'

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Handover and hold, as pollguard-check sees them through the protocol:
 # node b checks against peers a and c that answer /v1/status. a is a
 # tiny fake peer, so that each rule can be tried on an exact status: a's

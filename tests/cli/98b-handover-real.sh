@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Handover end to end, with real processes only: three nodes a, b and c
 # on loopback, each with its own state directory, config and
 # pollguard-serve; the outcomes are the ones pollguard-touch records and

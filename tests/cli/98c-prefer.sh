@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The preferred node end to end (pollguard(7), PREFERRED NODE), with real
 # processes only: three nodes a, b and c on loopback, each with its own
 # state directory, config (prefer = a, b) and pollguard-serve, which the
@@ -71,21 +72,25 @@ up()
 	UP[$1]=1
 }
 
-# age_checked NODE MS: the node's checked record MS older (a stamp older
-# than this boot becomes one of an earlier boot, as pgstate write does).
+# age_checked NODE MS: the checked part of the node's side record MS
+# older (a stamp older than this boot becomes one of an earlier boot, as
+# pgstate write does); the other parts as they were.
 age_checked()
 {
-	local f=$T/$1.state/.mail.checked out= k b m w
+	local f=$T/$1.state/.mail.side out= part= line k b m w
 	[ -e "$f" ] || return 0
-	while read -r k b m w; do
-		case $k in
-		last|since|yielded)
+	while IFS= read -r line; do
+		read -r k b m w <<<"$line"
+		case $k in pollguard-*) part=$k ;; esac
+		case $part:$k in
+		pollguard-checked:last|pollguard-checked:since|\
+		pollguard-checked:yielded)
 			m=$((m - $2 * 1000000)) w=$((w - $2 * 1000000))
 			[ "$m" -gt 0 ] || b=$ZERO_BOOT m=1
 			out+="$k $b $m $w"$'\n'
 			;;
 		*)
-			out+="$k $b"$'\n'
+			out+="$line"$'\n'
 			;;
 		esac
 	done <"$f"

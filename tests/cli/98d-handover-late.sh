@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A check held up after it kept its claim, on a node whose last run
 # failed (pollguard(7), HANDOVER, "Why it is still safe"). Its peers
 # stop counting such a node once its claim's horizon has passed, unless
@@ -102,7 +103,7 @@ assert "(1) b's check claims after the run" wait_for 10 b_claims
 attack 1
 
 # (2)
-rm -f "$T/a.state/mail" "$T/b.state/mail" "$T"/[ab].state/.mail.outcome
+rm -f "$T/a.state/mail" "$T/b.state/mail" "$T"/[ab].state/.mail.side
 free_port || bail "no free port"
 sed -i "/^\[peer a\]/,/^url/s|^url = .*|url = http://127.0.0.1:$FREE_PORT/|" \
     "$T/b.conf"
@@ -120,7 +121,7 @@ assert "(2) b's record is back: the failed run's last refresh ($e ms ago)" \
 # (3) b alone now (a unreachable); its check is held 1.5 s right after
 # its claim became visible (so it lengthens it), and a run on b
 # refreshes the record meanwhile.
-rm -f "$T/b.state/mail" "$T/b.state/.mail.outcome"
+rm -f "$T/b.state/mail" "$T/b.state/.mail.side"
 bg checkb env LD_PRELOAD="$SHIM" PG_PREEMPT_RENAME_MS=1500 \
     "$CHECK" -v -c "$T/b.conf" mail
 B=$BGPID

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Every run counts at the hand-back (pollguard(7), PREFERRED NODE; issue
 # 26): the preferred node a must not go while the last run of b, the
 # substitute that yields to it, still goes, however that run was made.
@@ -165,7 +166,7 @@ start_killed()
 	    sh -c 'echo "$$" >"$2"; : >"$1"; sleep 6; rm -f "$1"' job \
 	    "$T/run.killed" "$ORPHAN"
 	KILLED_PID=$BGPID
-	wait_for 5 grep -qsx 'running 1' "$T/b.state/.killed.outcome" ||
+	wait_for 5 grep -qsx 'running 1' "$T/b.state/.killed.side" ||
 	    diag "the start of the run on b was not recorded"
 	kill -KILL "$KILLED_PID"
 	wait "$KILLED_PID" 2>/dev/null
@@ -225,7 +226,7 @@ done
 if [ -n "$TMPFS" ]; then
 	is "$FULL_WARNED" 0 "full: touch warned that it cannot record the start"
 	assert "full: ... and ran the job, its end recorded" \
-	    grep -q '^end ' "$T/b.state/.full.outcome"
+	    grep -q '^end ' "$T/b.state/.full.side"
 fi
 is "$KILLED_RC" 137 "killed: b's pollguard-touch died of SIGKILL"
 is "$KILLED_ON" 0 "killed: ... and its job went on"

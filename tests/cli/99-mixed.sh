@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A mixed fleet: the 0.3 release, built from git in the test, beside the
 # tools under test, on loopback. A new check against a 0.3 serve (which
 # answers 404 for /v1/status: the check asks /v1/elapsed in the same

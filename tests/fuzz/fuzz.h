@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Shared by the libFuzzer targets in tests/fuzz: a broken invariant is a
  * crash (abort), which libFuzzer reports and saves the input of.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz target: pollguard-check reading a peer's answer. The input is the
  * raw bytes a peer sends back, status line, header fields and body. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz target: the config loader. The input is the contents of a config
  * file. pg_config_load reads files only by name, so the input goes into

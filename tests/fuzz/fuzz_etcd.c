@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz target: pg_etcd_parse, the reader of etcd's answers (lib/etcdjson.c).
  * The first byte picks the request the answer is to (grant, keepalive,

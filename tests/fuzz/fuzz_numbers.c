@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz target: the library's parsers of numbers and short strings. The
  * first byte of the input picks one, the rest is its input (as an

@@ -1,12 +1,15 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * Fuzz target: pg_outcome_parse, the reader of ".CLUSTER.outcome" files,
- * on an exact-size copy of the input. What it accepts must keep the
- * promises of pollguard.h and pollguard(7) (a version 1 file, values in
- * range, exactly one of exit and signal once a run ended), format, and
- * parse back to the same outcome; what it refuses must be EBADMSG with
- * nothing left in the structure. The same input is read as a hold file
- * (".CLUSTER.hold", pg_hold_parse) too: what that accepts is in range and
- * formats and parses back the same.
+ * Fuzz target: the side record (".CLUSTER.side"). pg_outcome_parse, the
+ * reader of its outcome part, on an exact-size copy of the input: what
+ * it accepts must keep the promises of pollguard.h and pollguard(7) (a
+ * version 1 part, values in range, exactly one of exit and signal once a
+ * run ended), format, and parse back to the same outcome; what it
+ * refuses must be EBADMSG with nothing left in the structure. The same
+ * input is read as a hold part (pg_hold_parse) too: what that accepts is
+ * in range and formats and parses back the same; and as a whole side
+ * record (pg_side_parse), which must read an outcome or a hold alone as
+ * that part, and refuse only with EBADMSG, every part damaged.
  */
 #include <errno.h>
 #include <limits.h>
@@ -56,6 +59,29 @@ hold(const char *buf, size_t size)
 	    "hold: parses back different: %s", out);
 }
 
+/* The input as a side record, and as the outcome or hold alone in one. */
+static void
+side(const char *buf, size_t size)
+{
+	struct pg_side		 sd;
+	struct pg_outcome	 o;
+	struct pg_hold		 h;
+	int			 r;
+
+	r = pg_side_parse(buf, size, &sd);
+	check(r == 0 || (errno == EBADMSG && sd.outcome == -1 &&
+	    sd.hold == -1 && sd.checked == -1), "side: refused, but how");
+	check(sd.outcome >= -1 && sd.outcome <= 1 && sd.hold >= -1 &&
+	    sd.hold <= 1 && sd.checked >= -1 && sd.checked <= 1, "side: parts");
+	if (pg_outcome_parse(buf, size, &o) == 0)
+		check(r == 0 && sd.outcome == 1 && sd.hold == 0 &&
+		    sd.checked == 0 && sd.o.failures == o.failures &&
+		    sd.o.running == o.running, "side: an outcome alone");
+	if (pg_hold_parse(buf, size, &h) == 0)
+		check(r == 0 && sd.hold == 1 && sd.outcome == 0 &&
+		    sd.h.ms == h.ms, "side: a hold alone");
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -65,6 +91,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	buf = fuzz_copy(data, size);
 	hold(buf, size);
+	side(buf, size);
 	memset(&o, 0x5a, sizeof(o));
 	if (pg_outcome_parse(buf, size, &o) == -1) {
 		check(errno == EBADMSG, "errno %d", errno);

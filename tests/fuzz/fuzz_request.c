@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz target: pollguard-serve's request path. The input is the bytes a
  * client sends. They go through pg_request_parse (as an exact-size heap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz target: the status answer (GET /v1/status/CLUSTER) as
  * pollguard-check and pollguard-status read it from a peer, and what
@@ -105,25 +106,35 @@ static void
 fleet(const struct pg_status *st)
 {
 	struct pg_fleet_node	 n[3];
+	struct pg_cluster	 c;
 	struct pg_fleet		 f;
 	char			*s;
 
 	memset(n, 0, sizeof(n));
 	n[0].name = "a";
 	n[0].self = 1;
+	n[0].kind = PG_ANSWER_ELAPSED;
+	n[0].has_status = 1;
 	n[0].st = *st;
 	n[1].name = "b";
-	n[1].reach = PG_REACH_ELAPSED;
+	n[1].kind = PG_ANSWER_ELAPSED;
 	pg_status_init(&n[1].st);
 	n[1].st.elapsed_ms = st->elapsed_ms;
 	n[2].name = "c";
-	n[2].reach = PG_REACH_INVALID;
+	n[2].kind = PG_ANSWER_INVALID;
 	strlcpy(n[2].why, st->hold_why, sizeof(n[2].why));
 	pg_status_init(&n[2].st);
-	f.id = st->cluster;
-	f.wait_ms = PG_WAIT_MIN_MS;
-	f.unreachable = PG_UNREACHABLE_SKIP;
-	f.on_failure = PG_ON_FAILURE_HANDOVER;
+	memset(&c, 0, sizeof(c));
+	strlcpy(c.id, st->cluster, sizeof(c.id));
+	c.wait_ms = PG_WAIT_MIN_MS;
+	c.unreachable = PG_UNREACHABLE_SKIP;
+	c.on_failure = PG_ON_FAILURE_HANDOVER;
+	c.cooldown_ms = PG_WAIT_MIN_MS;
+	c.prefer_slack_ms = PG_WAIT_MIN_MS / 4;
+	c.failback = 1;
+	strlcpy(c.prefer, st->prefer, sizeof(c.prefer));
+	memset(&f, 0, sizeof(f));
+	f.cluster = &c;
 	f.nodes = n;
 	f.n = 3;
 	s = pg_fleet_table(&f, 1);
@@ -131,6 +142,13 @@ fleet(const struct pg_status *st)
 	free(s);
 	s = pg_fleet_json(PG_VERSION, st->node, &f, 1);
 	check(s != NULL && text_ok(s, 1), "json: %s", s);
+	free(s);
+	/* Every node answered: the rule runs for each of them. */
+	n[2].kind = PG_ANSWER_ELAPSED;
+	n[2].has_status = 1;
+	n[2].st = *st;
+	s = pg_fleet_table(&f, 1);
+	check(s != NULL && text_ok(s, 0), "table: %s", s);
 	free(s);
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for config.c: pg_config_load and friends, pg_net_parse and
  * pg_net_match. Config files are written into a fresh mkdtemp directory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for conn.c, one client connection, over a socket pair: a
  * request that arrives in pieces, a head too large, the client's end of

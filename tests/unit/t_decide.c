@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for decide.c: pg_decide, against the rule in pollguard.h and
  * an independently written reference, over every combination of answers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for duration.c: pg_duration_parse, pg_duration_format,
  * pg_cluster_id_valid and pg_peer_name_valid.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for etcdjson.c and lease.c: etcd's answers as its gateway
  * writes them (taken from etcd 3.4) are read; what is broken or hostile

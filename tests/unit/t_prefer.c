@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for prefer.c: the order, eligibility, the yield and its
  * records (the checked file, the status keys); then a simulation of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for proto.c: pg_request_parse, pg_status_text, pg_response,
  * pg_base64 and pg_answer_parse, against the contract in pollguard.h and
@@ -24,6 +25,7 @@
 
 #include "pollguard.h"
 #include "tap.h"
+#include "rng.h"
 
 #define ITERATIONS	200000
 
@@ -1225,19 +1227,6 @@ test_bounds(void)
  * The randomized loop.
  */
 
-static uint64_t	 rng_state;
-
-static uint64_t
-rnd(void)
-{
-	/* splitmix64: small, good enough, reproducible from the seed. */
-	uint64_t	 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static uint32_t
 uniform(uint32_t n)
 {
@@ -1365,21 +1354,14 @@ test_random(void)
 	struct pg_request	 req, preq;
 	struct pg_answer	 a;
 	char			 why[128];
-	const char		*env, *bad;
-	uint64_t		 seed;
+	const char		*bad;
 	size_t			 len, plen, cap = sizeof(buf);
 	long			 it;
 	int			 r, pr, nbad = 0, nrange = 0, nprefix = 0;
 	int			 nsane = 0, nans = 0, counts[6] = { 0 };
 	int			 k;
 
-	if ((env = getenv("PG_SEED")) != NULL)
-		seed = strtoull(env, NULL, 0);
-	else
-		seed = ((uint64_t)arc4random() << 32) | arc4random();
-	rng_state = seed;
-	diag("random loop: seed %" PRIu64 " (PG_SEED=%" PRIu64 " replays it)",
-	    seed, seed);
+	rng_init("random loop: ");
 
 	for (it = 0; it < ITERATIONS; it++) {
 		if (uniform(8) == 0) {

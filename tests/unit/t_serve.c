@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for serve.c, the answer to a request: each route and each
  * status, byte for byte where the answer does not depend on the clock,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the settle round: pg_claim_horizon and pg_settle, against
  * the rule in pollguard.h (one rule for every peer); then the property the
@@ -23,6 +24,7 @@
 
 #include "pollguard.h"
 #include "tap.h"
+#include "rng.h"
 
 #define MS	1000000LL		/* nanoseconds */
 #define SEC	(1000 * MS)
@@ -875,26 +877,6 @@ test_fast_rule(void)
 /*
  * Randomized tests.
  */
-
-static uint64_t	 rng_state, seed;
-
-static uint64_t
-rnd(void)
-{
-	/* splitmix64 */
-	uint64_t	 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [lo, hi]. */
-static int64_t
-between(int64_t lo, int64_t hi)
-{
-	return hi <= lo ? lo : lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
 
 static int
 chance(int percent)
@@ -2329,15 +2311,7 @@ test_settle_handover(void)
 int
 main(void)
 {
-	const char	*env;
-
-	if ((env = getenv("PG_SEED")) != NULL)
-		seed = strtoull(env, NULL, 0);
-	else
-		seed = ((uint64_t)arc4random() << 32) | arc4random();
-	rng_state = seed;
-	diag("seed %" PRIu64 " (PG_SEED=%" PRIu64 " replays it)", seed, seed);
-
+	rng_init("");
 	test_horizon();
 	test_settle_basic();
 	test_settle_handover();

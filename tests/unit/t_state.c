@@ -1,7 +1,10 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * Unit tests for state.c: stamps, the elapsed rule, the record format,
- * the state directory, the run lock and the record lock; the outcome
- * record: its format, its files, its starts and ends; the hold record.
+ * Unit tests for the state directory (stamp.c, statedir.c, record.c,
+ * lock.c, side.c, sidefmt.c): stamps, the elapsed rule, the record
+ * format, the state directory, the run lock and the record lock; the
+ * outcome: its format, its starts and ends; the hold; the side record
+ * that holds them, each part on its own.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -24,6 +27,7 @@
 #include "tap.h"
 
 #define MS	1000000LL		/* nanoseconds */
+#define NITEMS(a)	(sizeof(a) / sizeof((a)[0]))
 #define SEC	(1000 * MS)
 
 #define BOOT_A	"0284a32f-a568-48ce-ae84-37dc7d40ee3a"
@@ -81,60 +85,73 @@ test_now(void)
 	    "elapsed between two stamps now is small");
 }
 
-static void
-elapsed_is(struct pg_stamp rec, struct pg_stamp now, int64_t want,
-    const char *name)
-{
-	is_int(pg_stamp_elapsed(&rec, &now), want, "elapsed: %s", name);
-}
+/* Cases of pg_stamp_elapsed: a record, a moment, the milliseconds between. */
+static const struct elapsed_case {
+	const char	*boot;		/* the record's */
+	int64_t		 mono, wall;
+	const char	*nboot;		/* the moment's */
+	int64_t		 nmono, nwall;
+	int64_t		 want;
+	const char	*name;
+} elapsed_cases[] = {
+	/* Same boot: the monotonic difference; the wall clock is ignored. */
+	{ BOOT_A, 1 * SEC, 1700000000 * SEC,
+	    BOOT_A, 3 * SEC + 500 * MS, 1700000000 * SEC + 2500 * MS,
+	    2500, "same boot" },
+	{ BOOT_A, 1 * SEC, 1700000000 * SEC,
+	    BOOT_A, 3 * SEC + 500 * MS, 0,
+	    2500, "same boot, wall clock stepped back 54 years" },
+	{ BOOT_A, 1 * SEC, 0,
+	    BOOT_A, 3 * SEC + 500 * MS, 1700000000 * SEC,
+	    2500, "same boot, wall clock stepped forward 54 years" },
+	{ BOOT_A, 100 * SEC, 5 * SEC,
+	    BOOT_A, 100 * SEC, 9000 * SEC,
+	    0, "same boot, same moment" },
+	{ BOOT_A, 10 * SEC, 0,
+	    BOOT_A, 10 * SEC + 86400LL * 40 * SEC, 0,
+	    86400LL * 40 * 1000, "same boot, 40 days" },
+	/* From the future: 0. */
+	{ BOOT_A, 50 * SEC, 1000 * SEC,
+	    BOOT_A, 10 * SEC, 2000 * SEC,
+	    0, "same boot, record from the future" },
+	{ BOOT_A, 50 * SEC + 1, 0,
+	    BOOT_A, 50 * SEC, 0,
+	    0, "same boot, record 1 ns in the future" },
+	/* Another boot: the larger of uptime and the wall difference. */
+	{ BOOT_B, 5000 * SEC, 1000000 * SEC,
+	    BOOT_A, 100 * SEC, 1003600 * SEC,
+	    3600 * 1000, "other boot, wall difference above uptime" },
+	{ BOOT_B, 5000 * SEC, 1000000 * SEC,
+	    BOOT_A, 100 * SEC, 1000050 * SEC,
+	    100 * 1000, "other boot, wall difference below uptime" },
+	{ BOOT_B, 50 * SEC, 1000000 * SEC,
+	    BOOT_A, 100 * SEC, 999000 * SEC,
+	    100 * 1000, "other boot, wall clock stepped back: uptime" },
+	{ BOOT_B, 10 * SEC, 1000000 * SEC,
+	    BOOT_A, 100 * SEC, 1000000 * SEC,
+	    100 * 1000, "other boot, equal wall clocks: uptime" },
+	/* A record with a larger monotonic value from another boot. */
+	{ BOOT_B, 900000 * SEC, 1000000 * SEC,
+	    BOOT_A, 100 * SEC, 1000000 * SEC + 30 * SEC,
+	    100 * 1000, "other boot, record's mono ahead: never 0" },
+	{ BOOT_B, 1 * SEC, 1000000 * SEC,
+	    BOOT_A, 100 * SEC + 999 * MS, 1000000 * SEC,
+	    100999, "other boot, uptime in whole ms" },
+};
 
 static void
 test_elapsed(void)
 {
-	/* Same boot: the monotonic difference; the wall clock is ignored. */
-	elapsed_is(stamp(BOOT_A, 1 * SEC, 1700000000 * SEC),
-	    stamp(BOOT_A, 3 * SEC + 500 * MS, 1700000000 * SEC + 2500 * MS),
-	    2500, "same boot");
-	elapsed_is(stamp(BOOT_A, 1 * SEC, 1700000000 * SEC),
-	    stamp(BOOT_A, 3 * SEC + 500 * MS, 0),
-	    2500, "same boot, wall clock stepped back 54 years");
-	elapsed_is(stamp(BOOT_A, 1 * SEC, 0),
-	    stamp(BOOT_A, 3 * SEC + 500 * MS, 1700000000 * SEC),
-	    2500, "same boot, wall clock stepped forward 54 years");
-	elapsed_is(stamp(BOOT_A, 100 * SEC, 5 * SEC),
-	    stamp(BOOT_A, 100 * SEC, 9000 * SEC),
-	    0, "same boot, same moment");
-	elapsed_is(stamp(BOOT_A, 10 * SEC, 0),
-	    stamp(BOOT_A, 10 * SEC + 86400LL * 40 * SEC, 0),
-	    86400LL * 40 * 1000, "same boot, 40 days");
-	/* From the future: 0. */
-	elapsed_is(stamp(BOOT_A, 50 * SEC, 1000 * SEC),
-	    stamp(BOOT_A, 10 * SEC, 2000 * SEC),
-	    0, "same boot, record from the future");
-	elapsed_is(stamp(BOOT_A, 50 * SEC + 1, 0),
-	    stamp(BOOT_A, 50 * SEC, 0),
-	    0, "same boot, record 1 ns in the future");
+	const struct elapsed_case	*c;
+	struct pg_stamp			 rec, now;
 
-	/* Another boot: the larger of uptime and the wall difference. */
-	elapsed_is(stamp(BOOT_B, 5000 * SEC, 1000000 * SEC),
-	    stamp(BOOT_A, 100 * SEC, 1003600 * SEC),
-	    3600 * 1000, "other boot, wall difference above uptime");
-	elapsed_is(stamp(BOOT_B, 5000 * SEC, 1000000 * SEC),
-	    stamp(BOOT_A, 100 * SEC, 1000050 * SEC),
-	    100 * 1000, "other boot, wall difference below uptime");
-	elapsed_is(stamp(BOOT_B, 50 * SEC, 1000000 * SEC),
-	    stamp(BOOT_A, 100 * SEC, 999000 * SEC),
-	    100 * 1000, "other boot, wall clock stepped back: uptime");
-	elapsed_is(stamp(BOOT_B, 10 * SEC, 1000000 * SEC),
-	    stamp(BOOT_A, 100 * SEC, 1000000 * SEC),
-	    100 * 1000, "other boot, equal wall clocks: uptime");
-	/* A record with a larger monotonic value from another boot. */
-	elapsed_is(stamp(BOOT_B, 900000 * SEC, 1000000 * SEC),
-	    stamp(BOOT_A, 100 * SEC, 1000000 * SEC + 30 * SEC),
-	    100 * 1000, "other boot, record's mono ahead: never 0");
-	elapsed_is(stamp(BOOT_B, 1 * SEC, 1000000 * SEC),
-	    stamp(BOOT_A, 100 * SEC + 999 * MS, 1000000 * SEC),
-	    100999, "other boot, uptime in whole ms");
+	for (c = elapsed_cases; c < elapsed_cases + NITEMS(elapsed_cases);
+	    c++) {
+		rec = stamp(c->boot, c->mono, c->wall);
+		now = stamp(c->nboot, c->nmono, c->nwall);
+		is_int(pg_stamp_elapsed(&rec, &now), c->want, "elapsed: %s",
+		    c->name);
+	}
 }
 
 static void
@@ -203,12 +220,59 @@ parse_bad(const char *buf, size_t len, const char *name)
 	is_int(pg_stamp_parse(buf, len, &t), -1, "parse rejects %s", name);
 }
 
-#define BAD(lit, name)	parse_bad(lit, sizeof(lit) - 1, name)
+/* A string literal and its length, NUL bytes and all. */
+#define T(lit)	lit, sizeof(lit) - 1
+
+/* Records pg_stamp_parse refuses, and why. */
+static const struct bad_record {
+	const char	*text;
+	size_t		 len;
+	const char	*name;
+} bad_records[] = {
+	{ T(""), "empty" },
+	{ T("\n"), "a newline" },
+	{ T("pollguard-state 1 " BOOT_A " 5\n"), "missing field" },
+	{ T("pollguard-state 1 " BOOT_A "\n"), "no numbers" },
+	{ T("pollguard-stat 1 " BOOT_A " 5 6\n"), "wrong magic" },
+	{ T("Pollguard-state 1 " BOOT_A " 5 6\n"), "magic in caps" },
+	{ T("pollguard-state 2 " BOOT_A " 5 6\n"), "version 2" },
+	{ T("pollguard-state 0 " BOOT_A " 5 6\n"), "version 0" },
+	{ T("pollguard-state 10 " BOOT_A " 5 6\n"), "version 10" },
+	{ T("pollguard-state  1 " BOOT_A " 5 6\n"), "two spaces after magic" },
+	{ T("pollguard-state 1 0284a32f-a568-48ce-ae84-37dc7d40ee3 5 6\n"),
+	    "boot ID of 35 characters" },
+	{ T("pollguard-state 1 0284a32f-a568-48ce-ae84-37dc7d40ee3aa 5 6\n"),
+	    "boot ID of 37 characters" },
+	{ T("pollguard-state 1 0284a32f-a568-48ce-ae84-37dc7d40ee3g 5 6\n"),
+	    "boot ID with 'g'" },
+	{ T("pollguard-state 1 0284a32f-a568-48ce-ae84/37dc7d40ee3a 5 6\n"),
+	    "boot ID with '/'" },
+	{ T("pollguard-state 1 0284a32f-a568-48ce-ae84 37dc7d40ee3a 5 6\n"),
+	    "boot ID with a space" },
+	{ T("pollguard-state 1 " BOOT_A " -5 6\n"), "negative mono" },
+	{ T("pollguard-state 1 " BOOT_A " 5 -6\n"), "negative wall" },
+	{ T("pollguard-state 1 " BOOT_A " +5 6\n"), "mono with '+'" },
+	{ T("pollguard-state 1 " BOOT_A " 0x5 6\n"), "hex mono" },
+	{ T("pollguard-state 1 " BOOT_A " 5 6 7\n"), "third number" },
+	{ T("pollguard-state 1 " BOOT_A " 5 6x\n"), "garbage after wall" },
+	{ T("pollguard-state 1 " BOOT_A " 5 6 \n"), "space before newline" },
+	{ T("pollguard-state 1 " BOOT_A " 5 6\nx"),
+	    "garbage after the newline" },
+	{ T("pollguard-state 1 " BOOT_A " 5 6\n\n"), "two newlines" },
+	{ T("pollguard-state 1 " BOOT_A " 5  6\n"), "two spaces" },
+	{ T("pollguard-state 1 " BOOT_A " 5 6\r\n"), "CR LF" },
+	{ T("pollguard-state 1 " BOOT_A " 5\0 6\n"), "NUL byte" },
+	{ T("pollguard-state 1 " BOOT_A " 9223372036854775808 6\n"),
+	    "mono above INT64_MAX" },
+	{ T("pollguard-state 1 " BOOT_A " 5 99999999999999999999\n"),
+	    "wall of 20 digits" },
+};
 
 static void
 test_parse(void)
 {
 	static const char good[] = "pollguard-state 1 " BOOT_A " 5 6\n";
+	const struct bad_record	*b;
 	char		 buf[512];
 	struct pg_stamp	 t;
 	size_t		 i;
@@ -218,51 +282,13 @@ test_parse(void)
 	is_int(t.wall_ns, 6, "wall_ns");
 	is_str(t.boot_id, BOOT_A, "boot_id");
 
-	BAD("", "empty");
-	BAD("\n", "a newline");
+	for (b = bad_records; b < bad_records + NITEMS(bad_records); b++)
+		parse_bad(b->text, b->len, b->name);
 	for (i = 1; i < strlen(good); i++)
 		if (pg_stamp_parse(good, i, &t) != -1)
 			break;
 	is_int(i, strlen(good), "parse rejects every truncation");
 	parse_bad(good, strlen(good) - 1, "missing newline");
-	BAD("pollguard-state 1 " BOOT_A " 5\n", "missing field");
-	BAD("pollguard-state 1 " BOOT_A "\n", "no numbers");
-	BAD("pollguard-stat 1 " BOOT_A " 5 6\n", "wrong magic");
-	BAD("Pollguard-state 1 " BOOT_A " 5 6\n", "magic in caps");
-	BAD("pollguard-state 2 " BOOT_A " 5 6\n", "version 2");
-	BAD("pollguard-state 0 " BOOT_A " 5 6\n", "version 0");
-	BAD("pollguard-state 10 " BOOT_A " 5 6\n", "version 10");
-	BAD("pollguard-state  1 " BOOT_A " 5 6\n",
-	    "two spaces after magic");
-	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84-37dc7d40ee3 5 6\n",
-	    "boot ID of 35 characters");
-	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84-37dc7d40ee3aa "
-	    "5 6\n", "boot ID of 37 characters");
-	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84-37dc7d40ee3g "
-	    "5 6\n", "boot ID with 'g'");
-	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84/37dc7d40ee3a "
-	    "5 6\n", "boot ID with '/'");
-	BAD("pollguard-state 1 0284a32f-a568-48ce-ae84 37dc7d40ee3a "
-	    "5 6\n", "boot ID with a space");
-	BAD("pollguard-state 1 " BOOT_A " -5 6\n", "negative mono");
-	BAD("pollguard-state 1 " BOOT_A " 5 -6\n", "negative wall");
-	BAD("pollguard-state 1 " BOOT_A " +5 6\n", "mono with '+'");
-	BAD("pollguard-state 1 " BOOT_A " 0x5 6\n", "hex mono");
-	BAD("pollguard-state 1 " BOOT_A " 5 6 7\n", "third number");
-	BAD("pollguard-state 1 " BOOT_A " 5 6x\n", "garbage after "
-	    "wall");
-	BAD("pollguard-state 1 " BOOT_A " 5 6 \n", "space before "
-	    "newline");
-	BAD("pollguard-state 1 " BOOT_A " 5 6\nx", "garbage after "
-	    "the newline");
-	BAD("pollguard-state 1 " BOOT_A " 5 6\n\n", "two newlines");
-	BAD("pollguard-state 1 " BOOT_A " 5  6\n", "two spaces");
-	BAD("pollguard-state 1 " BOOT_A " 5 6\r\n", "CR LF");
-	BAD("pollguard-state 1 " BOOT_A " 5\0 6\n", "NUL byte");
-	BAD("pollguard-state 1 " BOOT_A " 9223372036854775808 6\n",
-	    "mono above INT64_MAX");
-	BAD("pollguard-state 1 " BOOT_A " 5 99999999999999999999\n",
-	    "wall of 20 digits");
 	/* Overlong: a long run of leading zeros, and plain padding. */
 	snprintf(buf, sizeof(buf), "pollguard-state 1 %s %0300d 6\n", BOOT_A,
 	    5);
@@ -680,10 +706,41 @@ test_claim_format(void)
 	    "record");
 }
 
+/* Claim records pg_stamp_parse refuses, and why. */
+static const struct bad_record bad_claims[] = {
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7\n"), "claim without horizon" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 8 9\n"), "a sixth number" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 x 8\n"), "claim not a number" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 x\n"), "horizon not a number" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 -7 8\n"), "negative claim" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 -8\n"), "negative horizon" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 +7 8\n"), "claim with '+'" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 0x8\n"), "hex horizon" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 8x\n"),
+	    "garbage after horizon" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7  8\n"),
+	    "two spaces before horizon" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6  7 8\n"),
+	    "two spaces before claim" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 8 \n"), "space after horizon" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 8\r\n"),
+	    "claim record, CR LF" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 \n"), "empty horizon" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6  8\n"), "empty claim" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 9223372036854775808 8\n"),
+	    "claim above INT64_MAX" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 99999999999999999999\n"),
+	    "horizon of 20 digits" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7 8\n\n"),
+	    "claim record, two newlines" },
+	{ T("pollguard-state 1 " BOOT_A " 9 6 7\08\n"), "claim record, NUL" },
+};
+
 static void
 test_claim_parse(void)
 {
 	static const char good[] = "pollguard-state 1 " BOOT_A " 9 6 7 8\n";
+	const struct bad_record	*b;
 	struct pg_stamp	 t;
 
 	is_int(pg_stamp_parse(good, strlen(good), &t), 0,
@@ -693,82 +750,76 @@ test_claim_parse(void)
 	is_int(t.claim_ns, 7, "claim record: claim_ns");
 	is_int(t.horizon_ms, 8, "claim record: horizon_ms");
 
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7\n", "claim without horizon");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8 9\n", "a sixth number");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 x 8\n", "claim not a number");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 x\n", "horizon not a number");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 -7 8\n", "negative claim");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 -8\n", "negative horizon");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 +7 8\n", "claim with '+'");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 0x8\n", "hex horizon");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8x\n", "garbage after horizon");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7  8\n", "two spaces before "
-	    "horizon");
-	BAD("pollguard-state 1 " BOOT_A " 9 6  7 8\n", "two spaces before "
-	    "claim");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8 \n", "space after horizon");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8\r\n", "claim record, CR LF");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 \n", "empty horizon");
-	BAD("pollguard-state 1 " BOOT_A " 9 6  8\n", "empty claim");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 9223372036854775808 8\n",
-	    "claim above INT64_MAX");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 99999999999999999999\n",
-	    "horizon of 20 digits");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7 8\n\n", "claim record, two "
-	    "newlines");
-	BAD("pollguard-state 1 " BOOT_A " 9 6 7\08\n", "claim record, NUL");
+	for (b = bad_claims; b < bad_claims + NITEMS(bad_claims); b++)
+		parse_bad(b->text, b->len, b->name);
 }
 
-static void
-record_is(struct pg_stamp rec, struct pg_stamp now, int64_t want,
-    const char *name)
-{
-	is_int(pg_record_elapsed(&rec, &now), want, "record elapsed: %s",
-	    name);
-}
+/*
+ * Cases of pg_record_elapsed: records claimed at 10 s, refreshed at 11 s,
+ * with a horizon of 5 s (CLAIM); the same without a claim (PLAIN); a
+ * claim as pg_state_claim writes it, claim = mono (FRESH). STAMP: what
+ * pg_stamp_elapsed says of the same record instead.
+ */
+enum { CLAIM, PLAIN, FRESH };
+static const struct record_case {
+	int		 rec, stamp;
+	const char	*nboot;
+	int64_t		 nmono, nwall;
+	int64_t		 want;
+	const char	*name;
+} record_cases[] = {
+	{ CLAIM, 0, BOOT_A, 12 * SEC, 0, 2000,
+	    "within the horizon: since the claim" },
+	{ CLAIM, 1, BOOT_A, 12 * SEC, 0, 1000,
+	    "the same record: since the refresh" },
+	{ CLAIM, 0, BOOT_A, 11 * SEC, 0, 1000,
+	    "at the refresh: since the claim" },
+	{ CLAIM, 0, BOOT_A, 15 * SEC - 1, 0, 4999,
+	    "1ns before the horizon ends: since the claim" },
+	{ CLAIM, 0, BOOT_A, 15 * SEC, 0, 4000,
+	    "when the horizon ends: since the refresh" },
+	{ CLAIM, 0, BOOT_A, 20 * SEC + 500 * MS, 0, 9500,
+	    "after the horizon: since the refresh" },
+	{ CLAIM, 0, BOOT_A, 12 * SEC, 1, 2000,
+	    "within the horizon, the wall clock stepped back" },
+	/* No claim: pg_stamp_elapsed. */
+	{ PLAIN, 0, BOOT_A, 12 * SEC, 0, 1000,
+	    "no claim: since the activity" },
+	{ PLAIN, 0, BOOT_A, 10 * SEC, 0, 0,
+	    "no claim, from the future: 0" },
+	/* Another boot: the claim means nothing there. */
+	{ CLAIM, 0, BOOT_B, 12 * SEC, 5000 * SEC + 3600 * SEC, 3600 * 1000,
+	    "other boot: pg_stamp_elapsed (wall difference)" },
+	{ CLAIM, 0, BOOT_B, 100 * SEC, 5000 * SEC, 100 * 1000,
+	    "other boot: pg_stamp_elapsed (uptime)" },
+	{ CLAIM, 0, BOOT_B, 3 * SEC, 5000 * SEC + 1 * SEC, 3000,
+	    "other boot, within what would be the horizon: uptime" },
+	{ FRESH, 0, BOOT_A, 10 * SEC + 1234 * MS, 0, 1234,
+	    "fresh claim" },
+	{ FRESH, 0, BOOT_A, 10 * SEC + 5750 * MS, 0, 5750,
+	    "fresh claim, at the end of the horizon" },
+	{ FRESH, 0, BOOT_A, 10 * SEC + 7 * SEC, 0, 7000,
+	    "fresh claim, past the horizon" },
+};
 
 static void
 test_record_elapsed(void)
 {
-	struct pg_stamp	 rec, plain;
+	const struct record_case	*c;
+	struct pg_stamp			 recs[3], now;
 
-	/* Claimed at 10s, refreshed at 11s, horizon 5s. */
-	rec = claimed(BOOT_A, 11 * SEC, 5000 * SEC, 10 * SEC, 5000);
-	plain = stamp(BOOT_A, 11 * SEC, 5000 * SEC);
-	record_is(rec, stamp(BOOT_A, 12 * SEC, 0), 2000,
-	    "within the horizon: since the claim");
-	elapsed_is(rec, stamp(BOOT_A, 12 * SEC, 0), 1000,
-	    "the same record: since the refresh");
-	record_is(rec, stamp(BOOT_A, 11 * SEC, 0), 1000,
-	    "at the refresh: since the claim");
-	record_is(rec, stamp(BOOT_A, 15 * SEC - 1, 0), 4999,
-	    "1ns before the horizon ends: since the claim");
-	record_is(rec, stamp(BOOT_A, 15 * SEC, 0), 4000,
-	    "when the horizon ends: since the refresh");
-	record_is(rec, stamp(BOOT_A, 20 * SEC + 500 * MS, 0), 9500,
-	    "after the horizon: since the refresh");
-	record_is(rec, stamp(BOOT_A, 12 * SEC, 1), 2000,
-	    "within the horizon, the wall clock stepped back");
-	/* No claim: pg_stamp_elapsed. */
-	record_is(plain, stamp(BOOT_A, 12 * SEC, 0), 1000,
-	    "no claim: since the activity");
-	record_is(plain, stamp(BOOT_A, 10 * SEC, 0), 0,
-	    "no claim, from the future: 0");
-	/* Another boot: the claim means nothing there. */
-	record_is(rec, stamp(BOOT_B, 12 * SEC, 5000 * SEC + 3600 * SEC),
-	    3600 * 1000, "other boot: pg_stamp_elapsed (wall difference)");
-	record_is(rec, stamp(BOOT_B, 100 * SEC, 5000 * SEC),
-	    100 * 1000, "other boot: pg_stamp_elapsed (uptime)");
-	record_is(rec, stamp(BOOT_B, 3 * SEC, 5000 * SEC + 1 * SEC), 3000,
-	    "other boot, within what would be the horizon: uptime");
-	/* A claim as pg_state_claim writes it: claim = mono. */
-	rec = claimed(BOOT_A, 10 * SEC, 0, 10 * SEC, 5750);
-	record_is(rec, stamp(BOOT_A, 10 * SEC + 1234 * MS, 0), 1234,
-	    "fresh claim");
-	record_is(rec, stamp(BOOT_A, 10 * SEC + 5750 * MS, 0), 5750,
-	    "fresh claim, at the end of the horizon");
-	record_is(rec, stamp(BOOT_A, 10 * SEC + 7 * SEC, 0), 7000,
-	    "fresh claim, past the horizon");
+	recs[CLAIM] = claimed(BOOT_A, 11 * SEC, 5000 * SEC, 10 * SEC, 5000);
+	recs[PLAIN] = stamp(BOOT_A, 11 * SEC, 5000 * SEC);
+	recs[FRESH] = claimed(BOOT_A, 10 * SEC, 0, 10 * SEC, 5750);
+	for (c = record_cases; c < record_cases + NITEMS(record_cases); c++) {
+		now = stamp(c->nboot, c->nmono, c->nwall);
+		if (c->stamp)
+			is_int(pg_stamp_elapsed(&recs[c->rec], &now), c->want,
+			    "elapsed: %s", c->name);
+		else
+			is_int(pg_record_elapsed(&recs[c->rec], &now),
+			    c->want, "record elapsed: %s", c->name);
+	}
 }
 
 static ssize_t
@@ -1602,10 +1653,10 @@ test_outcome_files(void)
 	ok(outcome_eq(&o, &r), "outcome_read: what start wrote");
 	is_int(pg_outcome_run(&st, "c", &r), PG_RUN_RUNNING,
 	    "outcome_run: lock held, running");
-	snprintf(path, sizeof(path), "%s/.c.outcome", dir);
-	ok(access(path, F_OK) == 0, "the file is .CLUSTER.outcome");
-	snprintf(path, sizeof(path), "%s/c.outcome", dir);
-	ok(access(path, F_OK) == -1, "not CLUSTER.outcome (a cluster's name)");
+	snprintf(path, sizeof(path), "%s/.c.side", dir);
+	ok(access(path, F_OK) == 0, "the file is .CLUSTER.side");
+	snprintf(path, sizeof(path), "%s/c.side", dir);
+	ok(access(path, F_OK) == -1, "not CLUSTER.side (a cluster's name)");
 	is_int(pg_outcome_finish(&st, "c", 3 << 8, 0, &o), 0,
 	    "outcome_finish: exit 3");
 	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read after finish");
@@ -1655,7 +1706,7 @@ test_outcome_files(void)
 	is_int(o.failures, 2, "a run that died counts as one more failure");
 
 	/* A damaged file: reported, the record unharmed, replaced. */
-	snprintf(path, sizeof(path), "%s/.c.outcome", dir);
+	snprintf(path, sizeof(path), "%s/.c.side", dir);
 	write_file(path, "pollguard-outcome 1\nrunning", 27);
 	errno = 0;
 	is_int(pg_outcome_read(&st, "c", &r), -1, "outcome_read: damaged");
@@ -1784,47 +1835,55 @@ test_hold_parse(void)
 	    strcmp(h.why, "x y") == 0, "hold_parse: unknown keys skipped");
 }
 
+/*
+ * Cases of pg_hold_left: a hold of an hour, set at 100 s of the boot
+ * (BOOT_A, or none known), so that it ends at 3700 s; the moment; the
+ * milliseconds left.
+ */
+static const struct hold_case {
+	const char	*boot, *nboot;
+	int64_t		 nmono, nwall;
+	int64_t		 want;
+	const char	*name;
+} hold_cases[] = {
+	{ BOOT_A, BOOT_A, 100 * SEC, 1700000000 * SEC, 3600000,
+	    "hold_left: just set" },
+	{ BOOT_A, BOOT_A, 1900 * SEC, 1600000000 * SEC, 1800000,
+	    "hold_left: same boot counts the monotonic clock, not the wall" },
+	{ BOOT_A, BOOT_A, 3700 * SEC, 1700003600 * SEC, 0,
+	    "hold_left: ended at until" },
+	{ BOOT_A, BOOT_A, 9000 * SEC, 1700003600 * SEC, 0,
+	    "hold_left: ended long ago" },
+	/* Another boot: the wall clock, bounded by the uptime and by ms. */
+	{ BOOT_A, BOOT_B, 60 * SEC, 1700001000 * SEC, 2600000,
+	    "hold_left: earlier boot, by the wall clock" },
+	{ BOOT_A, BOOT_B, 3000 * SEC, 1700001000 * SEC, 600000,
+	    "hold_left: earlier boot, the uptime counts as passed" },
+	{ BOOT_A, BOOT_B, 60 * SEC, 1600000000 * SEC, 3540000,
+	    "hold_left: earlier boot, a wall clock set back does not "
+	    "lengthen it" },
+	{ BOOT_A, BOOT_B, 60 * SEC, 1800000000 * SEC, 0,
+	    "hold_left: earlier boot, wall clock past the end" },
+	/* Without boot IDs a monotonic clock behind the setting is a reboot. */
+	{ "", "", 1000 * SEC, 1700000900 * SEC, 2700000,
+	    "hold_left: no boot ID, same boot" },
+	{ "", "", 50 * SEC, 1700000900 * SEC, 2700000,
+	    "hold_left: no boot ID, rebooted: by the wall clock" },
+};
+
 static void
 test_hold_left(void)
 {
-	struct pg_stamp	 now;
-	struct pg_hold	 h;
+	const struct hold_case	*c;
+	struct pg_stamp		 now;
+	struct pg_hold		 h;
 
-	/* Set at 100 s of boot A for an hour: ends at 3700 s. */
-	h = held(BOOT_A, 3700 * SEC, 1700003600 * SEC, 3600000, "", "");
-	now = stamp(BOOT_A, 100 * SEC, 1700000000 * SEC);
-	is_int(pg_hold_left(&h, &now), 3600000, "hold_left: just set");
-	now = stamp(BOOT_A, 1900 * SEC, 1600000000 * SEC);
-	is_int(pg_hold_left(&h, &now), 1800000,
-	    "hold_left: same boot counts the monotonic clock, not the wall");
-	now = stamp(BOOT_A, 3700 * SEC, 1700003600 * SEC);
-	is_int(pg_hold_left(&h, &now), 0, "hold_left: ended at until");
-	now = stamp(BOOT_A, 9000 * SEC, 1700003600 * SEC);
-	is_int(pg_hold_left(&h, &now), 0, "hold_left: ended long ago");
-
-	/* Another boot: the wall clock, bounded by the uptime and by ms. */
-	now = stamp(BOOT_B, 60 * SEC, 1700001000 * SEC);
-	is_int(pg_hold_left(&h, &now), 2600000,
-	    "hold_left: earlier boot, by the wall clock");
-	now = stamp(BOOT_B, 3000 * SEC, 1700001000 * SEC);
-	is_int(pg_hold_left(&h, &now), 600000,
-	    "hold_left: earlier boot, the uptime counts as passed");
-	now = stamp(BOOT_B, 60 * SEC, 1600000000 * SEC);
-	is_int(pg_hold_left(&h, &now), 3540000,
-	    "hold_left: earlier boot, a wall clock set back does not "
-	    "lengthen it");
-	now = stamp(BOOT_B, 60 * SEC, 1800000000 * SEC);
-	is_int(pg_hold_left(&h, &now), 0,
-	    "hold_left: earlier boot, wall clock past the end");
-
-	/* Without boot IDs a monotonic clock behind the setting is a reboot. */
-	h = held("", 3700 * SEC, 1700003600 * SEC, 3600000, "", "");
-	now = stamp("", 1000 * SEC, 1700000900 * SEC);
-	is_int(pg_hold_left(&h, &now), 2700000,
-	    "hold_left: no boot ID, same boot");
-	now = stamp("", 50 * SEC, 1700000900 * SEC);
-	is_int(pg_hold_left(&h, &now), 2700000,
-	    "hold_left: no boot ID, rebooted: by the wall clock");
+	for (c = hold_cases; c < hold_cases + NITEMS(hold_cases); c++) {
+		h = held(c->boot, 3700 * SEC, 1700003600 * SEC, 3600000, "",
+		    "");
+		now = stamp(c->nboot, c->nmono, c->nwall);
+		is_int(pg_hold_left(&h, &now), c->want, "%s", c->name);
+	}
 }
 
 static void
@@ -1848,8 +1907,8 @@ test_hold_files(void)
 	is_int(pg_hold_make(&h, 3600000, "ops@a", "disk swap"), 0,
 	    "hold_make: an hour");
 	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write");
-	snprintf(path, sizeof(path), "%s/.c.hold", dir);
-	ok(access(path, F_OK) == 0, "the file is .CLUSTER.hold");
+	snprintf(path, sizeof(path), "%s/.c.side", dir);
+	ok(access(path, F_OK) == 0, "the file is .CLUSTER.side");
 	is_int(pg_hold_read(&st, "c", &r, &left), 1, "hold_read: held");
 	ok(left > 3590000 && left <= 3600000 && strcmp(r.by, "ops@a") == 0 &&
 	    strcmp(r.why, "disk swap") == 0, "hold_read: time left, by, why");
@@ -1876,6 +1935,195 @@ test_hold_files(void)
 	is_int(errno, EBADMSG, "hold_read: damaged is EBADMSG");
 	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove: a damaged hold");
 	is_int(count_tmp(dir), 0, "hold: no temporary files left");
+	pg_state_close(&st);
+}
+
+/* The bytes of a file, NUL-terminated, into buf: its length, or -1. */
+static ssize_t
+read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t	 n;
+	int	 fd;
+
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/*
+ * The side record: the parts side by side, each written without losing
+ * the others, each read on its own; damage to one part or to the whole.
+ */
+static void
+test_side_files(void)
+{
+	static const struct {
+		const char	*text;
+		size_t		 len;
+		int		 outcome, hold, checked;
+		const char	*name;
+	} reads[] = {
+		{ T("pollguard-outcome 1\nrunning 1\nstart - 1 2\nfailures 0\n"
+		    "pollguard-hold 1\nuntil\n"), 1, -1, 0,
+		    "a damaged hold, a good outcome" },
+		{ T("pollguard-outcome 2\nrunning 1\n"
+		    "pollguard-checked 1\nlast - 1 2\nsince - 1 2\n"), -1, 0, 1,
+		    "an outcome of version 2, a good checked part" },
+		{ T("pollguard-later 1\nkey value\n"
+		    "pollguard-checked 1\nlast - 1 2\nsince - 1 2\n"), 0, 0, 1,
+		    "a later version's section is skipped" },
+		{ T("garbage\npollguard-checked 1\nlast - 1 2\nsince - 1 2\n"),
+		    -1, -1, -1, "not a section first: damaged as a whole" },
+		{ T("pollguard-checked 1\nlast - 1 2\nsince - 1 2\n"
+		    "pollguard-checked 1\nlast - 1 2\nsince - 1 2\n"), -1, -1,
+		    -1, "a part twice: damaged as a whole" },
+		{ T("pollguard-checked 1\nlast - 1 2\nsince - 1 2"), -1, -1, -1,
+		    "no LF at the end: damaged as a whole" },
+		{ T("pollguard-checked 1\nlast - 1 2\nsince - 1 2\0\n"), -1, -1,
+		    -1, "a NUL: damaged as a whole" },
+	};
+	struct pg_state		 st;
+	struct pg_outcome	 o, r;
+	struct pg_hold		 h, hr;
+	struct pg_checked	 ck, cr;
+	struct pg_side		 sd;
+	char			 dir[PATH_MAX], path[PATH_MAX + 32];
+	char			 errbuf[PG_ERR_MAX], buf[PG_SIDE_MAX + 64];
+	char			 before[PG_SIDE_MAX + 64], *p;
+	int64_t			 left;
+	size_t			 i;
+	pid_t			 pid;
+	int			 fd, status, bad;
+
+	snprintf(dir, sizeof(dir), "%s/side", base);
+	if (pg_state_open(&st, dir, 1, errbuf, sizeof(errbuf)) == -1) {
+		diag("%s", errbuf);
+		ok(0, "side: state directory opened");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/.c.side", dir);
+	is_int(pg_side_read(&st, "c", &sd), 0, "side_read: none");
+	ok(sd.outcome == 0 && sd.hold == 0 && sd.checked == 0,
+	    "side_read: no part");
+
+	/* Three writers, three parts, in their order. */
+	is_int(pg_lock_take(&st, "c", &fd), 1, "side: run lock taken");
+	is_int(pg_outcome_start(&st, "c", 4242, &o), 0, "side: a run starts");
+	is_int(pg_hold_make(&h, 3600000, "ops@a", "disk swap"), 0,
+	    "side: hold_make");
+	is_int(pg_hold_write(&st, "c", &h), 0, "side: a hold");
+	memset(&ck, 0, sizeof(ck));
+	ck.last = stamp(BOOT_A, 20 * SEC, 1700000300 * SEC);
+	ck.since = stamp(BOOT_A, 5 * SEC, 1700000285 * SEC);
+	is_int(pg_checked_write(&st, "c", &ck), 0, "side: a check");
+	is_int(pg_outcome_finish(&st, "c", 1 << 8, 0, &o), 0,
+	    "side: the run ends");
+	close(fd);
+	read_file(path, buf, sizeof(buf));
+	ok(strncmp(buf, "pollguard-outcome 1\n", 20) == 0 &&
+	    (p = strstr(buf, "\npollguard-hold 1\n")) != NULL &&
+	    strstr(p, "\npollguard-checked 1\n") != NULL,
+	    "side: outcome, hold, checked, in this order");
+	is_int(pg_side_read(&st, "c", &sd), 0, "side_read: all three");
+	ok(sd.outcome == 1 && sd.o.ended && sd.o.exit_status == 1 &&
+	    sd.o.failures == 1, "side_read: the outcome the finish wrote");
+	ok(sd.hold == 1 && strcmp(sd.h.why, "disk swap") == 0,
+	    "side_read: the hold, kept by the finish");
+	ok(sd.checked == 1 && stamp_eq(&sd.ck.last, &ck.last),
+	    "side_read: the checked part, kept by the finish");
+	is_int(pg_hold_read(&st, "c", &hr, &left), 1, "hold_read: held");
+	is_int(pg_checked_read(&st, "c", &cr), 1, "checked_read: there");
+
+	/* Lifting the hold keeps the others byte for byte. */
+	p = strstr(buf, "pollguard-hold 1\n");
+	*p = '\0';
+	strlcpy(before, buf, sizeof(before));
+	read_file(path, buf, sizeof(buf));
+	strlcat(before, strstr(buf, "pollguard-checked 1\n"),
+	    sizeof(before));
+	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove");
+	read_file(path, buf, sizeof(buf));
+	is_str(buf, before, "hold_remove: the rest as it was");
+	is_int(pg_hold_read(&st, "c", &hr, &left), 0, "hold_read: none");
+	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read: still there");
+
+	/* Each part is read on its own. */
+	for (i = 0; i < NITEMS(reads); i++) {
+		write_file(path, reads[i].text, reads[i].len);
+		pg_side_read(&st, "c", &sd);
+		ok(sd.outcome == reads[i].outcome && sd.hold ==
+		    reads[i].hold && sd.checked == reads[i].checked,
+		    "side_read: %s (%d %d %d)", reads[i].name, sd.outcome,
+		    sd.hold, sd.checked);
+		errno = 0;
+		is_int(pg_outcome_read(&st, "c", &r), reads[i].outcome,
+		    "outcome_read: %s", reads[i].name);
+		if (reads[i].outcome == -1)
+			is_int(errno, EBADMSG, "outcome_read: EBADMSG");
+	}
+
+	/* A writer keeps a damaged part and a later version's as they were. */
+	write_file(path, reads[0].text, reads[0].len);
+	is_int(pg_checked_write(&st, "c", &ck), 0,
+	    "checked_write beside a damaged hold");
+	read_file(path, buf, sizeof(buf));
+	ok(strncmp(buf, reads[0].text, reads[0].len) == 0,
+	    "the damaged hold is kept as it was");
+	is_int(pg_hold_read(&st, "c", &hr, &left), -1,
+	    "and still reads as damaged");
+	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write replaces it");
+	is_int(pg_hold_read(&st, "c", &hr, &left), 1, "the hold reads");
+	write_file(path, reads[2].text, reads[2].len);
+	is_int(pg_hold_write(&st, "c", &h), 0,
+	    "hold_write beside a later version's section");
+	read_file(path, buf, sizeof(buf));
+	ok(strstr(buf, "pollguard-later 1\nkey value\n") != NULL,
+	    "the later version's section is kept");
+
+	/* A file damaged as a whole is replaced; no part left, no file. */
+	write_file(path, reads[3].text, reads[3].len);
+	is_int(pg_hold_write(&st, "c", &h), 0,
+	    "hold_write over a damaged file");
+	pg_side_read(&st, "c", &sd);
+	ok(sd.hold == 1 && sd.outcome == 0 && sd.checked == 0,
+	    "the damaged file is replaced by the hold alone");
+	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove of the last part");
+	ok(access(path, F_OK) == -1, "no part left: no file");
+
+	/*
+	 * Writers of different parts at once: each update is made under
+	 * the record lock from what is on disk, so none is lost.
+	 */
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0) {
+		for (i = 0; i < 100; i++)
+			if (pg_hold_write(&st, "c", &h) == -1 ||
+			    (i % 2 == 0 && pg_hold_remove(&st, "c") == -1))
+				_exit(1);
+		_exit(0);
+	}
+	bad = 0;
+	for (i = 0; i < 100; i++) {
+		ck.last.mono_ns = 20 * SEC + i;
+		if (pg_outcome_start(&st, "c", 4242, &o) == -1 ||
+		    pg_checked_write(&st, "c", &ck) == -1 ||
+		    pg_outcome_finish(&st, "c", 1 << 8, 0, &o) == -1)
+			bad++;
+	}
+	waitpid(pid, &status, 0);
+	ok(bad == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "side: 100 runs and checks, 100 holds, at once");
+	pg_side_read(&st, "c", &sd);
+	is_int(sd.outcome == 1 ? sd.o.failures : -1, 100,
+	    "side: every run counted: no outcome lost to a hold");
+	ok(sd.hold == 1 && sd.checked == 1 && sd.ck.last.mono_ns ==
+	    20 * SEC + 99, "side: the last hold and the last check are there");
+	is_int(count_tmp(dir), 0, "side: no temporary files left");
 	pg_state_close(&st);
 }
 
@@ -1966,6 +2214,7 @@ main(void)
 	test_hold_parse();
 	test_hold_left();
 	test_hold_files();
+	test_side_files();
 	test_format_bounds();
 	rm_rf(base);
 	return done_testing();

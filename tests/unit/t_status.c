@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for status.c: the status answer written and read back,
  * what a reader of this version accepts from a later one (unknown keys),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A tiny TAP producer for the unit tests: no framework, header only.
  *

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * lock.c: the three locks of a cluster, each on a file beside its
+ * record: the record lock (".CLUSTER.rec") of the writers of its files,
+ * the run lock (".CLUSTER.lock") of its job, and the claim lock
+ * (".CLUSTER.claim") of a check deciding; and the kernel's list of locks,
+ * /proc/locks, for a reader that may not open a lock file.
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+#ifdef __linux__
+#include <sys/sysmacros.h>
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pollguard.h"
+#include "state.h"
+
+/*
+ * The record lock: an flock(2) lock on ".CLUSTER.rec", held by every
+ * writer of the record (write, touch, claim, restore, remove) and of the
+ * side record around its read-modify-write, so that a restore's "is my
+ * claim still there?" and its rename are one step that no touch can fall
+ * between, and an update of one part of the side record never loses
+ * another's.
+ *
+ * Lock order: claim lock (".CLUSTER.claim") -> record lock, never the
+ * reverse: nothing takes the claim lock while holding the record lock.
+ * The run lock (".CLUSTER.lock") is never waited for (pg_lock_take and
+ * pg_claim_lock do not wait; pg_lock_held only tests). The record lock
+ * is held only inside the writers of record.c, side.c and statedir.c,
+ * across a few system calls and one fsync, and nothing else is taken or
+ * waited for while it is held: no cycle is possible.
+ *
+ * Readers (pollguard-serve, pg_state_read) never take it: a record is
+ * replaced by rename, so a reader sees the old one or the new one, never
+ * waits, and needs no write access to the directory. The lock file is
+ * created by the first writer, mode 0600 (anyone who could open it could
+ * hold the lock and stall every writer), and never removed: removing a
+ * lock file that is held would let a second holder in. sweep() leaves it.
+ * A writer killed while holding the lock holds it no longer: the kernel
+ * closes its descriptors, and the flock lock goes with the last one.
+ *
+ * The descriptor is opened once per state handle, cluster and process
+ * (pollguard-touch -f refreshes every second: one flock pair each time,
+ * no open) and is close-on-exec. flock locks belong to the open file
+ * description, which a forked child shares: a child (a new PID) opens its
+ * own, so that it excludes its parent as any other process would.
+ */
+static int	 lock_open(struct pg_state *, const char *, const char *, int);
+
+int
+pg_rec_lock(struct pg_state *st, const char *cluster)
+{
+	pid_t	 pid = getpid();
+
+	if (strlen(cluster) > PG_NAME_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (st->recfd != -1 && (st->recpid != pid ||
+	    strcmp(st->reccluster, cluster) != 0)) {
+		close(st->recfd);	/* a child's close leaves the lock */
+		st->recfd = -1;
+	}
+	if (st->recfd == -1) {
+		if ((st->recfd = lock_open(st, cluster, "rec",
+		    O_RDONLY | O_CREAT)) == -1)
+			return -1;
+		st->recpid = pid;
+		strlcpy(st->reccluster, cluster, sizeof(st->reccluster));
+	}
+	/* EINTR: check's signal handlers do not restart; the lock must. */
+	while (flock(st->recfd, LOCK_EX) == -1)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+void
+pg_rec_unlock(struct pg_state *st)
+{
+	int	 saved = errno;
+
+	flock(st->recfd, LOCK_UN);
+	errno = saved;
+}
+
+/*
+ * The run lock is a record lock on ".CLUSTER.lock". Unlike flock(2) it can
+ * be tested (GETLK) without being taken, so checking it never makes a run
+ * that starts at the same moment fail. Linux's open file description locks
+ * are used where there are any: closing another descriptor of the file,
+ * as a test in the holding process does, does not drop them as it drops
+ * classic POSIX locks. With close-on-exec, the job does not inherit it.
+ */
+#ifdef F_OFD_SETLK
+#define LOCK_SET	F_OFD_SETLK
+#define LOCK_GET	F_OFD_GETLK
+#else
+#define LOCK_SET	F_SETLK
+#define LOCK_GET	F_GETLK
+#endif
+
+static int
+lock_open(struct pg_state *st, const char *cluster, const char *kind,
+    int flags)
+{
+	char	 name[PG_STATE_NAME_MAX];
+
+	if (pg_state_name(name, sizeof(name), cluster, kind) == -1)
+		return -1;
+	return openat(st->dirfd, name,
+	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+}
+
+/* F_OFD_SETLK or _GETLK (cmd) of a write lock on the whole file at fd. */
+static int
+lock_fcntl(int fd, int cmd, struct flock *fl)
+{
+	memset(fl, 0, sizeof(*fl));
+	fl->l_type = F_WRLCK;
+	fl->l_whence = SEEK_SET;
+	return fcntl(fd, cmd, fl);
+}
+
+static int
+lock_take(struct pg_state *st, const char *cluster, const char *kind,
+    int *fdp)
+{
+	struct flock	 fl;
+	struct stat	 sb;
+	int		 fd, saved;
+
+	if ((fd = lock_open(st, cluster, kind, O_RDWR | O_CREAT)) == -1)
+		return -1;
+	/*
+	 * Anyone who can open the lock file can hold a read lock on it and
+	 * so make this node skip: it is the owner's alone (older versions
+	 * made it 0644).
+	 */
+	if (fstat(fd, &sb) == -1 ||
+	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (lock_fcntl(fd, LOCK_SET, &fl) == -1) {
+		saved = errno;
+		close(fd);
+		if (saved == EACCES || saved == EAGAIN)
+			return 0;
+		errno = saved;
+		return -1;
+	}
+	*fdp = fd;
+	return 1;
+}
+
+int
+pg_lock_take(struct pg_state *st, const char *cluster, int *fdp)
+{
+	return lock_take(st, cluster, "lock", fdp);
+}
+
+int
+pg_claim_lock(struct pg_state *st, const char *cluster, int *fdp)
+{
+	return lock_take(st, cluster, "claim", fdp);
+}
+
+/*
+ * The strongest lock another process holds on the lock file open at fd,
+ * which it closes: F_UNLCK, F_RDLCK or F_WRLCK; -1 with errno.
+ */
+static int
+lock_test(int fd)
+{
+	struct flock	 fl;
+	int		 saved;
+
+	if (lock_fcntl(fd, LOCK_GET, &fl) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	return fl.l_type;
+}
+
+int
+pg_lock_held(struct pg_state *st, const char *cluster)
+{
+	int	 fd, type;
+
+	if ((fd = lock_open(st, cluster, "lock", O_RDONLY)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if ((type = lock_test(fd)) == -1)
+		return -1;
+	return type != F_UNLCK;
+}
+
+/*
+ * Is there an open file description write lock on dev:ino in /proc/locks?
+ * Its lines read "N: OFDLCK ADVISORY WRITE -1 MAJ:MIN:INO START END"
+ * (major and minor in hex); "N: -> ..." lines are waiters.
+ */
+static int
+proc_locks_held(dev_t dev, ino_t ino)
+{
+	FILE		*fp;
+	char		 line[256], kind[16], mode[16], access[16];
+	unsigned int	 maj, min;
+	unsigned long	 i;
+	int		 held = 0;
+
+	if ((fp = fopen("/proc/locks", "re")) == NULL)
+		return -1;
+	while (!held && fgets(line, sizeof(line), fp) != NULL)
+		held = sscanf(line, "%*d: %15s %15s %15s %*d %x:%x:%lu", kind,
+		    mode, access, &maj, &min, &i) == 6 &&
+		    strcmp(kind, "OFDLCK") == 0 &&
+		    strcmp(access, "WRITE") == 0 && i == (unsigned long)ino &&
+		    maj == major(dev) && min == minor(dev);
+	if (ferror(fp)) {
+		fclose(fp);
+		errno = EIO;
+		return -1;
+	}
+	fclose(fp);
+	return held;
+}
+
+/*
+ * The claim lock is taken only as a write lock (pg_claim_lock), so only a
+ * write lock means a check: a read lock, which anyone who could open the
+ * file could take, says nothing. The test needs no write access: it is
+ * made by pollguard-serve, which may run as another user; with the lock
+ * file closed to that user (0600), the kernel's list of locks says it.
+ */
+int
+pg_claim_held(struct pg_state *st, const char *cluster)
+{
+	struct stat	 sb;
+	char		 name[PG_STATE_NAME_MAX];
+	int		 fd, type;
+
+	if ((fd = lock_open(st, cluster, "claim", O_RDONLY)) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno != EACCES && errno != EPERM)
+			return -1;
+		pg_state_name(name, sizeof(name), cluster, "claim");
+		if (fstatat(st->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
+			return errno == ENOENT ? 0 : -1;
+		return proc_locks_held(sb.st_dev, sb.st_ino);
+	}
+	if ((type = lock_test(fd)) == -1)
+		return -1;
+	return type == F_WRLCK;
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * plugin.c: pollguard-status -p, the verdict of a monitoring plugin on one
+ * cluster (Nagios, Icinga, Zabbix), from what its nodes said: one line of
+ * text and perfdata, and the state that is the exit status. Pure: no I/O.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "monitor.h"
+
+#define TEXT_MAX	640	/* the text, and each part of it */
+#define DUR_MAX		32
+
+static const char *const words[] = {
+	"OK", "WARNING", "CRITICAL", "UNKNOWN"
+};
+
+/* What the plugin makes of the nodes. */
+struct view {
+	char			 crit[TEXT_MAX];	/* reasons, by state */
+	char			 unknown[TEXT_MAX];
+	char			 warn[TEXT_MAX];
+	char			 ok[TEXT_MAX];
+};
+
+/*
+ * Append a formatted part to buf (TEXT_MAX bytes), after "; " when buf is
+ * not empty; an empty part adds nothing. Text cut short ends in "...".
+ */
+static void
+add(char *buf, const char *fmt, ...)
+{
+	char	 part[TEXT_MAX];
+	size_t	 n = strlen(buf);
+	va_list	 ap;
+	int	 r;
+
+	va_start(ap, fmt);
+	vsnprintf(part, sizeof(part), fmt, ap);
+	va_end(ap);
+	if (part[0] == '\0')
+		return;
+	r = snprintf(buf + n, TEXT_MAX - n, "%s%s", n > 0 ? "; " : "", part);
+	if (r < 0 || (size_t)r >= TEXT_MAX - n)
+		memcpy(buf + TEXT_MAX - 4, "...", 4);
+}
+
+static const char *
+dur(int64_t ms, char *buf)
+{
+	if (pg_duration_format(ms, buf, DUR_MAX) == -1)
+		strlcpy(buf, "?", DUR_MAX);
+	return buf;
+}
+
+/* Milliseconds as seconds for perfdata: "90", "1.5", "0.25". */
+static const char *
+secs(int64_t ms, char *buf)
+{
+	size_t	 n;
+
+	snprintf(buf, DUR_MAX, "%" PRId64 ".%03" PRId64, ms / 1000,
+	    ms % 1000);
+	n = strlen(buf);
+	while (buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (buf[n - 1] == '.')
+		buf[--n] = '\0';
+	return buf;
+}
+
+/* The longest any answer vouches for: the node existed that long ago. */
+static int64_t
+traces(const struct pg_status *st)
+{
+	int64_t	 t = 0;
+
+	if (st->elapsed_ms != PG_NEVER && st->elapsed_ms > t)
+		t = st->elapsed_ms;
+	if (st->claim_ms > t)
+		t = st->claim_ms;
+	if (st->checked_ms != PG_NEVER && st->checked_ms > t)
+		t = st->checked_ms;
+	if (st->checking_ms > t)
+		t = st->checking_ms;
+	if (st->last && st->last_end_ms + st->last_duration_ms > t)
+		t = st->last_end_ms + st->last_duration_ms;
+	if (st->last_success_ms != PG_NEVER && st->last_success_ms > t)
+		t = st->last_success_ms;
+	return t;
+}
+
+/* Since the node's last success; a node before 0.4: its activity. */
+static int64_t
+success(const struct pg_fleet_node *n)
+{
+	return !n->has_status ? n->st.elapsed_ms : n->st.last_success_ms;
+}
+
+/*
+ * In place: a '|' (it would start the perfdata) becomes '/', a control
+ * character (it would end the line) '?'.
+ */
+static void
+oneline(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s == '|')
+			*s = '/';
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+enum pg_plugin_state
+pg_plugin_check(const struct pg_fleet *f, const struct pg_plugin *p,
+    char *buf, size_t len)
+{
+	struct view		 v;
+	const struct pg_fleet_node *n;
+	char			 a[DUR_MAX], b[DUR_MAX], c[DUR_MAX];
+	char			 runs[TEXT_MAX], text[TEXT_MAX];
+	char			 since[DUR_MAX + 1];
+	enum pg_plugin_state	 state;
+	int64_t			 best = PG_NEVER, known = p->known_ms, s;
+	size_t			 i, bestnode = 0, answered = 0, running = 0;
+	int			 failures = 0;
+
+	memset(&v, 0, sizeof(v));
+	runs[0] = '\0';
+	for (i = 0; i < f->n; i++) {
+		n = &f->nodes[i];
+		if (n->self && !PG_ANSWER_OK(n->kind)) {
+			add(v.unknown, "%s (this node): %s", n->name, n->why);
+			continue;
+		}
+		if (!PG_ANSWER_OK(n->kind)) {
+			add(v.warn, "%s does not answer (%s)", n->name,
+			    n->why);
+			continue;
+		}
+		if (!n->self || p->serve_why == NULL)
+			answered++;
+		if ((s = success(n)) < best) {
+			best = s;
+			bestnode = i;
+		}
+		if (traces(&n->st) > known)
+			known = traces(&n->st);
+		if (!n->has_status)
+			continue;
+		if (n->st.running) {
+			running++;
+			if (runs[0] != '\0')
+				strlcat(runs, ", ", sizeof(runs));
+			strlcat(runs, n->name, sizeof(runs));
+		}
+		if (n->st.hold_ms > 0)
+			add(v.warn, "held on %s, %s left", n->name,
+			    dur(n->st.hold_ms, a));
+		if (n->st.failures >= PG_PLUGIN_FAILURES)
+			add(v.warn, "%s failed %d runs in a row", n->name,
+			    n->st.failures);
+		if (n->st.failures > failures)
+			failures = n->st.failures;
+	}
+	if (p->serve_why != NULL)
+		add(v.warn, "the serve of %s (this node) does not answer (%s)",
+		    f->n > 0 ? f->nodes[0].name : "?", p->serve_why);
+	if (running > 1)
+		add(v.crit, "runs on %zu nodes at once: %s", running, runs);
+
+	if (best != PG_NEVER) {
+		snprintf(text, sizeof(text), "last success %s ago on %s",
+		    dur(best, a), f->nodes[bestnode].name);
+		if (best > p->crit_ms)
+			add(v.crit, "%s (critical: %s)", text,
+			    dur(p->crit_ms, b));
+		else if (best > p->warn_ms)
+			add(v.warn, "%s (warning: %s)", text,
+			    dur(p->warn_ms, b));
+		else
+			add(v.ok, "%s", text);
+		snprintf(since, sizeof(since), "%ss", secs(best, a));
+	} else {
+		if (known > p->crit_ms)
+			add(v.crit, "no success in the %s known (critical: %s)",
+			    dur(known, a), dur(p->crit_ms, b));
+		else if (known > p->warn_ms)
+			add(v.warn, "no success in the %s known (warning: %s)",
+			    dur(known, a), dur(p->warn_ms, b));
+		else if (known > 0)
+			add(v.ok, "no success yet, in the %s known",
+			    dur(known, a));
+		else
+			add(v.ok, "no success yet");
+		strlcpy(since, "U", sizeof(since));
+	}
+
+	if (v.crit[0] != '\0')
+		state = PG_PLUGIN_CRITICAL;
+	else if (v.unknown[0] != '\0')
+		state = PG_PLUGIN_UNKNOWN;
+	else if (v.warn[0] != '\0')
+		state = PG_PLUGIN_WARNING;
+	else
+		state = PG_PLUGIN_OK;
+	text[0] = '\0';
+	add(text, "%s", v.crit);
+	add(text, "%s", v.unknown);
+	add(text, "%s", v.warn);
+	add(text, "%s", v.ok);
+	add(text, "%zu of %zu nodes answer", answered, f->n);
+	oneline(text);
+	snprintf(buf, len, "POLLGUARD %s - %s: %s | 'since_success'=%s;%s;%s;0 "
+	    "'failures'=%d;%d;;0 'reachable'=%zu;;;0;%zu "
+	    "'running'=%zu;;1;0;%zu\n", words[state], f->cluster->id, text,
+	    since,
+	    secs(p->warn_ms, b), secs(p->crit_ms, c), failures,
+	    PG_PLUGIN_FAILURES - 1, answered, f->n, running, f->n);
+	return state;
+}
+
+void
+pg_plugin_unknown(char *buf, size_t len, const char *why)
+{
+	char	 text[TEXT_MAX];
+
+	strlcpy(text, why, sizeof(text));
+	oneline(text);
+	snprintf(buf, len, "POLLGUARD UNKNOWN - %s\n", text);
+}

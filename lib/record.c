@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * record.c: the activity record of a cluster, "CLUSTER" in the state
+ * directory: read by anyone without a lock, replaced atomically by
+ * writers that exclude each other with the record lock (lock.c). A touch
+ * records activity; a check claims a round, may lengthen its claim, and
+ * takes it back when it withdraws.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pollguard.h"
+#include "state.h"
+
+#define RECORD_MAX	PG_RECORD_MAX
+
+ssize_t
+pg_state_read_raw(struct pg_state *st, const char *cluster, char *buf,
+    size_t len)
+{
+	return pg_state_get(st, cluster, buf, len < RECORD_MAX ? len :
+	    RECORD_MAX);
+}
+
+int
+pg_state_read(struct pg_state *st, const char *cluster, struct pg_stamp *rec)
+{
+	char		 buf[RECORD_MAX];
+	ssize_t		 n;
+
+	if ((n = pg_state_read_raw(st, cluster, buf, sizeof(buf))) <= 0)
+		return n;
+	return pg_stamp_parse(buf, n, rec) == -1 ? -1 : 1;
+}
+
+static int
+write_locked(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *rec)
+{
+	char	 buf[RECORD_MAX];
+	int	 len;
+
+	if ((len = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
+		return -1;
+	return pg_state_put(st, cluster, buf, len);
+}
+
+int
+pg_state_write(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *rec)
+{
+	int	 r;
+
+	if (pg_rec_lock(st, cluster) == -1)
+		return -1;
+	r = write_locked(st, cluster, rec);
+	pg_rec_unlock(st);
+	return r;
+}
+
+int
+pg_state_touch(struct pg_state *st, const char *cluster)
+{
+	struct pg_stamp	 now, old;
+	int		 r;
+
+	if (pg_rec_lock(st, cluster) == -1)
+		return -1;
+	/*
+	 * The time is read under the lock: touches then replace each other
+	 * in the order of their times, and the record is the latest.
+	 */
+	if (pg_stamp_now(&now) == -1) {
+		pg_rec_unlock(st);
+		return -1;
+	}
+	/*
+	 * Keep a claim while its horizon lasts: peers still settling a claim
+	 * of their own must see when this round was claimed. A record that
+	 * cannot be read has no claim to keep.
+	 */
+	if (pg_state_read(st, cluster, &old) == 1 && pg_stamp_in_horizon(&old, &now)) {
+		now.claim_ns = old.claim_ns;
+		now.horizon_ms = old.horizon_ms;
+	}
+	r = write_locked(st, cluster, &now);
+	pg_rec_unlock(st);
+	return r;
+}
+
+int
+pg_state_claim(struct pg_state *st, const char *cluster, int64_t horizon_ms,
+    struct pg_stamp *rec, int64_t *visible_ns)
+{
+	struct pg_stamp	 done;
+	int		 len, r = -1;
+
+	st->undolen = -1;
+	if (pg_rec_lock(st, cluster) == -1)
+		return -1;
+	if (pg_stamp_now(rec) == -1)
+		goto out;
+	rec->claim_ns = rec->mono_ns;
+	rec->horizon_ms = horizon_ms;
+	if ((len = pg_stamp_format(rec, st->undoby, sizeof(st->undoby))) == -1)
+		goto out;
+	/* What the claim replaces, for pg_state_restore (-1: unreadable). */
+	st->undolen = pg_state_read_raw(st, cluster, st->undo,
+	    sizeof(st->undo));
+	if (pg_state_put(st, cluster, st->undoby, len) == -1 ||
+	    pg_stamp_now(&done) == -1) {
+		st->undolen = -1;
+		goto out;
+	}
+	strlcpy(st->undocluster, cluster, sizeof(st->undocluster));
+	*visible_ns = done.mono_ns;
+	r = 0;
+out:
+	pg_rec_unlock(st);
+	return r;
+}
+
+/*
+ * Under the record lock: is the record on disk still the bytes buf (our
+ * claim)? 1 yes, 0 no (someone wrote since, or it is damaged), -1 with
+ * errno.
+ */
+static int
+still_ours(struct pg_state *st, const char *cluster, const char *buf,
+    int blen)
+{
+	char	 now[RECORD_MAX];
+	ssize_t	 n;
+
+	if ((n = pg_state_read_raw(st, cluster, now, sizeof(now))) == -1)
+		return errno == EBADMSG ? 0 : -1;
+	return n == blen && memcmp(now, buf, blen) == 0;
+}
+
+/* This handle's last pg_state_claim wrote buf to cluster's record. */
+static int
+made_claim(const struct pg_state *st, const char *cluster, const char *buf)
+{
+	return st->undolen >= 0 && strcmp(st->undocluster, cluster) == 0 &&
+	    strcmp(st->undoby, buf) == 0;
+}
+
+int
+pg_state_lengthen(struct pg_state *st, const char *cluster,
+    struct pg_stamp *rec, int64_t horizon_ms)
+{
+	struct pg_stamp	 longer = *rec;
+	char		 buf[RECORD_MAX], by[RECORD_MAX];
+	int		 blen, len, r;
+
+	longer.horizon_ms = horizon_ms;
+	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1 ||
+	    (len = pg_stamp_format(&longer, by, sizeof(by))) == -1)
+		return -1;
+	if (pg_rec_lock(st, cluster) == -1)
+		return -1;
+	if ((r = still_ours(st, cluster, buf, blen)) == 1)
+		r = pg_state_put(st, cluster, by, len) == -1 ? -1 : 1;
+	pg_rec_unlock(st);
+	if (r != 1)
+		return r;
+	/* The longer claim is ours to take back, as the claim was. */
+	if (made_claim(st, cluster, buf))
+		memcpy(st->undoby, by, len + 1);
+	*rec = longer;
+	return 1;
+}
+
+int
+pg_state_restore(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *rec, const char *old, size_t len)
+{
+	char	 buf[RECORD_MAX], prev[RECORD_MAX];
+	int	 blen, r;
+
+	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
+		return -1;
+	/*
+	 * When this handle made the claim, put back what the claim replaced,
+	 * read under the record lock: what the caller read before claiming
+	 * misses a touch made between that read and the claim.
+	 */
+	if (made_claim(st, cluster, buf)) {
+		memcpy(prev, st->undo, st->undolen);
+		old = prev;
+		len = st->undolen;
+	}
+	if (len > sizeof(prev)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pg_rec_lock(st, cluster) == -1)
+		return -1;
+	/* Only our own claim is taken back; a later writer's record stays. */
+	if ((r = still_ours(st, cluster, buf, blen)) == 1)
+		r = (len == 0 ? pg_state_unlink(st, cluster) :
+		    pg_state_put(st, cluster, old, len)) == -1 ? -1 : 1;
+	pg_rec_unlock(st);
+	if (r != -1)
+		st->undolen = -1;
+	return r;
+}
+
+int
+pg_state_remove(struct pg_state *st, const char *cluster)
+{
+	int	 r;
+
+	if (pg_rec_lock(st, cluster) == -1)
+		return -1;
+	r = pg_state_unlink(st, cluster);
+	pg_rec_unlock(st);
+	return r;
+}
+

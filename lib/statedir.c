@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * statedir.c: the state directory. Opening it (and sweeping what killed
+ * writers left), the names of the files beside a record, and the two
+ * primitives every file there is read and written with: a bounded read
+ * of a whole small file, and an atomic replacement by rename.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pollguard.h"
+#include "state.h"
+
+#define TMP_PREFIX	".tmp."
+#define TMP_HEX		16	/* put's name: TMP_PREFIX and 16 hex digits */
+#define TMP_STALE_S	60
+
+/*
+ * A name put gives its temporary files, exactly: the lock files of a
+ * cluster named "tmp" or "tmp.x" (".tmp.lock", ".tmp.x.rec") also begin
+ * with TMP_PREFIX, and removing a lock file while it is held would let a
+ * second holder in.
+ */
+static int
+is_tmp_name(const char *name)
+{
+	const char	*hex = name + sizeof(TMP_PREFIX) - 1;
+
+	return strncmp(name, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) == 0 &&
+	    strlen(hex) == TMP_HEX && strspn(hex, "0123456789abcdef") ==
+	    TMP_HEX;
+}
+
+/*
+ * A writer killed between creating its temporary file and renaming it
+ * leaves the file behind. Remove those that are clearly abandoned; a
+ * writer in progress is younger than a second.
+ */
+static void
+sweep(struct pg_state *st)
+{
+	struct dirent	*de;
+	struct stat	 sb;
+	DIR		*d;
+	time_t		 now = time(NULL);
+	int		 fd;
+
+	if ((fd = dup(st->dirfd)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (is_tmp_name(de->d_name) && fstatat(st->dirfd,
+		    de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(sb.st_mode) &&
+		    sb.st_mtime < now - TMP_STALE_S)
+			unlinkat(st->dirfd, de->d_name, 0);
+	closedir(d);
+}
+
+int
+pg_state_open(struct pg_state *st, const char *path, int create, char *err,
+    size_t errlen)
+{
+	struct stat	 sb;
+	int		 created = 0;
+
+	st->dirfd = st->recfd = -1;
+	st->undolen = -1;
+	st->refused[0] = '\0';
+	if (path[0] != '/') {
+		snprintf(err, errlen, "state directory %s: not an absolute "
+		    "path", path);
+		errno = EINVAL;
+		return -1;
+	}
+	if (strlcpy(st->path, path, sizeof(st->path)) >= sizeof(st->path)) {
+		snprintf(err, errlen, "state directory %s: name too long",
+		    path);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (create && mkdir(path, 0755) == 0)
+		created = 1;
+	else if (create && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create state directory %s: %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	/* 0755 whatever the umask: pollguard-serve reads it as another user. */
+	if ((st->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1 || (created && fchmod(st->dirfd, 0755) == -1) ||
+	    fstat(st->dirfd, &sb) == -1) {
+		snprintf(err, errlen, "state directory %s: %s", path,
+		    strerror(errno));
+		pg_state_close(st);
+		return -1;
+	}
+	st->dev = sb.st_dev;
+	st->ino = sb.st_ino;
+	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+		/* Shared, like /tmp: chmod would be the wrong advice. */
+		if (sb.st_mode & S_ISVTX)
+			snprintf(err, errlen, "state directory %s is shared "
+			    "(mode %04o): give pollguard a directory of its "
+			    "own, writable by its owner only", path,
+			    (unsigned int)(sb.st_mode & 07777));
+		else
+			snprintf(err, errlen, "state directory %s is writable "
+			    "by group or others (mode %04o); run: chmod go-w "
+			    "%s", path, (unsigned int)(sb.st_mode & 07777),
+			    path);
+		pg_state_close(st);
+		errno = EPERM;	/* not ENOENT: serve must not take it as absent */
+		return -1;
+	}
+	if (create)
+		sweep(st);
+	return 0;
+}
+
+void
+pg_state_close(struct pg_state *st)
+{
+	/* recfd is set only by pg_state_open, which sets dirfd too. */
+	if (st->dirfd != -1 && st->recfd != -1)
+		close(st->recfd);
+	if (st->dirfd != -1)
+		close(st->dirfd);
+	st->dirfd = st->recfd = -1;
+}
+
+int
+pg_state_name(char *buf, size_t len, const char *cluster, const char *suffix)
+{
+	if (strlen(cluster) > PG_NAME_MAX ||
+	    (size_t)snprintf(buf, len, ".%s.%s", cluster, suffix) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read a whole small file of the directory: its length, 0 when absent.
+ * No fstat (pollguard-serve reads a record for every request): a record
+ * is replaced by rename, never rewritten, so one read sees all of it,
+ * and a file that fills buf is read once more to tell "exactly len"
+ * from "too long". Anything but a regular file of 1 to len bytes is
+ * EBADMSG: a directory fails the read (EISDIR), a FIFO gives EOF or
+ * EAGAIN (O_NONBLOCK: one planted here must not hang the reader), and
+ * a device (only root can make one) gives too little, too much, or
+ * bytes that are no record.
+ */
+ssize_t
+pg_state_get(struct pg_state *st, const char *name, char *buf, size_t len)
+{
+	ssize_t		 n, more;
+	char		 b;
+	int		 fd, saved;
+
+	fd = openat(st->dirfd, name,
+	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd == -1)
+		return errno == ENOENT ? 0 : -1;
+	while ((n = read(fd, buf, len)) == -1 && errno == EINTR)
+		;
+	more = 0;
+	if (n == (ssize_t)len)
+		while ((more = read(fd, &b, 1)) == -1 && errno == EINTR)
+			;
+	if (n == -1 || more == -1) {
+		if (errno != EISDIR && errno != EAGAIN)
+			goto fail;
+		n = 0;
+	}
+	if (n == 0 || more != 0) {
+		errno = EBADMSG;
+		goto fail;
+	}
+	close(fd);
+	return n;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int
+pg_write_all(int fd, const void *p, size_t len)
+{
+	const char	*buf = p;
+	ssize_t		 n;
+
+	while (len > 0) {
+		if ((n = write(fd, buf, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Replace a file with these bytes: temporary file, fsync, rename. */
+int
+pg_state_put(struct pg_state *st, const char *name, const char *buf,
+    size_t len)
+{
+	char	 tmp[32];
+	int	 fd, saved;
+
+	/* Cluster IDs never start with a dot, so this cannot clash. */
+	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%08x%08x", arc4random(),
+	    arc4random());
+	fd = openat(st->dirfd, tmp,
+	    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd == -1)
+		return -1;
+	/*
+	 * 0644 whatever the umask: pollguard-serve reads it as another user.
+	 * fsync first, so that after a power cut the new name has data.
+	 */
+	if (fchmod(fd, 0644) == -1 || pg_write_all(fd, buf, len) == -1 ||
+	    fsync(fd) == -1) {
+		saved = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) == -1) {
+		saved = errno;
+		goto fail;
+	}
+	if (renameat(st->dirfd, tmp, st->dirfd, name) == -1) {
+		saved = errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlinkat(st->dirfd, tmp, 0);
+	errno = saved;
+	return -1;
+}
+
+int
+pg_state_unlink(struct pg_state *st, const char *name)
+{
+	if (unlinkat(st->dirfd, name, 0) == -1 && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+/*
+ * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
+ * record, lib/lease.c): the same atomic replacement under the record
+ * lock, and the same bounded read. buf NULL: remove the file.
+ */
+static int
+aux_change(struct pg_state *st, const char *cluster, const char *suffix,
+    const char *buf, size_t len)
+{
+	char	 name[PG_STATE_NAME_MAX];
+	int	 r;
+
+	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1 ||
+	    pg_rec_lock(st, cluster) == -1)
+		return -1;
+	r = buf != NULL ? pg_state_put(st, name, buf, len) :
+	    pg_state_unlink(st, name);
+	pg_rec_unlock(st);
+	return r;
+}
+
+int
+pg_state_aux_write(struct pg_state *st, const char *cluster,
+    const char *suffix, const char *buf, size_t len)
+{
+	return aux_change(st, cluster, suffix, buf, len);
+}
+
+ssize_t
+pg_state_aux_read(struct pg_state *st, const char *cluster,
+    const char *suffix, char *buf, size_t len)
+{
+	char	 name[PG_STATE_NAME_MAX];
+
+	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1)
+		return -1;
+	return pg_state_get(st, name, buf, len);
+}
+
+int
+pg_state_aux_remove(struct pg_state *st, const char *cluster,
+    const char *suffix)
+{
+	return aux_change(st, cluster, suffix, NULL, 0);
+}
