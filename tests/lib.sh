@@ -116,6 +116,7 @@ _pg_cleanup()
 {
 	stop_pids "${BGPIDS[@]}"
 	wait 2>/dev/null
+	_pg_ports_release
 	chmod -R u+rwx "$T" 2>/dev/null
 	rm -rf "$T"
 }
@@ -433,6 +434,11 @@ bg()
 {
 	local name=$1
 	shift
+	# Emptied here, not only in the child: a check of them right after
+	# (listen_port) must not find what a process of that name said
+	# before.
+	: >"$T/$name.out"
+	: >"$T/$name.err"
 	"$@" </dev/null >"$T/$name.out" 2>"$T/$name.err" &
 	BGPID=$!
 	BGPIDS+=("$BGPID")
@@ -460,33 +466,144 @@ wait_exit()
 	wait "$pid" 2>/dev/null
 }
 
+# --- ports ----------------------------------------------------------------
+
+# port_listening PORT: something listens on 127.0.0.1:PORT or *:PORT.
+port_listening()
+{
+	local hex
+	hex=$(printf '%04X' "$1")
+	grep -qE "^ *[0-9]+: (0100007F|00000000):$hex [0-9A-F]{8}:0000 0A " \
+	    /proc/net/tcp 2>/dev/null ||
+	    grep -qE "^ *[0-9]+: [0-9A-F]{32}:$hex [0-9A-F]{32}:0000 0A " \
+	    /proc/net/tcp6 2>/dev/null
+}
+
+# The ports free_port gives: from 10000 up to the range the kernel hands
+# out for outgoing connections and for servers on port 0
+# (net.ipv4.ip_local_port_range), and above it; the whole of 1024-65535
+# when that range leaves no room.
+read -r _pg_eph_lo _pg_eph_hi </proc/sys/net/ipv4/ip_local_port_range \
+    2>/dev/null
+: "${_pg_eph_lo:=32768}" "${_pg_eph_hi:=60999}"
+_pg_port_lo=10000 _pg_port_n1=$((_pg_eph_lo - 10000))
+_pg_port_n2=$((_pg_eph_hi < 65535 ? 65535 - _pg_eph_hi : 0))
+if [ "$_pg_port_n1" -lt 1000 ]; then
+	_pg_port_n1=0
+	[ "$_pg_port_n2" -ge 1000 ] || _pg_port_lo=1024 _pg_port_n1=64512 \
+	    _pg_port_n2=0
+fi
+# Reserved ports, by port: the descriptor that holds the lock.
+PG_PORT_LOCKS=/tmp/pollguard-test.ports
+declare -A _pg_portfd=()
+
+# free_port: set FREE_PORT to a port of 127.0.0.1 that nothing listens
+# on, for this test alone until it ends. It lies outside the kernel's
+# range for outgoing connections and for servers on port 0, so that no
+# other process is given it while a server of the test restarts on it
+# or while it stands for a peer that is down; and it is reserved under
+# a lock that every test of this host honours (a file in
+# $PG_PORT_LOCKS, locked until the test ends, then removed), so that no
+# test that runs beside it (tests/run -j) picks it. 1 when none was
+# found.
+free_port()
+{
+	local p f fd i
+	mkdir -p -m 1777 "$PG_PORT_LOCKS" 2>/dev/null
+	for ((i = 0; i < 200; i++)); do
+		p=$(((RANDOM * 32768 + RANDOM) % (_pg_port_n1 + _pg_port_n2)))
+		if [ "$p" -lt "$_pg_port_n1" ]; then
+			p=$((_pg_port_lo + p))
+		else
+			p=$((_pg_eph_hi + 1 + p - _pg_port_n1))
+		fi
+		[ -z "${_pg_portfd[$p]:-}" ] || continue
+		f=$PG_PORT_LOCKS/$p
+		exec {fd}>>"$f" 2>/dev/null || continue
+		# Locked, and still the file of that name: one that was
+		# removed after another test's lock was released does not
+		# count.
+		if ! flock -n "$fd" ||
+		    [ "$(stat -c %d:%i "$f" 2>/dev/null)" != \
+		    "$(stat -L -c %d:%i "/dev/fd/$fd" 2>/dev/null)" ] ||
+		    port_listening "$p"; then
+			exec {fd}>&-
+			continue
+		fi
+		_pg_portfd[$p]=$fd
+		FREE_PORT=$p
+		return 0
+	done
+	return 1
+}
+
+# _pg_ports_release: give back the ports free_port reserved.
+_pg_ports_release()
+{
+	local p fd
+	for p in "${!_pg_portfd[@]}"; do
+		fd=${_pg_portfd[$p]}
+		rm -f "$PG_PORT_LOCKS/$p"
+		exec {fd}>&-
+	done
+	_pg_portfd=()
+}
+
 # serve_start NAME CONF [ARGS...]: start a standalone pollguard-serve -v on
 # 127.0.0.1 and a port the kernel picks, wait until it listens, and set
 # PORT to that port and SERVE_PID to its PID (also in BGPIDS). Its output
 # is $T/NAME.out and $T/NAME.err. ARGS go before -l (say, -p FILE), or
 # give "-l ADDR:0" in ARGS to listen elsewhere. 1 when it did not start.
+# SERVE_BIN runs another program (an older serve) instead of $SERVE.
 serve_start()
 {
 	local name=$1 conf=$2
 	shift 2
 	case " $* " in
-	*" -l "*) bg "$name" "$SERVE" -v -c "$conf" "$@" ;;
-	*) bg "$name" "$SERVE" -v -c "$conf" "$@" -l 127.0.0.1:0 ;;
+	*" -l "*) bg "$name" "${SERVE_BIN:-$SERVE}" -v -c "$conf" "$@" ;;
+	*) bg "$name" "${SERVE_BIN:-$SERVE}" -v -c "$conf" "$@" -l 127.0.0.1:0 ;;
 	esac
 	SERVE_PID=$BGPID
-	listen_port "$name" PORT
+	listen_port "$name" PORT "$SERVE_PID"
 }
 
-# listen_port NAME VAR: wait for the "listening on ...:PORT" line that a
-# server started with "bg NAME" writes to its stderr (pollguard-serve,
-# socat -d -d, the tests' fake peers) and set VAR to the port; 1, VAR
-# empty and the stderr shown, when none comes.
+# serve_again NAME CONF PORT [ARGS...]: serve_start NAME CONF ARGS... on
+# 127.0.0.1:PORT, a port that a serve of this test had (fleet_start's,
+# which free_port reserved, so that no other process is given it in the
+# meantime). Should the address still be in use, it is tried again, for
+# PG_CMD_TIMEOUT seconds at most.
+serve_again()
+{
+	local name=$1 conf=$2 port=$3 end
+	shift 3
+	end=$(($(now_ms) + PG_CMD_TIMEOUT * 1000))
+	while ! serve_start "$name" "$conf" "$@" -l "127.0.0.1:$port"; do
+		wait_exit "$SERVE_PID" 5 >/dev/null
+		grep -q 'in use' "$T/$name.err" &&
+		    [ "$(now_ms)" -lt "$end" ] || return 1
+		diag "127.0.0.1:$port still in use: started again"
+		sleep 0.2
+	done
+}
+
+# listen_port NAME VAR [PID]: wait for the "listening on ...:PORT" line
+# that a server started with "bg NAME" writes to its stderr
+# (pollguard-serve, socat -d -d, the tests' fake peers) and set VAR to
+# the port; 1, VAR empty and the stderr shown, when none comes. With the
+# server's PID: as long as it runs, PG_CMD_TIMEOUT seconds at most (a
+# loaded machine, valgrind); without, 10 s.
 listen_port()
 {
-	local l
+	local l pid=${3:-} err=$T/$1.err
 	printf -v "$2" '%s' ""
-	if wait_for 10 grep -qs "listening on " "$T/$1.err"; then
-		l=$(grep -m1 "listening on " "$T/$1.err")
+	if if [ -n "$pid" ]; then
+		wait_for "$PG_CMD_TIMEOUT" eval \
+		    'grep -qs "listening on " "$err" || ! _pg_alive $pid'
+		grep -qs "listening on " "$err"
+	else
+		wait_for 10 grep -qs "listening on " "$err"
+	fi; then
+		l=$(grep -m1 "listening on " "$err")
 		if [[ ${l##*:} =~ ^[0-9]+$ ]]; then
 			printf -v "$2" '%s' "${l##*:}"
 			return 0
@@ -590,19 +707,31 @@ fleet_conf()
 
 # fleet_start LINE NODE...: for each node a state directory, a config
 # $T/NODE.conf (fleet_conf with LINE) and a pollguard-serve on a port of
-# its own (FLEET_SPID[NODE], FLEET_PORT[NODE]); then every config names
-# every node as a peer, and the serves reread theirs.
+# its own (FLEET_SPID[NODE], FLEET_PORT[NODE]), which free_port reserved:
+# a test may stop a serve and start it again on its port (serve_again);
+# then every config names every node as a peer, and the serves reread
+# theirs.
 fleet_start()
 {
-	local line=$1 n
+	local line=$1 n try
 	shift
 	FLEET=("$@")
 	FLEET_PEERS=
 	for n; do
 		mkdir -m 755 "$T/$n.state"
 		fleet_conf "$n" "$T/$n.conf" "$line"
-		serve_start "s$n" "$T/$n.conf" ||
-		    bail "pollguard-serve for node $n did not start"
+		# A port that another program of this host listens on by
+		# now: another.
+		for ((try = 0; try < 5; try++)); do
+			free_port || bail "no free port for node $n"
+			serve_start "s$n" "$T/$n.conf" -l "127.0.0.1:$FREE_PORT" &&
+			    break
+			wait_exit "$SERVE_PID" 5 >/dev/null
+			grep -q 'in use' "$T/s$n.err" ||
+			    bail "pollguard-serve for node $n did not start"
+		done
+		[ "$try" -lt 5 ] ||
+		    bail "pollguard-serve for node $n did not start: no port"
 		FLEET_SPID[$n]=$SERVE_PID FLEET_PORT[$n]=$PORT
 	done
 	FLEET_PEERS=$(for n; do
@@ -612,6 +741,11 @@ fleet_start()
 	for n; do
 		fleet_conf "$n" "$T/$n.conf" "$line"
 		kill -HUP "${FLEET_SPID[$n]}"
+	done
+	# Each serve says that it reread its config (or why not).
+	for n; do
+		wait_for "$PG_CMD_TIMEOUT" grep -q reload "$T/s$n.err" ||
+		    bail "pollguard-serve for node $n did not reread its config"
 	done
 }
 

@@ -1150,14 +1150,14 @@ fi
 
 # --- without -v: nothing on stderr ---
 
-# start_quiet NAME CONF: a standalone serve without -v on a random port
-# (retried when taken); QPORT, QPID. 1 when it did not start.
+# start_quiet NAME CONF: a standalone serve without -v on a free port
+# (free_port; another when taken); QPORT, QPID. 1 when it did not start.
 start_quiet()
 {
 	local try p
 	for try in 1 2 3 4 5; do
-		p=$((20000 + RANDOM % 40000))
-		port_listening "$p" && continue
+		free_port || return 1
+		p=$FREE_PORT
 		bg "$1" "$SERVE" -c "$2" -l "127.0.0.1:$p"
 		QPID=$BGPID
 		if wait_for 10 eval 'port_listening $p || ! _pg_alive $QPID' &&

@@ -51,9 +51,12 @@ serve_start sc "$T/c.conf" || bail "pollguard-serve for node c did not start"
 PC=$PORT SC=$SERVE_PID
 ok "three serves listen on 127.0.0.1:$PA, :$PB, :$PC"
 
-# A port nobody listens on: one a serve had.
+# A port nobody listens on: one a serve had, reserved for this test
+# (free_port), so that no other program is given it meanwhile.
 nodeconf d
-serve_start sd "$T/d.conf" || bail "pollguard-serve for the closed port did not start"
+free_port || bail "no free port"
+serve_start sd "$T/d.conf" -l "127.0.0.1:$FREE_PORT" ||
+    bail "pollguard-serve for the closed port did not start"
 DEAD=$PORT
 serve_stop "$SERVE_PID"
 is "$?" 0 "a serve stopped by SIGTERM exits 0 (port $DEAD now closed)"
