@@ -24,6 +24,11 @@ echo "# what broke"
 echo "1..2"
 exit 1
 EOF
+cat >"$T/t/bail.sh" <<'EOF'
+echo "ok 1 - fine"
+echo "Bail out! the fixture broke"
+exit 1
+EOF
 cat >"$T/t/short.sh" <<'EOF'
 echo "ok 1 - fine"
 echo "1..3"
@@ -97,6 +102,11 @@ is "$RC" 1 "a failing test: exit 1"
 assert "... named with its failed check" \
     grep -q "fail.sh: not ok 2 - broken" "$T/out"
 
+runner "$T/t/bail.sh"
+is "$RC" 1 "a test that bailed out: exit 1"
+assert "... named: no plan" grep -q "bail.sh: exit status 1, no plan" "$T/out"
+assert "... with its reason" grep -q "bail.sh: Bail out! the fixture broke" "$T/out"
+
 runner "$T/t/short.sh"
 is "$RC" 1 "a test that ran fewer checks than its plan: exit 1"
 assert "... named: planned 3, ran 1" grep -q "short.sh: planned 3, ran 1" "$T/out"
@@ -131,12 +141,13 @@ assert "... the counts of all three" \
     grep -q '^3 passed, 2 failed, 0 skipped$' "$T/out"
 # Its lines: the failed check, the exit status, its TAP comment and its
 # count line, one after the other.
-grep -n 'fail\.sh' "$T/out" | cut -d: -f1 >"$T/lines"
+grep -n 'fail\.sh' "$T/out" | grep -v '^[0-9]*:failed: ' | cut -d: -f1 >"$T/lines"
 is "$(wc -l <"$T/lines")/$(($(tail -n 1 "$T/lines") - $(head -n 1 "$T/lines") + 1))" \
     4/4 "... the failing test's four lines together"
 assert "... its count line last" \
     grep -qE 'fail\.sh +1 ok, 2 failed, 0 skipped +[0-9]+s$' "$T/out"
 assert "... with its comment" grep -q 'fail.sh: # what broke' "$T/out"
+is "$(tail -n 1 "$T/out")" "failed: $T/t/fail.sh" "... and named on the last line"
 
 runner -j 3 "$T/t/serial-a.sh" "$T/t/alone-b.sh" "$T/t/pass.sh"
 is "$RC" 0 "-j 3: a serial test runs alone"
