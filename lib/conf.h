@@ -43,7 +43,7 @@ struct parse {
 
 /*
  * The parse fails, with this reason at this line (0: none): the first
- * failure is kept, later ones are ignored. Returns 0.
+ * failure is kept, later ones are ignored. Returns 0 (confkey.c).
  */
 int	 conf_fail(struct parse *, int, const char *, ...)
 	    __attribute__((__format__(__printf__, 3, 4)));

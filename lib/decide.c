@@ -16,18 +16,6 @@
 
 #define MS	1000000LL	/* ns */
 
-int
-pg_status_failed(const struct pg_status *st)
-{
-	return st->failures > 0 && st->last && !st->running;
-}
-
-int
-pg_status_cooldown(const struct pg_status *st, int64_t cooldown_ms)
-{
-	return pg_status_failed(st) && st->last_end_ms < cooldown_ms;
-}
-
 /*
  * Not counting a failed peer is safe for the race closure only because
  * such a peer is idle: no run going, no claim reported (a claim within

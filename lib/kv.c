@@ -136,6 +136,17 @@ pg_kv_next(struct pg_kv *kv)
 }
 
 int
+pg_bytes_within(const char *s, size_t n, char lo, char hi)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+	return 1;
+}
+
+int
 pg_kv_num(const char *s, size_t n, int64_t lo, int64_t hi, int64_t *v)
 {
 	char		 digits[20];	/* INT64_MAX has 19 */

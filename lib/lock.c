@@ -33,9 +33,9 @@
  * reverse: nothing takes the claim lock while holding the record lock.
  * The run lock (".CLUSTER.lock") is never waited for (pg_lock_take and
  * pg_claim_lock do not wait; pg_lock_held only tests). The record lock
- * is held only inside the writers of record.c, side.c and statedir.c,
- * across a few system calls and one fsync, and nothing else is taken or
- * waited for while it is held: no cycle is possible.
+ * is held only inside the writers of record.c and side.c, across a few
+ * system calls and one fsync, and nothing else is taken or waited for
+ * while it is held: no cycle is possible.
  *
  * Readers (pollguard-serve, pg_state_read) never take it: a record is
  * replaced by rename, so a reader sees the old one or the new one, never

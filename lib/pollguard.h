@@ -306,6 +306,9 @@ int	 pg_kv_begin(struct pg_kv *, const char *, size_t, size_t,
  */
 int	 pg_kv_next(struct pg_kv *);
 
+/* True when each of the n bytes at s is from lo to hi. */
+int	 pg_bytes_within(const char *, size_t, char, char);
+
 /*
  * A number from lo to hi, the whole of s[0..n): 1 to 19 decimal digits,
  * nothing else, read by strtonum. 0 and *v, or -1.
@@ -421,19 +424,6 @@ void	 pg_state_close(struct pg_state *);
 int	 pg_write_all(int, const void *, size_t);
 
 /*
- * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
- * record). write: atomically, under the record lock, as
- * pg_state_write. read: the length (at most len), 0 when there is none,
- * -1 with errno (EBADMSG: not a regular file, empty or too long).
- * remove: no file is success.
- */
-int	 pg_state_aux_write(struct pg_state *, const char *, const char *,
-	    const char *, size_t);
-ssize_t	 pg_state_aux_read(struct pg_state *, const char *, const char *,
-	    char *, size_t);
-int	 pg_state_aux_remove(struct pg_state *, const char *, const char *);
-
-/*
  * record.c: the activity record of a cluster, "CLUSTER".
  */
 
@@ -496,6 +486,19 @@ int	 pg_state_restore(struct pg_state *, const char *,
 
 /* Remove the record: the cluster reads as never. No record is success. */
 int	 pg_state_remove(struct pg_state *, const char *);
+
+/*
+ * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
+ * record). write: atomically, under the record lock, as
+ * pg_state_write. read: the length (at most len), 0 when there is none,
+ * -1 with errno (EBADMSG: not a regular file, empty or too long).
+ * remove: no file is success.
+ */
+int	 pg_state_aux_write(struct pg_state *, const char *, const char *,
+	    const char *, size_t);
+ssize_t	 pg_state_aux_read(struct pg_state *, const char *, const char *,
+	    char *, size_t);
+int	 pg_state_aux_remove(struct pg_state *, const char *, const char *);
 
 /*
  * lock.c: the run lock and the claim lock of a cluster (the record lock
@@ -791,9 +794,6 @@ int	 pg_status_format(const struct pg_status *, char *, size_t);
  */
 void	 pg_quote(char *, size_t, const char *, size_t);
 
-/* True when each of the n bytes at s is from lo to hi. */
-int	 pg_bytes_within(const char *, size_t, char, char);
-
 /*
  * Read one cluster's status from buf[0..len): lines up to a blank line
  * or the end. The first line must be "cluster ID" and "elapsed" must be
@@ -807,6 +807,15 @@ int	 pg_status_parse(const char *, size_t, struct pg_status *, size_t *,
 
 /* How the last run ended, for people: "exit 1", "signal 9", "timed out". */
 const char	*pg_status_last_text(const struct pg_status *, char *, size_t);
+
+/*
+ * Handover (pollguard(7), HANDOVER): a status says its node's last run
+ * failed when the failure streak is above 0, a run has ended and none is
+ * going. Such a node is in cooldown while its last run ended less than
+ * cooldown ms ago.
+ */
+int	 pg_status_failed(const struct pg_status *);
+int	 pg_status_cooldown(const struct pg_status *, int64_t);
 
 /*
  * decide.c: the rule that turns peers' answers into a verdict. Pure: no
@@ -912,15 +921,6 @@ struct pg_decision {
 	size_t		 disagree;	/* a peer with another prefer order:
 					   prefer is not applied */
 };
-
-/*
- * Handover (pollguard(7), HANDOVER): a status says its node's last run
- * failed when the failure streak is above 0, a run has ended and none is
- * going. Such a node is in cooldown while its last run ended less than
- * cooldown ms ago.
- */
-int	 pg_status_failed(const struct pg_status *);
-int	 pg_status_cooldown(const struct pg_status *, int64_t);
 
 /*
  * Activity this long after a run's end still counts as that run's own

@@ -4,7 +4,8 @@
  * directory: read by anyone without a lock, replaced atomically by
  * writers that exclude each other with the record lock (lock.c). A touch
  * records activity; a check claims a round, may lengthen its claim, and
- * takes it back when it withdraws.
+ * takes it back when it withdraws. And the other small files beside a
+ * record, written the same way.
  */
 #include <errno.h>
 #include <string.h>
@@ -219,3 +220,48 @@ pg_state_remove(struct pg_state *st, const char *cluster)
 	return r;
 }
 
+/*
+ * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
+ * record, lib/lease.c): the same atomic replacement under the record
+ * lock, and the same bounded read. buf NULL: remove the file.
+ */
+static int
+aux_change(struct pg_state *st, const char *cluster, const char *suffix,
+    const char *buf, size_t len)
+{
+	char	 name[PG_STATE_NAME_MAX];
+	int	 r;
+
+	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1 ||
+	    pg_rec_lock(st, cluster) == -1)
+		return -1;
+	r = buf != NULL ? pg_state_put(st, name, buf, len) :
+	    pg_state_unlink(st, name);
+	pg_rec_unlock(st);
+	return r;
+}
+
+int
+pg_state_aux_write(struct pg_state *st, const char *cluster,
+    const char *suffix, const char *buf, size_t len)
+{
+	return aux_change(st, cluster, suffix, buf, len);
+}
+
+ssize_t
+pg_state_aux_read(struct pg_state *st, const char *cluster,
+    const char *suffix, char *buf, size_t len)
+{
+	char	 name[PG_STATE_NAME_MAX];
+
+	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1)
+		return -1;
+	return pg_state_get(st, name, buf, len);
+}
+
+int
+pg_state_aux_remove(struct pg_state *st, const char *cluster,
+    const char *suffix)
+{
+	return aux_change(st, cluster, suffix, NULL, 0);
+}
