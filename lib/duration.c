@@ -108,6 +108,14 @@ pg_duration_format(int64_t ms, char *buf, size_t len)
 	return 0;
 }
 
+const char *
+pg_duration_text(int64_t ms, char *buf)
+{
+	if (pg_duration_format(ms, buf, PG_DURATION_MAX) == -1)
+		strlcpy(buf, "?", PG_DURATION_MAX);
+	return buf;
+}
+
 static int
 name_valid(const char *s, const char *bad_first)
 {

@@ -81,6 +81,13 @@ int	 pg_duration_parse(const char *, int64_t, int64_t, int64_t *,
 int	 pg_duration_format(int64_t, char *, size_t);
 
 /*
+ * pg_duration_format into buf, PG_DURATION_MAX bytes, or "?" for what
+ * it refuses: buf, for a message.
+ */
+#define PG_DURATION_MAX	32
+const char	*pg_duration_text(int64_t, char *);
+
+/*
  * True when the string is a valid cluster ID: 1 to PG_NAME_MAX characters
  * of [A-Za-z0-9._-], not starting with '.' or '-'. IDs name state files
  * and URL path segments, and are command-line arguments.
