@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "decide.h"
+#include "local.h"
 #include "check.h"
 
 static volatile sig_atomic_t	 got_signal;

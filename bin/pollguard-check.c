@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "decide.h"
+#include "local.h"
 #include "check.h"
 #include "etcd.h"
 

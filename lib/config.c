@@ -18,8 +18,8 @@
 
 #include <ini.h>
 
-#include "pollguard.h"
-#include "conf.h"
+#include "conf-int.h"
+#include "decide.h"
 
 /*
  * Debian's inih calls the handler without a line number, never for an

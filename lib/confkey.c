@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pollguard.h"
-#include "conf.h"
+#include "conf-int.h"
+#include "serve.h"
 
 int
 conf_fail(struct parse *p, int line, const char *fmt, ...)

@@ -16,8 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pollguard.h"
-#include "conf.h"
+#include "conf-int.h"
 
 /* c is a byte of set (never the terminating NUL). */
 static int

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pollguard.h"
+#include "base.h"
 
 static const struct {
 	const char	*suffix;

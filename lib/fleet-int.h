@@ -7,6 +7,8 @@
 #ifndef PG_FLEET_INT_H
 #define PG_FLEET_INT_H
 
+#include "fleet.h"
+
 /* A growing string; once a step fails, every later one does nothing. */
 struct pg_sbuf {
 	char	*p;

@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <vis.h>
 
-#include "pollguard.h"
+#include "fleet.h"
 #include "fleet-int.h"
 
 void

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pollguard.h"
+#include "fleet.h"
 #include "fleet-int.h"
 
 #define CELL_MAX	(PG_STATUS_TEXT_MAX * 6)

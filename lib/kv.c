@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pollguard.h"
+#include "base.h"
 
 int
 pg_appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pollguard.h"
+#include "local.h"
 
 /*
  * The runs that pollguard-touch recorded. A damaged outcome reads as no

@@ -18,8 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pollguard.h"
-#include "state.h"
+#include "state-int.h"
 
 /*
  * The record lock: an flock(2) lock on ".CLUSTER.rec", held by every

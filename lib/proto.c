@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pollguard.h"
+#include "proto.h"
 
 /* RFC 9110 token characters (method names, field names). */
 static int

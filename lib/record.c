@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pollguard.h"
-#include "state.h"
+#include "state-int.h"
 
 #define RECORD_MAX	PG_RECORD_MAX
 

@@ -20,7 +20,8 @@
 #include <syslog.h>
 #include <vis.h>
 
-#include "pollguard.h"
+#include "local.h"
+#include "serve.h"
 
 #define METRICS_TYPE \
 	"Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"

@@ -16,8 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pollguard.h"
-#include "state.h"
+#include "state-int.h"
 
 #define TMP_PREFIX	".tmp."
 #define TMP_HEX		16	/* put's name: TMP_PREFIX and 16 hex digits */

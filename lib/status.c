@@ -14,7 +14,7 @@
 #include <string.h>
 #include <vis.h>
 
-#include "pollguard.h"
+#include "proto.h"
 
 /* The longest line read, without its end: a key, a space, a value, a byte. */
 #define LINE_LEN	(PG_KV_KEY_MAX + 1 + PG_STATUS_LINE_MAX + 1)

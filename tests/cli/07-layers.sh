@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: ISC
 # The shape of the code: no file of lib/ calls into a file that calls
 # back into it, through any number of files (scripts/cycles, over the
-# objects of this build); and scripts/cycles finds such a cycle.
+# objects of this build), and scripts/cycles finds such a cycle; no
+# source of lib/ or bin/ is over 800 lines, no tool's over 400; each
+# header of lib/ compiles on its own, the sources include the layers
+# they use rather than lib/pollguard.h, and bin/ includes no private
+# header of lib/ (*-int.h).
 . "$PG_TOP/tests/lib.sh"
 
 cd "$PG_TOP" || bail "cd $PG_TOP"
@@ -33,4 +37,37 @@ is "$(cat "$T/out")" "cycle: a.o b.o c.o
 is "$?/$(cat "$T/out")" "0/" "... none when only one side is given"
 sh scripts/cycles "$T/obj/none.o" >"$T/out" 2>&1
 is "$?" 2 "scripts/cycles: an object that is not there: exit 2"
+
+# --- sizes ------------------------------------------------------------------
+
+# over MAX FILE...: the files of more than MAX lines, with their counts.
+over()
+{
+	local max=$1
+	shift
+	wc -l "$@" | awk -v max="$max" '$2 != "total" && $1 > max {
+	    printf "%s%s (%d)", sep, $2, $1; sep = " " }'
+}
+is "$(over 800 lib/*.[ch] bin/*.[ch])" "" \
+    "no source of lib/ or bin/ is over 800 lines"
+is "$(over 400 bin/*.c)" "" "no source of bin/ is over 400 lines"
+
+# --- headers ------------------------------------------------------------------
+
+read -ra bsd <<<"$(pkg-config --cflags libbsd-overlay)"
+flags=(-std=c99 -D_GNU_SOURCE -DLIBBSD_OPENBSD_VIS -Wall -Wextra -Werror
+    "-DPG_VERSION=\"$(cat VERSION)\"" -Ilib "${bsd[@]}")
+bad=""
+for h in lib/*.h; do
+	printf '#include "%s"\n' "${h#lib/}" >"$T/h.c"
+	"${CC:-cc}" "${flags[@]}" -fsyntax-only "$T/h.c" 2>>"$T/h.log" ||
+	    bad="$bad $h"
+done
+[ -n "$bad" ] && diag_file "$T/h.log"
+is "$bad" "" "each header of lib/ compiles on its own"
+is "$(grep -l '^#include "pollguard.h"' lib/*.[ch] bin/*.[ch] |
+    grep -v '^lib/pollguard.h$' | tr '\n' ' ')" "" \
+    "lib/ and bin/ include the layers they use, not lib/pollguard.h"
+is "$(grep -l '^#include "[a-z]*-int.h"' bin/*.[ch] | tr '\n' ' ')" "" \
+    "bin/ includes no private header of lib/"
 finish
