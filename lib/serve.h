@@ -107,18 +107,6 @@ int	 pg_reply_format(const struct pg_reply *, char **, size_t *);
 void	 pg_reply_free(struct pg_reply *);
 
 /*
- * The state directory at path for serve, which never creates it: *st,
- * (re)opened when it appeared since, or was removed or replaced (the
- * records are in the one at the path now); NULL while there is none.
- * When there is one that cannot be used (a mode pg_state_open refuses,
- * no permission, not a directory), *st with dirfd -1 and the reason in
- * st->refused: serve must answer 500 then, not "never", which would hide
- * it: peers warn of a 500 and apply their unreachable policy (with
- * "skip", they skip). st->dirfd is -1 before the first call.
- */
-struct pg_state	*pg_serve_state(struct pg_state *, const char *);
-
-/*
  * conn.c: one client connection. pollguard-serve polls; these accept
  * it, read the request head (at most PG_REQ_HEAD_MAX bytes, within the
  * config's timeout), answer it (pg_serve_answer), write the answer and

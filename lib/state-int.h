@@ -10,6 +10,42 @@
 
 #include "state.h"
 
+/*
+ * What a struct pg_state keeps for the sources of the state directory,
+ * in its priv.
+ */
+struct pg_state_priv {
+	dev_t		 dev;		/* dirfd's, as opened: a directory */
+	ino_t		 ino;		/* put in its place shows in a stat */
+	/*
+	 * Private to lock.c. The record lock's descriptor, opened by the
+	 * first write (-1 until then), for this cluster and this process.
+	 */
+	int		 recfd;
+	pid_t		 recpid;
+	char		 reccluster[PG_NAME_MAX + 1];
+	/*
+	 * What the last pg_state_claim replaced, for pg_state_restore:
+	 * undolen bytes (0: no record; -1: nothing kept), in the record
+	 * of undocluster, replaced by the claim record undoby.
+	 */
+	char		 undo[PG_RECORD_MAX];
+	ssize_t		 undolen;
+	char		 undoby[PG_RECORD_MAX];
+	char		 undocluster[PG_NAME_MAX + 1];
+};
+
+/* It fits in priv: else this array's size is -1, and the build fails. */
+typedef char	 pg_state_priv_fits[sizeof(struct pg_state_priv) <=
+		    PG_STATE_PRIV_MAX ? 1 : -1];
+
+/* The handle's private part. */
+static inline struct pg_state_priv *
+pg_state_priv(struct pg_state *st)
+{
+	return (struct pg_state_priv *)(void *)st->priv.bytes;
+}
+
 /* The longest name of a file beside a record, ".CLUSTER.SUFFIX". */
 #define PG_STATE_NAME_MAX	(PG_NAME_MAX + 16)
 

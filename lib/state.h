@@ -68,33 +68,28 @@ int	 pg_stamp_parse(const char *, size_t, struct pg_stamp *);
  * and side records are files in it.
  */
 
+#define PG_STATE_PRIV_MAX	512	/* struct pg_state_priv, at most */
+
+/*
+ * An open state directory. The tools read dirfd and path; the rest is
+ * the library's: priv is only room for what the sources of the state
+ * directory keep in it (lib/state-int.h), as struct sockaddr_storage is
+ * room for an address.
+ */
 struct pg_state {
-	int		 dirfd;
+	int		 dirfd;		/* -1: not open */
 	char		 path[PATH_MAX];
-	dev_t		 dev;		/* dirfd's, as opened: a directory */
-	ino_t		 ino;		/* put in its place shows in a stat */
 	/*
 	 * pg_serve_state: why the directory at the path cannot be used
 	 * (mode, permissions, not a directory); "" when it is open or
 	 * absent. dirfd is -1 then.
 	 */
 	char		 refused[PG_ERR_MAX];
-	/*
-	 * Private to lock.c. The record lock's descriptor, opened by the
-	 * first write (-1 until then), for this cluster and this process.
-	 */
-	int		 recfd;
-	pid_t		 recpid;
-	char		 reccluster[PG_NAME_MAX + 1];
-	/*
-	 * What the last pg_state_claim replaced, for pg_state_restore:
-	 * undolen bytes (0: no record; -1: nothing kept), in the record
-	 * of undocluster, replaced by the claim record undoby.
-	 */
-	char		 undo[PG_RECORD_MAX];
-	ssize_t		 undolen;
-	char		 undoby[PG_RECORD_MAX];
-	char		 undocluster[PG_NAME_MAX + 1];
+	union {
+		unsigned char	 bytes[PG_STATE_PRIV_MAX];
+		int64_t		 align;
+		void		*palign;
+	}		 priv;
 };
 
 /*
@@ -115,6 +110,18 @@ struct pg_state {
  */
 int	 pg_state_open(struct pg_state *, const char *, int, char *, size_t);
 void	 pg_state_close(struct pg_state *);
+
+/*
+ * The state directory at path for serve, which never creates it: *st,
+ * (re)opened when it appeared since, or was removed or replaced (the
+ * records are in the one at the path now); NULL while there is none.
+ * When there is one that cannot be used (a mode pg_state_open refuses,
+ * no permission, not a directory), *st with dirfd -1 and the reason in
+ * st->refused: serve must answer 500 then, not "never", which would hide
+ * it: peers warn of a 500 and apply their unreachable policy (with
+ * "skip", they skip). st->dirfd is -1 before the first call.
+ */
+struct pg_state	*pg_serve_state(struct pg_state *, const char *);
 
 /* write(2) all of a buffer, going on after EINTR. -1 with errno. */
 int	 pg_write_all(int, const void *, size_t);

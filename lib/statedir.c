@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * statedir.c: the state directory. Opening it (and sweeping what killed
- * writers left), the names of the files beside a record, and the two
- * primitives every file there is read and written with: a bounded read
- * of a whole small file, and an atomic replacement by rename.
+ * writers left), and opening it again for serve when it was replaced;
+ * the names of the files beside a record, and the two primitives every
+ * file there is read and written with: a bounded read of a whole small
+ * file, and an atomic replacement by rename.
  */
 #include <sys/stat.h>
 
@@ -71,11 +72,12 @@ int
 pg_state_open(struct pg_state *st, const char *path, int create, char *err,
     size_t errlen)
 {
-	struct stat	 sb;
-	int		 created = 0;
+	struct pg_state_priv	*p = pg_state_priv(st);
+	struct stat		 sb;
+	int			 created = 0;
 
-	st->dirfd = st->recfd = -1;
-	st->undolen = -1;
+	st->dirfd = p->recfd = -1;
+	p->undolen = -1;
 	st->refused[0] = '\0';
 	if (path[0] != '/') {
 		snprintf(err, errlen, "state directory %s: not an absolute "
@@ -105,8 +107,8 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 		pg_state_close(st);
 		return -1;
 	}
-	st->dev = sb.st_dev;
-	st->ino = sb.st_ino;
+	p->dev = sb.st_dev;
+	p->ino = sb.st_ino;
 	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
 		/* Shared, like /tmp: chmod would be the wrong advice. */
 		if (sb.st_mode & S_ISVTX)
@@ -131,12 +133,41 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 void
 pg_state_close(struct pg_state *st)
 {
+	struct pg_state_priv	*p = pg_state_priv(st);
+
 	/* recfd is set only by pg_state_open, which sets dirfd too. */
-	if (st->dirfd != -1 && st->recfd != -1)
-		close(st->recfd);
+	if (st->dirfd != -1 && p->recfd != -1)
+		close(p->recfd);
 	if (st->dirfd != -1)
 		close(st->dirfd);
-	st->dirfd = st->recfd = -1;
+	st->dirfd = p->recfd = -1;
+}
+
+struct pg_state *
+pg_serve_state(struct pg_state *st, const char *path)
+{
+	struct pg_state_priv	*p = pg_state_priv(st);
+	struct stat		 now;
+	char			 err[PG_ERR_MAX];
+	int			 moved;
+
+	/* One stat a request: the directory's identity was kept at open. */
+	if (st->dirfd != -1) {
+		if (stat(path, &now) == -1)
+			moved = errno == ENOENT || errno == ENOTDIR;
+		else
+			moved = now.st_dev != p->dev || now.st_ino != p->ino;
+		if (moved)
+			pg_state_close(st);
+	}
+	/* pg_state_open clears refused, and leaves dirfd -1 on failure. */
+	if (st->dirfd != -1 || pg_state_open(st, path, 0, err,
+	    sizeof(err)) == 0)
+		return st;
+	if (errno == ENOENT)
+		return NULL;
+	strlcpy(st->refused, err, sizeof(st->refused));
+	return st;
 }
 
 int

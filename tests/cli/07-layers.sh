@@ -6,7 +6,7 @@
 # source of lib/ or bin/ is over 800 lines, no tool's over 400; each
 # header of lib/ compiles on its own, the sources include the layers
 # they use rather than lib/pollguard.h, and bin/ includes no private
-# header of lib/ (*-int.h).
+# header of lib/ (*-int.h), where the state handle's own fields are.
 . "$PG_TOP/tests/lib.sh"
 
 cd "$PG_TOP" || bail "cd $PG_TOP"
@@ -70,4 +70,7 @@ is "$(grep -l '^#include "pollguard.h"' lib/*.[ch] bin/*.[ch] |
     "lib/ and bin/ include the layers they use, not lib/pollguard.h"
 is "$(grep -l '^#include "[a-z]*-int.h"' bin/*.[ch] | tr '\n' ' ')" "" \
     "bin/ includes no private header of lib/"
+is "$(grep -lwE 'recfd|reccluster|undolen|undoby' lib/*.h |
+    grep -v -- '-int\.h$' | tr '\n' ' ')" "" \
+    "the state handle's own fields are only in lib/state-int.h"
 finish
