@@ -283,13 +283,12 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 			active = i;
 		*peer = i;
 		/*
-		 * Not reached in round 1: its claim may be older than our
-		 * round 1, so what round 2 shows may be its job's refresh,
-		 * which would look like a claim later than ours. A claim it
-		 * still reports as one is ordered by its true moment.
+		 * Not reached in round 1: what it did before is unknown to
+		 * us. Its record may show a job's refresh after an old claim,
+		 * or a claim of its own that hides a job it runs without
+		 * the run lock (doc/SAFETY.md, "Unseen peers").
 		 */
-		if (!s->answered && !(s->has_status &&
-		    s->status.claim_ms >= 0)) {
+		if (!s->answered) {
 			*why = PG_LOST_UNSEEN;
 			return PG_SKIP_ACTIVE;
 		}
@@ -564,9 +563,9 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 		    "in round 1 and is active: it may be polling", s->name);
 		break;
 	case PG_LOST_EXPIRED:
-		snprintf(buf, len, "claim withdrawn: this node's last run "
-		    "failed and the claim's horizon passed, or nearly, before "
-		    "it could go, so peers no longer count it");
+		snprintf(buf, len, "claim withdrawn: the claim's horizon "
+		    "passed, or nearly, before it could go, so peers may no "
+		    "longer count this node");
 		break;
 	case PG_LOST_SELF:
 		snprintf(buf, len, "claim withdrawn: this node's own status "
