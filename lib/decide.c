@@ -223,8 +223,8 @@ too_slow(const struct pg_claim *c)
  * One rule, whatever each node concludes about the other (doc/SAFETY.md):
  * a node keeps its claim against an active peer only when the peer's
  * claim certainly came more than settle/4, and after ours became
- * visible, later than ours, and no run is going there (that peer saw
- * our claim as the earlier one and withdraws, by this rule or by 0.3's);
+ * visible, later than ours (that peer saw our claim as the earlier one
+ * and withdraws, by this rule or by 0.3's);
  * or, on a nearer claim, when our name sorts first, the peer's status
  * can be read, and the peer has withdrawn (pending, pg_settle_poll).
  * Everything else withdraws. The settle sleep, taken when a peer may be
@@ -304,7 +304,7 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		}
 		/* When the peer claimed, relative to our claim: lo or later. */
 		lo = lower_bound(c, s);
-		if (lo > later && !(s->has_status && s->status.running))
+		if (lo > later)
 			continue;
 		if (pg_peer_fast(s) && strcasecmp(c->node, s->name) < 0) {
 			pending[i] = 1;

@@ -214,14 +214,12 @@ inline settle_peer(s, slept, vc, r)
 #endif
 			:: else ->
 				if
-#if defined(MUT_second_check) || defined(MUT_running_later)
-				:: s.lo > LATER(vc) -> r = 0
-#elif defined(MUT_later_vc)
-				:: s.lo > vc && !(s.hs && s.going) -> r = 0
+#if defined(MUT_later_vc)
+				:: s.lo > vc -> r = 0
 #elif defined(MUT_later_w)
-				:: s.lo > W && !(s.hs && s.going) -> r = 0
+				:: s.lo > W -> r = 0
 #else
-				:: s.lo > LATER(vc) && !(s.hs && s.going) -> r = 0
+				:: s.lo > LATER(vc) -> r = 0
 #endif
 				:: else ->
 					if
