@@ -1291,10 +1291,14 @@ init
 		:: kind = 5; claimlk[1] = 9; r_act[1] = -10	/* held check */
 		:: kind = 6; o_endt[1] = -3; o_begt[1] = -9;	/* run over */
 			r_act[1] = -3
+		:: kind = 7; o_endt[1] = -3; o_begt[1] = -9;	/* run over, */
+			r_act[1] = -1	/* then a touch -f pipeline */
 		fi;
 		if
 		:: kind <= 4 ->
 			jobs[1] = 1; jref[1] = r_act[1]; run Running(1, kind)
+		:: kind == 7 ->
+			jobs[1] = 1; jref[1] = r_act[1]; run Running(1, 2)
 		:: kind == 5 -> run Held(1, 9, -10)
 		:: else
 		fi;
