@@ -255,6 +255,8 @@ check-sanitize:
 # The tests of pollguard-check and pollguard-serve, with the tools run
 # under valgrind's memcheck (wrappers in build/valgrind/bin). Any error
 # or leak fails the tool (exit 97) and is kept in build/valgrind/log.
+# One test per core: memcheck keeps its core busy, more only stretches
+# the tests' times.
 VG_TESTS =	tests/cli/30-check.sh tests/cli/80-serve.sh \
 		tests/cli/81-inetd.sh tests/cli/90-peers.sh
 VG =		valgrind -q --tool=memcheck --vgdb=no --error-exitcode=97 \
@@ -271,7 +273,7 @@ check-valgrind:
 	    >build/valgrind/$$t; chmod 755 build/valgrind/$$t; done
 	@ln -s $(CURDIR)/tests/pgstate build/valgrind/tests/pgstate
 	@PG_BUILD=$(CURDIR)/build/valgrind PG_CMD_TIMEOUT=120 \
-	    sh tests/run $(VG_TESTS); st=$$?; \
+	    sh tests/run -j "$${PG_TEST_JOBS:-$$(nproc)}" $(VG_TESTS); st=$$?; \
 	n=$$(find build/valgrind/log -type f -size +0 | wc -l); \
 	find build/valgrind/log -type f -size +0 -exec cat {} + | head -n 60; \
 	echo "valgrind: $$(ls build/valgrind/log | wc -l) runs, $$n with errors"; \

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: ISC
 # tests/etcd.sh: etcd on loopback for the tests of the etcd backend.
-# Source it after tests/lib.sh (it sources tests/http.sh for free_port).
+# Source it after tests/lib.sh.
 #
 # Members are named (a, b, c...); every member has a client and a peer
-# URL on 127.0.0.1, ports from free_port (outside the ephemeral range),
-# and its data in $ETCD_DATA/NAME (on tmpfs when there is one).
+# URL on 127.0.0.1, ports from free_port (outside the ephemeral range,
+# reserved for the test), and its data in $ETCD_DATA/NAME (on tmpfs when
+# there is one).
 # Several clusters may run side by side: each member remembers its own
 # command line, so that it can be stopped and restarted by name; the last
 # one started is the current one (ETCD_CUR, its members: set it to
@@ -44,7 +45,6 @@
 # client certificate signed by the CA.
 
 : "${PG_TOP:?source tests/lib.sh first}"
-declare -F free_port >/dev/null || . "$PG_TOP/tests/http.sh"
 
 ETCD_PREFIX=${ETCD_PREFIX:-/pollguard-test/}
 ETCD_USER=pollguard
@@ -75,25 +75,6 @@ elif [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
 else
 	ETCD_DATA=$T/etcd
 fi
-
-# The ports the kernel hands out for outgoing connections (the members'
-# own, among them) are not used: one could be taken between free_port
-# and etcd's bind.
-read -r _etcd_eph_lo _etcd_eph_hi </proc/sys/net/ipv4/ip_local_port_range \
-    2>/dev/null
-: "${_etcd_eph_lo:=32768}" "${_etcd_eph_hi:=60999}"
-
-# _etcd_port: free_port outside the ephemeral range; FREE_PORT.
-_etcd_port()
-{
-	local i
-	for ((i = 0; i < 100; i++)); do
-		free_port || return 1
-		[ "$FREE_PORT" -ge "$_etcd_eph_lo" ] &&
-		    [ "$FREE_PORT" -le "$_etcd_eph_hi" ] || return 0
-	done
-	return 1
-}
 
 # etcd_need COUNT: skip the COUNT tests of the script, and finish, when
 # what the etcd tests need is not installed.
@@ -256,8 +237,8 @@ etcd_cluster()
 		init=
 		declare -A pport=()
 		for n; do
-			_etcd_port && pport[$n]=$FREE_PORT || return 1
-			_etcd_port || return 1
+			free_port && pport[$n]=$FREE_PORT || return 1
+			free_port || return 1
 			ETCD_URL[$n]=$ETCD_SCHEME://127.0.0.1:$FREE_PORT
 			init="$init${init:+,}$n=http://127.0.0.1:${pport[$n]}"
 		done

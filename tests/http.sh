@@ -65,39 +65,6 @@ age_ok()
 	num_between "$1" $(($2 - 50)) $(($2 + $(now_ms) - $3 + 2000)) "$4"
 }
 
-# port_listening PORT: something listens on 127.0.0.1:PORT or *:PORT.
-port_listening()
-{
-	local hex
-	hex=$(printf '%04X' "$1")
-	grep -qE "^ *[0-9]+: (0100007F|00000000):$hex [0-9A-F]{8}:0000 0A " \
-	    /proc/net/tcp 2>/dev/null ||
-	    grep -qE "^ *[0-9]+: [0-9A-F]{32}:$hex [0-9A-F]{32}:0000 0A " \
-	    /proc/net/tcp6 2>/dev/null
-}
-
-# The ports free_port picks from: PG_PORT_N ports from PG_PORT_LO.
-PG_PORT_LO=${PG_PORT_LO:-20000}
-PG_PORT_N=${PG_PORT_N:-40000}
-_pg_ports_given=" "
-
-# free_port: set FREE_PORT to a random port of that range that nothing
-# listens on and that this script has not been given yet (a caller may
-# take several before anything listens); 1 when none was found.
-free_port()
-{
-	local p i
-	for ((i = 0; i < 100; i++)); do
-		p=$((PG_PORT_LO + (RANDOM * 32768 + RANDOM) % PG_PORT_N))
-		case $_pg_ports_given in *" $p "*) continue ;; esac
-		port_listening "$p" && continue
-		_pg_ports_given="$_pg_ports_given$p "
-		FREE_PORT=$p
-		return 0
-	done
-	return 1
-}
-
 # wait_listen PORT PID [SECONDS]: wait (10 s) until PORT listens while PID
 # runs; 1 when PID died or the time ran out.
 wait_listen()

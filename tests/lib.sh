@@ -116,6 +116,7 @@ _pg_cleanup()
 {
 	stop_pids "${BGPIDS[@]}"
 	wait 2>/dev/null
+	_pg_ports_release
 	chmod -R u+rwx "$T" 2>/dev/null
 	rm -rf "$T"
 }
@@ -433,6 +434,11 @@ bg()
 {
 	local name=$1
 	shift
+	# Emptied here, not only in the child: a check of them right after
+	# (listen_port) must not find what a process of that name said
+	# before.
+	: >"$T/$name.out"
+	: >"$T/$name.err"
 	"$@" </dev/null >"$T/$name.out" 2>"$T/$name.err" &
 	BGPID=$!
 	BGPIDS+=("$BGPID")
@@ -460,33 +466,144 @@ wait_exit()
 	wait "$pid" 2>/dev/null
 }
 
+# --- ports ----------------------------------------------------------------
+
+# port_listening PORT: something listens on 127.0.0.1:PORT or *:PORT.
+port_listening()
+{
+	local hex
+	hex=$(printf '%04X' "$1")
+	grep -qE "^ *[0-9]+: (0100007F|00000000):$hex [0-9A-F]{8}:0000 0A " \
+	    /proc/net/tcp 2>/dev/null ||
+	    grep -qE "^ *[0-9]+: [0-9A-F]{32}:$hex [0-9A-F]{32}:0000 0A " \
+	    /proc/net/tcp6 2>/dev/null
+}
+
+# The ports free_port gives: from 10000 up to the range the kernel hands
+# out for outgoing connections and for servers on port 0
+# (net.ipv4.ip_local_port_range), and above it; the whole of 1024-65535
+# when that range leaves no room.
+read -r _pg_eph_lo _pg_eph_hi </proc/sys/net/ipv4/ip_local_port_range \
+    2>/dev/null
+: "${_pg_eph_lo:=32768}" "${_pg_eph_hi:=60999}"
+_pg_port_lo=10000 _pg_port_n1=$((_pg_eph_lo - 10000))
+_pg_port_n2=$((_pg_eph_hi < 65535 ? 65535 - _pg_eph_hi : 0))
+if [ "$_pg_port_n1" -lt 1000 ]; then
+	_pg_port_n1=0
+	[ "$_pg_port_n2" -ge 1000 ] || _pg_port_lo=1024 _pg_port_n1=64512 \
+	    _pg_port_n2=0
+fi
+# Reserved ports, by port: the descriptor that holds the lock.
+PG_PORT_LOCKS=/tmp/pollguard-test.ports
+declare -A _pg_portfd=()
+
+# free_port: set FREE_PORT to a port of 127.0.0.1 that nothing listens
+# on, for this test alone until it ends. It lies outside the kernel's
+# range for outgoing connections and for servers on port 0, so that no
+# other process is given it while a server of the test restarts on it
+# or while it stands for a peer that is down; and it is reserved under
+# a lock that every test of this host honours (a file in
+# $PG_PORT_LOCKS, locked until the test ends, then removed), so that no
+# test that runs beside it (tests/run -j) picks it. 1 when none was
+# found.
+free_port()
+{
+	local p f fd i
+	mkdir -p -m 1777 "$PG_PORT_LOCKS" 2>/dev/null
+	for ((i = 0; i < 200; i++)); do
+		p=$(((RANDOM * 32768 + RANDOM) % (_pg_port_n1 + _pg_port_n2)))
+		if [ "$p" -lt "$_pg_port_n1" ]; then
+			p=$((_pg_port_lo + p))
+		else
+			p=$((_pg_eph_hi + 1 + p - _pg_port_n1))
+		fi
+		[ -z "${_pg_portfd[$p]:-}" ] || continue
+		f=$PG_PORT_LOCKS/$p
+		exec {fd}>>"$f" 2>/dev/null || continue
+		# Locked, and still the file of that name: one that was
+		# removed after another test's lock was released does not
+		# count.
+		if ! flock -n "$fd" ||
+		    [ "$(stat -c %d:%i "$f" 2>/dev/null)" != \
+		    "$(stat -L -c %d:%i "/dev/fd/$fd" 2>/dev/null)" ] ||
+		    port_listening "$p"; then
+			exec {fd}>&-
+			continue
+		fi
+		_pg_portfd[$p]=$fd
+		FREE_PORT=$p
+		return 0
+	done
+	return 1
+}
+
+# _pg_ports_release: give back the ports free_port reserved.
+_pg_ports_release()
+{
+	local p fd
+	for p in "${!_pg_portfd[@]}"; do
+		fd=${_pg_portfd[$p]}
+		rm -f "$PG_PORT_LOCKS/$p"
+		exec {fd}>&-
+	done
+	_pg_portfd=()
+}
+
 # serve_start NAME CONF [ARGS...]: start a standalone pollguard-serve -v on
 # 127.0.0.1 and a port the kernel picks, wait until it listens, and set
 # PORT to that port and SERVE_PID to its PID (also in BGPIDS). Its output
 # is $T/NAME.out and $T/NAME.err. ARGS go before -l (say, -p FILE), or
 # give "-l ADDR:0" in ARGS to listen elsewhere. 1 when it did not start.
+# SERVE_BIN runs another program (an older serve) instead of $SERVE.
 serve_start()
 {
 	local name=$1 conf=$2
 	shift 2
 	case " $* " in
-	*" -l "*) bg "$name" "$SERVE" -v -c "$conf" "$@" ;;
-	*) bg "$name" "$SERVE" -v -c "$conf" "$@" -l 127.0.0.1:0 ;;
+	*" -l "*) bg "$name" "${SERVE_BIN:-$SERVE}" -v -c "$conf" "$@" ;;
+	*) bg "$name" "${SERVE_BIN:-$SERVE}" -v -c "$conf" "$@" -l 127.0.0.1:0 ;;
 	esac
 	SERVE_PID=$BGPID
-	listen_port "$name" PORT
+	listen_port "$name" PORT "$SERVE_PID"
 }
 
-# listen_port NAME VAR: wait for the "listening on ...:PORT" line that a
-# server started with "bg NAME" writes to its stderr (pollguard-serve,
-# socat -d -d, the tests' fake peers) and set VAR to the port; 1, VAR
-# empty and the stderr shown, when none comes.
+# serve_again NAME CONF PORT [ARGS...]: serve_start NAME CONF ARGS... on
+# 127.0.0.1:PORT, a port that a serve of this test had (fleet_start's,
+# which free_port reserved, so that no other process is given it in the
+# meantime). Should the address still be in use, it is tried again, for
+# PG_CMD_TIMEOUT seconds at most.
+serve_again()
+{
+	local name=$1 conf=$2 port=$3 end
+	shift 3
+	end=$(($(now_ms) + PG_CMD_TIMEOUT * 1000))
+	while ! serve_start "$name" "$conf" "$@" -l "127.0.0.1:$port"; do
+		wait_exit "$SERVE_PID" 5 >/dev/null
+		grep -q 'in use' "$T/$name.err" &&
+		    [ "$(now_ms)" -lt "$end" ] || return 1
+		diag "127.0.0.1:$port still in use: started again"
+		sleep 0.2
+	done
+}
+
+# listen_port NAME VAR [PID]: wait for the "listening on ...:PORT" line
+# that a server started with "bg NAME" writes to its stderr
+# (pollguard-serve, socat -d -d, the tests' fake peers) and set VAR to
+# the port; 1, VAR empty and the stderr shown, when none comes. With the
+# server's PID: as long as it runs, PG_CMD_TIMEOUT seconds at most (a
+# loaded machine, valgrind); without, 10 s.
 listen_port()
 {
-	local l
+	local l pid=${3:-} err=$T/$1.err
 	printf -v "$2" '%s' ""
-	if wait_for 10 grep -qs "listening on " "$T/$1.err"; then
-		l=$(grep -m1 "listening on " "$T/$1.err")
+	if if [ -n "$pid" ]; then
+		wait_for "$PG_CMD_TIMEOUT" eval \
+		    'grep -qs "listening on " "$err" || ! _pg_alive $pid'
+		grep -qs "listening on " "$err"
+	else
+		wait_for 10 grep -qs "listening on " "$err"
+	fi; then
+		l=$(grep -m1 "listening on " "$err")
 		if [[ ${l##*:} =~ ^[0-9]+$ ]]; then
 			printf -v "$2" '%s' "${l##*:}"
 			return 0
@@ -519,6 +636,27 @@ peer_start()
 	serve_start "$name" "$T/$name.conf"
 }
 
+# host_lock NAME: take the lock NAME that every test on this host shares
+# (flock on /tmp/pollguard-test.NAME.lock), waiting 5 minutes at most,
+# for what there is one of per host, such as openbsd-inetd's pidfile
+# /run/inetd.pid: tests run side by side (tests/run -j). host_unlock NAME
+# releases it; so does the script's end. 1 when it was not had.
+declare -A _pg_lockfd=()
+host_lock()
+{
+	local fd
+	exec {fd}>>"/tmp/pollguard-test.$1.lock" || return 1
+	_pg_lockfd[$1]=$fd
+	flock -w 300 "$fd"
+}
+host_unlock()
+{
+	local fd=${_pg_lockfd[$1]:-}
+	[ -n "$fd" ] || return 0
+	exec {fd}>&-
+	unset "_pg_lockfd[$1]"
+}
+
 # need_bin: bail out when the programs are not built.
 need_bin()
 {
@@ -539,7 +677,7 @@ need_built()
 }
 
 # --- a fleet on loopback, and checks started at one instant ----------------
-# (tests/cli/91-race.sh, tests/cli/96-preempt.sh, tests/race-load.sh)
+# (tests/cli/91-race.sh, 96-preempt.sh, 98b-handover-real.sh, tests/race-load.sh)
 
 FLEET=()
 FLEET_PEERS=
@@ -569,19 +707,31 @@ fleet_conf()
 
 # fleet_start LINE NODE...: for each node a state directory, a config
 # $T/NODE.conf (fleet_conf with LINE) and a pollguard-serve on a port of
-# its own (FLEET_SPID[NODE], FLEET_PORT[NODE]); then every config names
-# every node as a peer, and the serves reread theirs.
+# its own (FLEET_SPID[NODE], FLEET_PORT[NODE]), which free_port reserved:
+# a test may stop a serve and start it again on its port (serve_again);
+# then every config names every node as a peer, and the serves reread
+# theirs.
 fleet_start()
 {
-	local line=$1 n
+	local line=$1 n try
 	shift
 	FLEET=("$@")
 	FLEET_PEERS=
 	for n; do
 		mkdir -m 755 "$T/$n.state"
 		fleet_conf "$n" "$T/$n.conf" "$line"
-		serve_start "s$n" "$T/$n.conf" ||
-		    bail "pollguard-serve for node $n did not start"
+		# A port that another program of this host listens on by
+		# now: another.
+		for ((try = 0; try < 5; try++)); do
+			free_port || bail "no free port for node $n"
+			serve_start "s$n" "$T/$n.conf" -l "127.0.0.1:$FREE_PORT" &&
+			    break
+			wait_exit "$SERVE_PID" 5 >/dev/null
+			grep -q 'in use' "$T/s$n.err" ||
+			    bail "pollguard-serve for node $n did not start"
+		done
+		[ "$try" -lt 5 ] ||
+		    bail "pollguard-serve for node $n did not start: no port"
 		FLEET_SPID[$n]=$SERVE_PID FLEET_PORT[$n]=$PORT
 	done
 	FLEET_PEERS=$(for n; do
@@ -592,55 +742,91 @@ fleet_start()
 		fleet_conf "$n" "$T/$n.conf" "$line"
 		kill -HUP "${FLEET_SPID[$n]}"
 	done
+	# Each serve says that it reread its config (or why not).
+	for n; do
+		wait_for "$PG_CMD_TIMEOUT" grep -q reload "$T/s$n.err" ||
+		    bail "pollguard-serve for node $n did not reread its config"
+	done
 }
 
 # race_arm: begin a start at one instant. racer starts each command,
 # held; race_go releases them all with one write to a FIFO; race_wait
-# waits for them.
+# waits for them. No step polls: a racer says it is ready with a byte
+# on another FIFO, and bash's wait collects them (a long run starts
+# thousands).
 race_arm()
 {
 	RACER=()
-	rm -f "$T"/ready.* "$T/go"
-	mkfifo "$T/go" || bail "mkfifo $T/go"
-	exec 7<>"$T/go"
+	rm -f "$T/go" "$T/ready"
+	mkfifo "$T/go" "$T/ready" || bail "mkfifo $T/go $T/ready"
+	exec 7<>"$T/go" 8<>"$T/ready"
 	[ -p "$T/pause" ] || mkfifo "$T/pause" || bail "mkfifo $T/pause"
 }
 
 # racer DELAY_MS COMMAND...: start the command held until race_go and
 # DELAY_MS (a read timeout, no fork) after it. Racers count from 1: the
-# K-th's output is $T/rK.out and $T/rK.err, its PID RACER[K].
+# K-th's output is $T/rK.out and $T/rK.err, its PID RACER[K] (the
+# command's: the subshell that holds it execs it).
 racer()
 {
 	local k=$((${#RACER[@]} + 1)) d
 	d=$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))
 	shift
-	bg "r$k" bash -c 'exec 7>&-; : >"$1"; IFS= read -r -n 1 _ <"$2"
-	    [ "$3" = 0.000 ] || read -r -t "$3" _ <>"$4"; shift 4; exec "$@"' \
-	    racer "$T/ready.$k" "$T/go" "$d" "$T/pause" "$@"
-	RACER[$k]=$BGPID
+	(
+		exec 7>&-
+		printf . >&8
+		exec 8>&-
+		IFS= read -r -n 1 _ <"$T/go"
+		[ "$d" = 0.000 ] || read -r -t "$d" _ <>"$T/pause"
+		exec "$@"
+	) </dev/null >"$T/r$k.out" 2>"$T/r$k.err" &
+	RACER[$k]=$!
+	BGPIDS+=("$!")
 }
 
 # race_go: release the racers once all are ready (10s at most).
 race_go()
 {
-	local k
-	for ((k = 1; k <= ${#RACER[@]}; k++)); do
-		wait_for 10 test -e "$T/ready.$k" ||
-		    diag "racer $k did not get ready"
-	done
+	local got=
+	[ "${#RACER[@]}" -eq 0 ] ||
+	    IFS= read -r -N "${#RACER[@]}" -t 10 got <&8
+	[ "${#got}" -eq "${#RACER[@]}" ] ||
+	    diag "only ${#got} of ${#RACER[@]} racers got ready in 10s"
+	exec 8>&-
 	printf "%${#RACER[@]}s" "" >&7
 }
 
-# race_wait: wait for the racers (30s each), set RACE_RC[K] to their
-# exit statuses and forget their PIDs (a long run starts thousands).
+# race_wait: wait for the racers, set RACE_RC[K] to their exit statuses
+# and forget their PIDs. A watchdog kills the racers (and what they
+# started) still running 30 s from now: their status is 255, as
+# wait_exit says.
 race_wait()
 {
-	local k p keep=()
+	local k p keep=() wd
 	RACE_RC=()
+	rm -f "$T/race.hung"
+	(
+		read -r -t 30 _ <>"$T/pause"
+		for p in "${RACER[@]}"; do
+			_pg_alive "$p" || continue
+			echo "$p" >>"$T/race.hung"
+			kill -KILL $(_pg_descendants "$p") "$p" 2>/dev/null
+		done
+	) &
+	wd=$!
 	for ((k = 1; k <= ${#RACER[@]}; k++)); do
-		wait_exit "${RACER[$k]}" 30
+		wait "${RACER[$k]}"
 		RACE_RC[$k]=$?
 	done
+	kill -KILL "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+	if [ -e "$T/race.hung" ]; then
+		for ((k = 1; k <= ${#RACER[@]}; k++)); do
+			grep -qx "${RACER[$k]}" "$T/race.hung" || continue
+			diag "PID ${RACER[$k]} still running after 30s: killed"
+			RACE_RC[$k]=255
+		done
+	fi
 	exec 7>&-
 	rm -f "$T/go"
 	for p in "${BGPIDS[@]}"; do
@@ -678,6 +864,35 @@ race_count()
 		esac
 	done
 	RACES=$((RACES + 1)) SLOWS=$((SLOWS + SLOW)) ODDS=$((ODDS + ODD))
+}
+
+# race_checks NODE...: the checks "pollguard-check -v -c $T/NODE.conf
+# mail" of a fleet, one per NODE (a node may be named twice), started at
+# one instant: racer K is the K-th NODE. Then race_wait or race_count.
+race_checks()
+{
+	local n
+	race_arm
+	for n; do
+		racer 0 "$CHECK" -v -c "$T/$n.conf" mail
+	done
+	race_go
+}
+
+# race_round NODE...: a round of cron on these nodes: race_checks, then
+# race_count. A round where nobody went because a claim was withdrawn as
+# too slow to order (a busy machine: safe) is run again, twice at most.
+# RACE_NODES: the nodes, in the order of their racers.
+race_round()
+{
+	local try
+	RACE_NODES=("$@")
+	for ((try = 0; try < 3; try++)); do
+		race_checks "$@"
+		race_count
+		[ "$WENT" -eq 0 ] && [ "$SLOW" -gt 0 ] || break
+		diag "a claim withdrawn as too slow: the round is run again"
+	done
 }
 
 # job_overlaps LOG: how many pairs of jobs of different nodes overlap in

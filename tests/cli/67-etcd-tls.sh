@@ -82,7 +82,7 @@ exit_is 0 "m2 goes once m1 released" "$CHECK" -c "$T/m2.conf" mail
 
 # --- r: a TLS server that drops the connection after the handshake ------------
 
-_etcd_port || bail "no free port"
+free_port || bail "no free port"
 RPORT=$FREE_PORT
 bg socat-r socat "OPENSSL-LISTEN:$RPORT,bind=127.0.0.1,reuseaddr,fork,cert=$TLS/server.crt,key=$TLS/server.key,verify=0" SYSTEM:true
 wait_for 10 port_listening "$RPORT" || bail "socat did not listen on $RPORT"

@@ -5,6 +5,8 @@
 # written into pages and examples; it installs pollguard.conf only when
 # there is none; the installed tools run and the installed pages render
 # with man -l; make uninstall removes all of it but the configuration.
+#
+# pg-test: long (three builds of the tree)
 . "$PG_TOP/tests/lib.sh"
 
 # The makes here are this test's own, not the -s, the variables or the

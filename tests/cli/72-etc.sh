@@ -273,6 +273,8 @@ launch_inetd()
 	    "$T/inetd.line" | paths >"$T/inetd.conf"
 	bg inetd "$INETD" -d "$T/inetd.conf"
 }
+# One inetd at a time on this host: its pidfile is /run/inetd.pid.
+host_lock inetd || diag "no lock on the inetd pidfile: another test may hold it"
 inetd_pid=$(cat /run/inetd.pid 2>/dev/null)
 if [ ! -x "$INETD" ] || ! dpkg-query -W -f '${Status}' openbsd-inetd 2>/dev/null |
     grep -q ' installed$'; then
@@ -289,6 +291,7 @@ else
 	diag_file "$T/inetd.conf" "inetd.conf"
 	skip "inetd did not start" 2
 fi
+host_unlock inetd
 
 # --- etc/xinetd.d/pollguard under xinetd ---------------------------------
 

@@ -15,6 +15,8 @@
 # The package is built once and reused while no file of the tree (tests/
 # aside) is newer than build/pollguard_*.deb. Needs root, unshare, dpkg-buildpackage
 # and lintian; skipped with the reason otherwise.
+#
+# pg-test: long (two package builds and lintian)
 . "${PG_TOP:-.}/tests/lib.sh"
 
 NTESTS=31

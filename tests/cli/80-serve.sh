@@ -151,6 +151,60 @@ curl_get()
 	cp "$T/chdr" "$T/ans" 2>/dev/null
 }
 
+# asks < TABLE: one request a line, "PEER REQUEST WANT DESC": pipe
+# REQUEST into serve -i (-c $CONF) with SOCAT_PEERADDR=PEER ("-": none)
+# and check that the answer is WANT, 200 with code_is, others with
+# answer_ok (and a 401 with its WWW-Authenticate). REQUEST: get (GET
+# /v1/elapsed/mail HTTP/1.0), garbage (a request line of one word) or
+# SCHEME:CREDENTIALS (get with "Authorization: SCHEME CREDENTIALS").
+asks()
+{
+	local peer req want desc r
+	while read -r -u 3 peer req want desc; do
+		case $req in
+		get) r= ;;
+		garbage) r=garbage ;;
+		*) r="Authorization: ${req%%:*} ${req#*:}" ;;
+		esac
+		if [ "$r" = garbage ]; then
+			r="garbage${CR}${NL}${CR}${NL}"
+		else
+			r="GET /v1/elapsed/mail HTTP/1.0${CR}${NL}${r:+$r${CR}${NL}}${CR}${NL}"
+		fi
+		[ "$peer" = - ] && peer=
+		PEER=$peer ask "$r"
+		if [ "$want" = 200 ]; then
+			code_is 200 "$desc"
+		else
+			answer_ok "$want" "$desc"
+		fi
+		[ "$want" != 401 ] ||
+		    is "$(hdr WWW-Authenticate)" 'Basic realm="pollguard"' \
+		    "${desc%: 401}: WWW-Authenticate: Basic realm=\"pollguard\""
+	done 3<&0
+}
+
+# ask_held CONF [BYTES]: serve -i -c CONF for a client that sends BYTES
+# (none by default) and then nothing, its connection open for 20 s
+# unless serve answers first; EL: the milliseconds serve took. With
+# PEER set, SOCAT_PEERADDR=$PEER.
+ask_held()
+{
+	local conf=$1 w s pre=()
+	[ -n "${PEER:-}" ] && pre=(env "SOCAT_PEERADDR=$PEER")
+	[ -p "$T/held" ] || mkfifo "$T/held"
+	{ printf '%s' "${2:-}"; exec sleep 20; } >"$T/held" &
+	w=$!
+	s=$(now_ms)
+	"${pre[@]}" timeout -k 5 40 "$SERVE" -c "$conf" -i <"$T/held" \
+	    >"$T/ans" 2>"$T/ierr"
+	RC=$?
+	EL=$(($(now_ms) - s))
+	kill "$w" 2>/dev/null
+	wait "$w" 2>/dev/null
+	split_answer "$T/ans"
+}
+
 # --- fixtures -------------------------------------------------------------
 
 mkconf <<EOF
@@ -235,21 +289,17 @@ case $(hdr Content-Type) in
 esac
 is "$(hdr Content-Length)" "$(wc -c <"$T/body")" "/metrics: Content-Length"
 M=$T/body
-assert "/metrics: TYPE line: pollguard_build_info gauge" \
-    grep -qx '# TYPE pollguard_build_info gauge' "$M"
-assert "/metrics: HELP line for pollguard_build_info" grep -q '^# HELP pollguard_build_info ' "$M"
+for m in build_info wait_seconds last_activity_seconds; do
+	assert "/metrics: HELP line for pollguard_$m" \
+	    grep -q "^# HELP pollguard_$m " "$M"
+	assert "/metrics: TYPE line: pollguard_$m gauge" \
+	    grep -qx "# TYPE pollguard_$m gauge" "$M"
+done
 assert "/metrics: pollguard_build_info{version=\"$VERSION\"} 1" \
     grep -qxF "pollguard_build_info{version=\"$VERSION\"} 1" "$M"
-assert "/metrics: HELP line for pollguard_wait_seconds" grep -q '^# HELP pollguard_wait_seconds ' "$M"
-assert "/metrics: HELP line for pollguard_last_activity_seconds" \
-    grep -q '^# HELP pollguard_last_activity_seconds ' "$M"
-assert "/metrics: TYPE line: pollguard_wait_seconds gauge" \
-    grep -qx '# TYPE pollguard_wait_seconds gauge' "$M"
 num_is "$(metric mail wait_seconds "$M")" 600 "/metrics: wait_seconds mail 600"
 num_is "$(metric zeta wait_seconds "$M")" 600 "/metrics: wait_seconds zeta 600"
 num_is "$(metric alpha wait_seconds "$M")" 30 "/metrics: wait_seconds alpha 30"
-assert "/metrics: TYPE line: pollguard_last_activity_seconds gauge" \
-    grep -qx '# TYPE pollguard_last_activity_seconds gauge' "$M"
 la=$(sed -n 's/^pollguard_last_activity_seconds{cluster="mail"} \([0-9]*\.[0-9]*\)$/\1/p' "$M")
 if [ -n "$la" ]; then
 	age_ok "$(awk -v s="$la" 'BEGIN { printf "%d", s * 1000 }')" 5000 "$T0" \
@@ -335,20 +385,14 @@ user = pg
 password = s3cret
 EOF
 CONF=$T/auth.conf
-GET /v1/elapsed/mail; ask "$REQ"
-answer_ok 401 "credentials set, no Authorization: 401"
-is "$(hdr WWW-Authenticate)" 'Basic realm="pollguard"' '401: WWW-Authenticate: Basic realm="pollguard"'
-ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_BAD${CR}${NL}${CR}${NL}"
-answer_ok 401 "wrong password: 401"
-is "$(hdr WWW-Authenticate)" 'Basic realm="pollguard"' "wrong password: WWW-Authenticate"
-ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_USER${CR}${NL}${CR}${NL}"
-answer_ok 401 "wrong user: 401"
-ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Bearer $AUTH_OK${CR}${NL}${CR}${NL}"
-answer_ok 401 "another scheme: 401"
-ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic !!!${CR}${NL}${CR}${NL}"
-answer_ok 401 "not base64: 401"
-ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
-code_is 200 "right credentials: 200"
+asks <<EOF
+-	get		401	credentials set, no Authorization: 401
+-	Basic:$AUTH_BAD	401	wrong password: 401
+-	Basic:$AUTH_USER	401	wrong user: 401
+-	Bearer:$AUTH_OK	401	another scheme: 401
+-	Basic:!!!	401	not base64: 401
+-	Basic:$AUTH_OK	200	right credentials: 200
+EOF
 age_ok "$BODY" 5000 "$T0" "right credentials: the answer"
 ask "GET /metrics HTTP/1.0${CR}${NL}${CR}${NL}"
 answer_ok 401 "credentials set: /metrics needs them too"
@@ -363,42 +407,27 @@ wait = 10m
 allow = 127.0.0.0/8
 EOF
 CONF=$T/allow.conf
-GET /v1/elapsed/mail; ask "$REQ"
-answer_ok 403 "allow set, a pipe (address unknown): 403"
-ask "garbage${CR}${NL}${CR}${NL}"
-answer_ok 403 "allow set, address unknown: 403 before looking at the request"
-GET /v1/elapsed/mail; PEER=127.0.0.1 ask "$REQ"
-code_is 200 "SOCAT_PEERADDR=127.0.0.1, allow 127.0.0.0/8: 200"
-GET /v1/elapsed/mail; PEER=127.200.3.4 ask "$REQ"
-code_is 200 "SOCAT_PEERADDR=127.200.3.4, allow 127.0.0.0/8: 200"
-GET /v1/elapsed/mail; PEER=10.0.0.1 ask "$REQ"
-answer_ok 403 "SOCAT_PEERADDR=10.0.0.1, allow 127.0.0.0/8: 403"
-PEER=10.0.0.1 ask "garbage${CR}${NL}${CR}${NL}"
-answer_ok 403 "excluded client, malformed request: still 403 (checked first)"
+# [0000:...:ffff:7f00:0001]: what socat 1.7 sets for an IPv4 client of a
+# TCP6-LISTEN socket.
+asks <<EOF
+-		get	403	allow set, a pipe (address unknown): 403
+-		garbage	403	allow set, address unknown: 403 before looking at the request
+127.0.0.1	get	200	SOCAT_PEERADDR=127.0.0.1, allow 127.0.0.0/8: 200
+127.200.3.4	get	200	SOCAT_PEERADDR=127.200.3.4, allow 127.0.0.0/8: 200
+10.0.0.1	get	403	SOCAT_PEERADDR=10.0.0.1, allow 127.0.0.0/8: 403
+10.0.0.1	garbage	403	excluded client, malformed request: still 403 (checked first)
+::ffff:127.0.0.1	get	200	SOCAT_PEERADDR=::ffff:127.0.0.1 (IPv4-mapped): matched as IPv4, 200
+[0000:0000:0000:0000:0000:ffff:7f00:0001]	get	200	SOCAT_PEERADDR=[0000:...:ffff:7f00:0001] (socat's IPv4-mapped form): 200
+notanaddress	get	403	SOCAT_PEERADDR not an address, allow set: 403
+EOF
 # refused at start: answered before a byte of the request, which never
 # comes. With a 30 s request timeout and input that ends after 20 s, an
 # answer within 15 s came at start, however slow the machine (valgrind).
 sed 's/^\[cluster mail\]/timeout = 30s\n&/' "$CONF" >"$T/allow30.conf"
-mkfifo "$T/silent"
-sleep 20 >"$T/silent" &
-SILENT=$!
-t0=$(now_ms)
-SOCAT_PEERADDR=10.0.0.1 timeout -k 5 40 "$SERVE" -c "$T/allow30.conf" -i \
-    <"$T/silent" >"$T/ans" 2>"$T/ierr"
-now_ms >"$T/end"
-kill "$SILENT" 2>/dev/null
-wait "$SILENT" 2>/dev/null
-split_answer "$T/ans"
+PEER=10.0.0.1 ask_held "$T/allow30.conf"
 answer_ok 403 "excluded client, request never sent: 403"
-num_between "$(($(<"$T/end") - t0))" 0 15000 \
+num_between "$EL" 0 15000 \
     "excluded client, request never sent: answered at start, not at the deadline"
-GET /v1/elapsed/mail; PEER=::ffff:127.0.0.1 ask "$REQ"
-code_is 200 "SOCAT_PEERADDR=::ffff:127.0.0.1 (IPv4-mapped): matched as IPv4, 200"
-# what socat 1.7 sets for an IPv4 client of a TCP6-LISTEN socket
-GET /v1/elapsed/mail; PEER='[0000:0000:0000:0000:0000:ffff:7f00:0001]' ask "$REQ"
-code_is 200 "SOCAT_PEERADDR=[0000:...:ffff:7f00:0001] (socat's IPv4-mapped form): 200"
-GET /v1/elapsed/mail; PEER=notanaddress ask "$REQ"
-answer_ok 403 "SOCAT_PEERADDR not an address, allow set: 403"
 CONF=$MAIN
 GET /v1/elapsed/mail; PEER=notanaddress ask "$REQ"
 code_is 200 "no allow: any client, even an unknown address: 200"
@@ -413,24 +442,18 @@ user = pg
 password = s3cret
 EOF
 CONF=$T/allow2.conf
-PEER=10.9.9.9 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
-code_is 200 "allow on two lines: the first line's range: 200"
-PEER=192.0.2.7 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
-code_is 200 "allow on two lines: the second line's address: 200"
-PEER=192.0.2.8 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
-answer_ok 403 "allow: an address next to an allowed one: 403"
-PEER=::1 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
-code_is 200 "allow ::1, SOCAT_PEERADDR=::1: 200"
-PEER='[0000:0000:0000:0000:0000:0000:0000:0001]' ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
-code_is 200 "allow ::1, SOCAT_PEERADDR in socat's form [0000:...:0001]: 200"
-PEER=2001:db8:ffff::5 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
-code_is 200 "allow 2001:db8::/32: an address in it: 200"
-PEER=2001:db9::1 ask "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}Authorization: Basic $AUTH_OK${CR}${NL}${CR}${NL}"
-answer_ok 403 "allow 2001:db8::/32: an address outside: 403"
-GET /v1/elapsed/mail; PEER=192.0.2.8 ask "$REQ"
-answer_ok 403 "excluded and no credentials: 403 before 401"
-GET /v1/elapsed/mail; PEER=192.0.2.7 ask "$REQ"
-answer_ok 401 "allowed, no credentials: 401"
+A=Basic:$AUTH_OK
+asks <<EOF
+10.9.9.9	$A	200	allow on two lines: the first line's range: 200
+192.0.2.7	$A	200	allow on two lines: the second line's address: 200
+192.0.2.8	$A	403	allow: an address next to an allowed one: 403
+::1		$A	200	allow ::1, SOCAT_PEERADDR=::1: 200
+[0000:0000:0000:0000:0000:0000:0000:0001]	$A	200	allow ::1, SOCAT_PEERADDR in socat's form [0000:...:0001]: 200
+2001:db8:ffff::5	$A	200	allow 2001:db8::/32: an address in it: 200
+2001:db9::1	$A	403	allow 2001:db8::/32: an address outside: 403
+192.0.2.8	get	403	excluded and no credentials: 403 before 401
+192.0.2.7	get	401	allowed, no credentials: 401
+EOF
 
 # An IPv4-mapped entry is an IPv4 range: a dual-stack listener's
 # ::ffff:a.b.c.d client is a.b.c.d.
@@ -441,13 +464,11 @@ wait = 10m
 allow = ::ffff:198.51.100.0/120
 EOF
 CONF=$T/allow3.conf
-GET /v1/elapsed/mail
-PEER=198.51.100.9 ask "$REQ"
-code_is 200 "allow ::ffff:198.51.100.0/120: 198.51.100.9 is in it: 200"
-PEER=::ffff:198.51.100.9 ask "$REQ"
-code_is 200 "allow ::ffff:198.51.100.0/120: ::ffff:198.51.100.9 too: 200"
-PEER=198.51.101.9 ask "$REQ"
-answer_ok 403 "allow ::ffff:198.51.100.0/120: 198.51.101.9 is not: 403"
+asks <<EOF
+198.51.100.9	get	200	allow ::ffff:198.51.100.0/120: 198.51.100.9 is in it: 200
+::ffff:198.51.100.9	get	200	allow ::ffff:198.51.100.0/120: ::ffff:198.51.100.9 too: 200
+198.51.101.9	get	403	allow ::ffff:198.51.100.0/120: 198.51.101.9 is not: 403
+EOF
 CONF=$MAIN
 
 # --- 404 ---
@@ -515,23 +536,14 @@ connect_timeout = 100ms
 wait = 10m
 EOF
 CONF=$MAIN
-mkfifo "$T/fifo"
 for what in "nothing" "half a request"; do
 	if [ "$what" = nothing ]; then
-		exec sleep 10 >"$T/fifo" &
+		ask_held "$T/t300.conf"
 	else
-		{ printf 'GET /v1/elapsed/mail HTTP/1.0\r\n'; exec sleep 10; } >"$T/fifo" &
+		ask_held "$T/t300.conf" "GET /v1/elapsed/mail HTTP/1.0${CR}${NL}"
 	fi
-	spid=$!
-	s=$(now_ms)
-	timeout -k 5 20 "$SERVE" -c "$T/t300.conf" -i <"$T/fifo" >"$T/ans" 2>"$T/ierr"
-	RC=$?
-	el=$(($(now_ms) - s))
-	kill "$spid" 2>/dev/null
-	wait "$spid" 2>/dev/null
-	split_answer "$T/ans"
 	answer_ok 408 "timeout 300ms, a pipe open that sends $what: 408"
-	num_between "$el" 0 3000 "408 for $what within 3 s (timeout 300ms)"
+	num_between "$EL" 0 3000 "408 for $what within 3 s (timeout 300ms)"
 	err_empty_i "408: nothing on stderr"
 done
 
@@ -645,18 +657,9 @@ exit_is "64|78" "-l with a port out of range: refused" \
     timeout -k 2 10 "$SERVE" -c "$MAIN" -l 127.0.0.1:70000
 
 # The default deadline, 2s, for a client that sends nothing.
-mkfifo "$T/fifo2"
-exec sleep 15 >"$T/fifo2" &
-spid=$!
-s=$(now_ms)
-timeout -k 5 20 "$SERVE" -c "$MAIN" -i <"$T/fifo2" >"$T/ans" 2>"$T/ierr"
-RC=$?
-el=$(($(now_ms) - s))
-kill "$spid" 2>/dev/null
-wait "$spid" 2>/dev/null
-split_answer "$T/ans"
+ask_held "$MAIN"
 answer_ok 408 "default timeout (2s), a pipe that sends nothing: 408"
-num_between "$el" 1000 10000 "default timeout: 408 after about 2 s (within 10 s)"
+num_between "$EL" 1000 10000 "default timeout: 408 after about 2 s (within 10 s)"
 
 if command -v readelf >/dev/null 2>&1; then
 	if readelf -d "$SERVE" | grep NEEDED | grep -q libcurl; then
@@ -971,31 +974,47 @@ timeout = 20s
 wait = 10m
 EOF
 CONF=$MAIN
-# listen_queue PORT: the length of the listen queue of the socket
-# listening on PORT, as ss reports it (Send-Q).
-listen_queue()
+# queue_is PORT WANT DESC: the listen queue of the socket listening on
+# PORT is WANT long, as ss reports it (Send-Q).
+queue_is()
 {
-	ss -Hltn "sport = :$1" 2>/dev/null | awk 'NR == 1 { print $3 }'
+	if command -v ss >/dev/null; then
+		is "$(ss -Hltn "sport = :$1" 2>/dev/null |
+		    awk 'NR == 1 { print $3 }')" "$2" "$3"
+	else
+		skip "no ss(8)" 1
+	fi
+}
+# idle_open PORT N: open N connections to 127.0.0.1:PORT and send
+# nothing; FDS, their descriptors, one per connection made. idle_close:
+# close them.
+idle_open()
+{
+	local i fd
+	FDS=()
+	for ((i = 0; i < $2; i++)); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$1" || break
+		FDS+=("$fd")
+	done
+}
+idle_close()
+{
+	local fd
+	for fd in "${FDS[@]}"; do
+		exec {fd}>&-
+	done
 }
 if [ "$NFD" != unlimited ] && [ "$NFD" -lt 700 ]; then
 	skip "ulimit -n is $NFD: too few descriptors for 300 connections" 9
 elif serve_start lim "$T/t10.conf"; then
 	LPORT=$PORT LIMPID=$SERVE_PID
-	if command -v ss >/dev/null; then
-		is "$(listen_queue "$LPORT")" 7 "backlog = 7: the listen queue is 7 long (ss)"
-	else
-		skip "no ss(8)" 1
-	fi
-	fds=()
-	for i in $(seq 1 50); do
-		exec {fd}<>"/dev/tcp/127.0.0.1/$LPORT" || break
-		fds+=("$fd")
-	done
-	is "${#fds[@]}" 50 "50 idle connections opened"
+	queue_is "$LPORT" 7 "backlog = 7: the listen queue is 7 long (ss)"
+	idle_open "$LPORT" 50
+	is "${#FDS[@]}" 50 "50 idle connections opened"
 	curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"
 	is "$CODE" 503 "max_connections = 40, 50 open: curl gets 503"
 	line=
-	IFS= read -r -t 5 line <&"${fds[49]}"
+	IFS= read -r -t 5 line <&"${FDS[49]}"
 	line=${line%"$CR"}
 	if [[ $line =~ ^HTTP/1\.[01]\ 503\  ]]; then
 		ok "the 50th idle connection got a 503 at once"
@@ -1003,9 +1022,7 @@ elif serve_start lim "$T/t10.conf"; then
 		not_ok "the 50th idle connection got a 503 at once"
 		diag "read: '$(printf %s "$line" | cat -v)'"
 	fi
-	for fd in "${fds[@]}"; do
-		exec {fd}>&-
-	done
+	idle_close
 	wait_for 10 eval 'curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"; [ "$CODE" = 200 ]'
 	is "$CODE" 200 "connections closed: 200 again"
 	assert "503 logged with the limit" grep -q 'client 127\.0\.0\.1: 503 Service Unavailable (40 connections open)' "$T/lim.err"
@@ -1013,24 +1030,14 @@ elif serve_start lim "$T/t10.conf"; then
 	# The defaults: 300 idle clients do not crowd a peer out.
 	if serve_start limd "$T/t10d.conf"; then
 		LPORT=$PORT LIMPID=$SERVE_PID
-		if command -v ss >/dev/null; then
-			q=$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)
-			[ "$q" -gt 1024 ] && q=1024
-			is "$(listen_queue "$LPORT")" "$q" "default backlog: 1024, or somaxconn when lower ($q)"
-		else
-			skip "no ss(8)" 1
-		fi
-		fds=()
-		for i in $(seq 1 300); do
-			exec {fd}<>"/dev/tcp/127.0.0.1/$LPORT" || break
-			fds+=("$fd")
-		done
-		is "${#fds[@]}" 300 "default limit: 300 idle connections opened"
+		q=$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)
+		[ "$q" -gt 1024 ] && q=1024
+		queue_is "$LPORT" "$q" "default backlog: 1024, or somaxconn when lower ($q)"
+		idle_open "$LPORT" 300
+		is "${#FDS[@]}" 300 "default limit: 300 idle connections opened"
 		curl_get "http://127.0.0.1:$LPORT/v1/elapsed/mail"
 		is "$CODE" 200 "default limit (1024): with 300 idle connections open, curl gets 200"
-		for fd in "${fds[@]}"; do
-			exec {fd}>&-
-		done
+		idle_close
 		serve_stop "$LIMPID" >/dev/null
 	else
 		not_ok "server with the default limits started"
@@ -1143,14 +1150,14 @@ fi
 
 # --- without -v: nothing on stderr ---
 
-# start_quiet NAME CONF: a standalone serve without -v on a random port
-# (retried when taken); QPORT, QPID. 1 when it did not start.
+# start_quiet NAME CONF: a standalone serve without -v on a free port
+# (free_port; another when taken); QPORT, QPID. 1 when it did not start.
 start_quiet()
 {
 	local try p
 	for try in 1 2 3 4 5; do
-		p=$((20000 + RANDOM % 40000))
-		port_listening "$p" && continue
+		free_port || return 1
+		p=$FREE_PORT
 		bg "$1" "$SERVE" -c "$2" -l "127.0.0.1:$p"
 		QPID=$BGPID
 		if wait_for 10 eval 'port_listening $p || ! _pg_alive $QPID' &&

@@ -100,6 +100,8 @@ launch_inetd()
 	    "$1" "$ME" "$SERVE" "$SRV" >"$T/inetd.conf"
 	bg inetd "$INETD" -d "$T/inetd.conf"
 }
+# One inetd at a time on this host: its pidfile is /run/inetd.pid.
+host_lock inetd || diag "no lock on the inetd pidfile: another test may hold it"
 inetd_pid=$(cat /run/inetd.pid 2>/dev/null)
 if [ ! -x "$INETD" ] || ! dpkg-query -W -f '${Status}' openbsd-inetd 2>/dev/null |
     grep -q ' installed$'; then
@@ -116,6 +118,7 @@ else
 	not_ok "openbsd-inetd -d listens on a loopback port"
 	skip "inetd did not start" "$NCHECKS"
 fi
+host_unlock inetd
 
 # --- xinetd ---
 

@@ -140,8 +140,9 @@ is "$(grep 'delay up' "$T/p6.err" | tail -n 1 | grep -c 'up 0ms, down 0ms')" \
 is "$(cat "$T/got")" x "and the data passes"
 n=$(grep -c 'malformed' "$T/p6.err")
 kill -USR1 "$PROXY_PID"
+# (counted anew at each try: wait_for's arguments are expanded once)
 assert "SIGUSR1 rereads the control file" wait_for 5 \
-    test "$(grep -c 'malformed' "$T/p6.err")" -gt "$n"
+    eval '[ "$(grep -c malformed "$T/p6.err")" -gt "$n" ]'
 ctl "$CTL" "drop 1 blackhole"
 fetch "$PPORT" 1
 is "$RC" 28 "control file 'drop 1 blackhole': blackholed"

@@ -46,12 +46,8 @@ round()
 	for n in "${NODES[@]}"; do
 		rm -f "$T/$n.state/mail"
 	done
-	race_arm
-	for n in "${NODES[@]}" "$dup"; do
-		racer 0 "$CHECK" -v -c "$T/$n$sfx.conf" mail
-		who+=("$n")
-	done
-	race_go
+	who=("${NODES[@]}" "$dup")
+	race_checks "${who[@]/%/$sfx}"
 	race_wait
 	WON=0 NODES_WON=0 DOUBLE=0 AFTER=0 ODD=0 SLOW=0
 	for ((k = 0; k < ${#who[@]}; k++)); do

@@ -18,6 +18,8 @@
 #
 # PG_LOAD_REQUESTS: the sequential requests (100000); PG_LOAD_SECONDS:
 # their time budget (120 s), after which the count done is reported.
+#
+# pg-test: serial (it loads the machine, and asserts deadlines)
 . "${PG_TOP:-.}/tests/lib.sh"
 
 FLOOD=${PG_BUILD:-$PG_TOP}/tests/connflood

@@ -35,6 +35,8 @@
 # Needs root, ip(8) with netns support, unshare(1) and mount(8); skipped
 # with the reason otherwise. The namespaces are named pgPID... and
 # removed on exit.
+#
+# pg-test: long (two and a half minutes of cron rounds)
 . "${PG_TOP:-.}/tests/lib.sh"
 
 IV=2000			# the cron interval, ms
@@ -475,9 +477,16 @@ is "$np" 0 "skip: nobody polls while $ISO is cut off"
 rcs=$(for ((r = PR; r <= R2; r++)); do cat "$T/res/$r.$ISO" 2>/dev/null; echo; done |
     sort -u | tr -d '\n')
 is "$rcs" 3 "skip: the cut-off host $ISO skips every round, exit 3"
+# The last poller's first check may still find the claim it kept in the
+# round before within its horizon, longer than a round: it skips (2), as
+# it does every other round while it polls.
 rcs=$(for h in "${HOSTS[@]}"; do
 	[ "$h" = "$ISO" ] && continue
-	for ((r = PR; r <= R2; r++)); do cat "$T/res/$r.$h" 2>/dev/null; echo; done
+	for ((r = PR; r <= R2; r++)); do
+		rc=$(cat "$T/res/$r.$h" 2>/dev/null)
+		[ "$h $r $rc" != "$ACTIVE $PR 2" ] || rc=1
+		echo "$rc"
+	done
 done | sort -u | tr -d '\n')
 case $rcs in
 *3*) ;;

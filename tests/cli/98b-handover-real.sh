@@ -97,24 +97,14 @@ why()
 	esac
 }
 
-# round: one round on every node, at one instant; the job of a node that
-# went runs under pollguard-touch. A round where nobody went because a
-# claim was withdrawn as too slow to order (a busy machine: safe) is run
-# again, twice at most. Sets WHO and adds a line to TABLE.
+# round: one round on every node, at one instant (race_round: run again
+# when a claim withdrawn as too slow left it without a poller); the job
+# of a node that went runs under pollguard-touch. Sets WHO and adds a
+# line to TABLE.
 round()
 {
-	local n k try line rc
-	for ((try = 0; try < 3; try++)); do
-		race_arm
-		for n in "${NODES[@]}"; do
-			racer 0 "$CHECK" -v -c "$T/$n.conf" mail
-		done
-		race_go
-		race_count
-		[ "$WENT" -eq 0 ] && [ "$SLOW" -gt 0 ] || break
-		diag "round $((ROUND + 1)): a claim withdrawn as too slow;" \
-		    "run again"
-	done
+	local n k line rc
+	race_round "${NODES[@]}"
 	ROUND=$((ROUND + 1))
 	WHO= line=$(printf 'round %2d:' "$ROUND")
 	for ((k = 1; k <= ${#NODES[@]}; k++)); do

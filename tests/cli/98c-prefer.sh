@@ -42,7 +42,7 @@ setup()
 		[ -n "${UP[$n]:-}" ] || continue
 		k=$(grep -c 'reloaded' "$T/s$n.err")
 		kill -HUP "${FLEET_SPID[$n]}"
-		wait_for 10 reloaded "$n" "$k" ||
+		wait_for "$PG_CMD_TIMEOUT" reloaded "$n" "$k" ||
 		    bail "serve $n did not reload its config"
 	done
 	WAIT=$wait
@@ -65,8 +65,7 @@ down()
 }
 up()
 {
-	rm -f "$T/s$1.err"
-	serve_start "s$1" "$T/$1.conf" -l "127.0.0.1:${FLEET_PORT[$1]}" ||
+	serve_again "s$1" "$T/$1.conf" "${FLEET_PORT[$1]}" ||
 	    bail "pollguard-serve for node $1 did not start again"
 	FLEET_SPID[$1]=$SERVE_PID
 	UP[$1]=1

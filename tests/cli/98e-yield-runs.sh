@@ -71,7 +71,7 @@ else
 	diag_file "$T/mount.err" "mount -t tmpfs"
 fi
 for n in a b; do
-	serve_start "s$n" "$T/$n.conf" -l "127.0.0.1:${FLEET_PORT[$n]}" ||
+	serve_again "s$n" "$T/$n.conf" "${FLEET_PORT[$n]}" ||
 	    bail "pollguard-serve for node $n did not start again"
 	FLEET_SPID[$n]=$SERVE_PID
 done

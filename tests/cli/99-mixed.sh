@@ -30,10 +30,10 @@ ok "0.3 built from git ($OLDREV)"
 # replaced by the 0.3 one on the same port.
 fleet_start "settle = 200ms" n o
 serve_stop "${FLEET_SPID[o]}"
-bg so03 "$OSERVE" -v -c "$T/o.conf" -l "127.0.0.1:${FLEET_PORT[o]}"
-FLEET_SPID[o]=$BGPID
-listen_port so03 P || bail "the 0.3 serve did not start"
-is "$P" "${FLEET_PORT[o]}" "the 0.3 serve listens on o's port"
+SERVE_BIN=$OSERVE serve_again so03 "$T/o.conf" "${FLEET_PORT[o]}" ||
+    bail "the 0.3 serve did not start"
+FLEET_SPID[o]=$SERVE_PID
+is "$PORT" "${FLEET_PORT[o]}" "the 0.3 serve listens on o's port"
 
 age()
 {
