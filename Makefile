@@ -66,10 +66,14 @@ LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o confval.o \
 		decide.o duration.o \
 		prefer.o \
-		conn.o fleet.o listen.o local.o peers.o proto.o serve.o \
+		conn.o fleet.o fleetout.o listen.o local.o peers.o proto.o \
+		serve.o \
 		kv.o stamp.o statedir.o record.o lock.o side.o sidefmt.o \
 		status.o lease.o etcd.o etcdjson.o plugin.o ping.o)
-# lib/state.h: private to the state directory's sources.
+# lib/'s headers, one a layer (lib/pollguard.h lists them); those whose
+# names end in -int.h are private to the sources below them.
+LIB_HDRS =	$(filter-out %-int.h,$(wildcard lib/*.h))
+# lib/state-int.h: private to the state directory's sources.
 STATE_OBJS =	$(addprefix $(B)lib/,stamp.o statedir.o record.o lock.o side.o \
 		sidefmt.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
@@ -104,9 +108,10 @@ all: $(addprefix $(B),$(TOOLS) $(LIBEXEC))
 $(B)%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
-$(LIB_OBJS) $(BIN_OBJS): lib/pollguard.h
-$(STATE_OBJS): lib/state.h
-$(addprefix $(B)lib/,config.o confkey.o confval.o): lib/conf.h
+$(LIB_OBJS) $(BIN_OBJS): $(LIB_HDRS)
+$(STATE_OBJS): lib/state-int.h
+$(addprefix $(B)lib/,config.o confkey.o confval.o): lib/conf-int.h
+$(addprefix $(B)lib/,fleet.o fleetout.o): lib/fleet-int.h
 # The default config path and LIBEXECDIR (where pollguard-touch finds
 # pollguard-touch-curl) are compiled in: rebuild when either changes, so
 # that "make; make install PREFIX=/usr" installs tools that look in /usr.
@@ -125,9 +130,6 @@ $(BIN_OBJS): bin/tool.h
 $(B)lib/peers.o $(B)lib/ping.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ $<
-# monitor.h: the pings (ping.o) and pollguard-status -p (plugin.o).
-$(addprefix $(B)lib/,ping.o plugin.o) $(addprefix $(B)bin/,touch-ping.o \
-    status-plugin.o): lib/monitor.h
 $(addprefix $(B)bin/,pollguard-status.o status-plugin.o): bin/status.h
 # The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
 # from the archive only by the tools that use it: check, status and
@@ -176,13 +178,13 @@ $(B)bin/pollguard-touch: $(addprefix $(B)bin/,pollguard-touch.o \
     touch-run.o touch-plain.o tool.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(BASE_LIBS)
 
-$(TEST_PROGS): $(B)%: %.c $(LIB) lib/pollguard.h
+$(TEST_PROGS): $(B)%: %.c $(LIB) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(TEST_LIBS) $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
+$(B)tests/unit/t_state: lib/state-int.h
 $(B)tests/unit/t_etcdjson: TEST_LIBS = $(JANSSON_LIBS)
 $(B)tests/unit/t_plugin: TEST_LIBS = $(CURL_LIBS)
-$(B)tests/unit/t_plugin: lib/monitor.h
 
 # tests/connflood: the load test's client (tests/cli/94-load.sh), which
 # holds a thousand connections; it needs none of lib/.
@@ -429,10 +431,10 @@ FUZZ_CFLAGS =	$(CFLAGS) -O1 -g -fno-omit-frame-pointer \
 FUZZ_TARGETS =	request answer config numbers outcome status etcd
 FUZZ_LIB =	$(LIB_OBJS:%=$(FUZZ_DIR)/%)
 
-$(FUZZ_DIR)/lib/%.o: lib/%.c lib/pollguard.h lib/state.h lib/conf.h
+$(FUZZ_DIR)/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
-$(FUZZ_DIR)/bin/%.o: bin/%.c lib/pollguard.h bin/tool.h
+$(FUZZ_DIR)/bin/%.o: bin/%.c $(LIB_HDRS) bin/tool.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "decide.h"
+#include "local.h"
 #include "check.h"
 
 static volatile sig_atomic_t	 got_signal;
@@ -171,14 +173,26 @@ keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec,
     enum pg_settle_why *why)
 {
 	const char	*id = t->cluster->id;
-	int64_t		 h;
+	int64_t		 h, first = rec->horizon_ms, now;
 	int		 r;
 
 	*why = PG_LOST_SLOW_WRITE;
 	if ((h = pg_claim_keep_horizon(cl, t->cluster->wait_ms)) == 0)
 		return PG_SKIP_ACTIVE;
-	if (h == rec->horizon_ms ||
-	    (r = pg_state_lengthen(&t->state, id, rec, h)) == 1) {
+	if (h == rec->horizon_ms) {
+		*why = PG_KEEP;
+		return PG_GO;
+	}
+	if ((r = pg_state_lengthen(&t->state, id, rec, h)) == 1) {
+		/*
+		 * Lengthened after the first horizon had passed: a peer
+		 * may have read no claim in between (doc/SAFETY.md).
+		 */
+		if (pg_clock(CLOCK_BOOTTIME, &now) == -1 ||
+		    now - rec->claim_ns >= first * 1000000) {
+			*why = PG_LOST_EXPIRED;
+			return PG_SKIP_ACTIVE;
+		}
 		*why = PG_KEEP;
 		return PG_GO;
 	}

@@ -7,6 +7,7 @@
 #ifndef CHECK_H
 #define CHECK_H
 
+#include "proto.h"
 #include "tool.h"
 
 /*

@@ -7,6 +7,8 @@
 #ifndef ETCD_H
 #define ETCD_H
 
+#include "fleet.h"
+#include "lease.h"
 #include "tool.h"
 
 /* The exit status of a failed request: 3, 76 or EX_OSERR. */

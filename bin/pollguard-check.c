@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "decide.h"
+#include "local.h"
 #include "check.h"
 #include "etcd.h"
 
@@ -193,15 +195,29 @@ check(int argc, char *argv[])
 		    id);
 		return PG_SKIP_LOCAL;
 	}
-	/* Strict mode: etcd orders the claims (bin/etcd.c). */
-	if (t.cluster->backend == PG_BACKEND_ETCD)
-		return etcd_check(&t, claim);
 	/* This node's status, as its serve tells peers: a hold, a failure. */
 	if (pg_status_local(&t.state, t.cluster, t.cfg->node, &own) == -1) {
 		tool_warn(&t, "cluster %s: this node's status cannot be read "
 		    "(%s): its holds and failures are not known", id,
 		    strerror(errno));
 		ownp = NULL;
+	}
+	/*
+	 * Strict mode: etcd orders the claims (bin/etcd.c); no peer is
+	 * asked, so only this node's own hold can stop it.
+	 */
+	if (t.cluster->backend == PG_BACKEND_ETCD) {
+		if (ownp != NULL && own.hold_ms > 0) {
+			memset(&d, 0, sizeof(d));
+			d.verdict = PG_SKIP_ACTIVE;
+			d.reason = PG_REASON_HELD;
+			d.own = 1;
+			pg_decision_text(&d, t.cluster, ownp, NULL, 0, text,
+			    sizeof(text));
+			tool_decided(&t, "%s: %s", id, text);
+			return d.verdict;
+		}
+		return etcd_check(&t, claim);
 	}
 	/*
 	 * Activity in our own record after this check started: another

@@ -6,9 +6,8 @@
  * accepts connections; under inetd, xinetd, systemd sockets or socat it
  * runs with the one connection on stdin and stdout. A connection is read,
  * answered and closed by lib/conn.c (pg_conn_*), what to answer decided
- * in lib/serve.c (pg_serve_answer).
- *
- * serve never writes state: it opens the state directory read-only.
+ * in lib/serve.c (pg_serve_answer). serve never writes state: it opens
+ * the state directory read-only.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -24,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "serve.h"
 #include "tool.h"
 
 #define ACCEPT_BURST	64		/* accepts per wake-up */

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "local.h"
 #include "etcd.h"
 #include "status.h"
 

@@ -108,7 +108,7 @@ hold(struct tool *t, int64_t ms, const char *msg)
 {
 	struct pg_hold	 h;
 	struct passwd	*pw;
-	char		 by[PG_STATUS_TEXT_MAX], left[32];
+	char		 by[PG_HOLD_TEXT_MAX], left[PG_DURATION_MAX];
 	const char	*id = t->cluster->id;
 
 	if (ms == 0) {
@@ -131,10 +131,9 @@ hold(struct tool *t, int64_t ms, const char *msg)
 	if (pg_hold_write(&t->state, id, &h) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot write the hold in "
 		    "%s/.%s.side", t->state.path, id);
-	if (pg_duration_format(ms, left, sizeof(left)) == -1)
-		strlcpy(left, "?", sizeof(left));
-	tool_log(t, LOG_NOTICE, "%s: held for %s by %s%s%s", id, left, h.by,
-	    h.why[0] != '\0' ? ": " : "", h.why);
+	tool_log(t, LOG_NOTICE, "%s: held for %s by %s%s%s", id,
+	    pg_duration_text(ms, left), h.by, h.why[0] != '\0' ? ": " : "",
+	    h.why);
 	exit(0);
 }
 

@@ -7,6 +7,8 @@
 #ifndef STATUS_H
 #define STATUS_H
 
+#include "fleet.h"
+#include "proto.h"
 #include "tool.h"
 
 /* The usage, as the man page's SYNOPSIS, on stderr. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <vis.h>
 
+#include "decide.h"
 #include "tool.h"
 
 int	 tool_stderr = 1;

@@ -8,7 +8,8 @@
 
 #include <sysexits.h>
 
-#include "pollguard.h"
+#include "conf.h"
+#include "state.h"
 
 #ifndef __dead
 #define __dead	__attribute__((__noreturn__))

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <time.h>
 
-#include "pollguard.h"
+#include "base.h"
 
 int
 pg_clock(clockid_t id, int64_t *ns)

@@ -1,63 +1,172 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * conf.h: private to config.c, confkey.c and confval.c, the reader of
- * pollguard.conf(5). The same contract as pollguard.h: the functions
- * that take a struct parse return 1 when the value is good, else 0 with
- * the reason in the parse (conf_fail).
+ * conf.h: pollguard.conf(5), read and checked in full by config.c,
+ * confkey.c and confval.c (their own parts are in conf-int.h).
  */
 #ifndef PG_CONF_H
 #define PG_CONF_H
 
-#include <stdio.h>
+#include "base.h"
 
-enum section {
-	SEC_NONE,
-	SEC_GLOBAL,
-	SEC_SERVE,
-	SEC_PEER,
-	SEC_CLUSTER,
-	SEC_ETCD
-};
-
-struct parse {
-	FILE			*fp;
-	struct pg_config	*cfg;
-	int			 line;
-	enum section		 sec;
-	unsigned int		 seen;		/* keys of this section so far */
-	int			 seen_global;
-	int			 connect_line;	/* connect_timeout was set here */
-	int			 seen_serve;
-	unsigned int		 seen_strict;	/* etcd keys of a [cluster] */
-	int			 has_password;
-	char			**peerlists;	/* per cluster, NULL: default */
-	int			*peerlines;
-	int			*preferlines;	/* per cluster, 0: no prefer */
-	char			*err;
-	size_t			 errlen;
-	int			 failed;
-	int			 errline;
-};
-
-#define SEPARATORS	", \t"	/* between the items of a list */
-
-/*
- * The parse fails, with this reason at this line (0: none): the first
- * failure is kept, later ones are ignored. Returns 0.
- */
-int	 conf_fail(struct parse *, int, const char *, ...)
-	    __attribute__((__format__(__printf__, 3, 4)));
-
-/* A line "key = value" of the current section (confkey.c). */
-int	 conf_key(struct parse *, const char *, const char *);
-
-/*
- * A peer's or an etcd endpoint's URL (confval.c): 0, or -1 and why it
- * is not one, for people.
- */
-int	 conf_url_check(const char *, char *, size_t);
-
-/* A system user name for run_as (confval.c). */
-int	 conf_user_name_valid(const char *);
-
+#ifndef PG_SYSCONFDIR
+#define PG_SYSCONFDIR		"/etc"		/* make SYSCONFDIR=... */
 #endif
+#define PG_CONF_DEFAULT		PG_SYSCONFDIR "/pollguard.conf"
+#define PG_STATE_DEFAULT	"/var/lib/pollguard"
+#define PG_CONF_ENV		"POLLGUARD_CONF"
+
+#define PG_PEERS_MAX	256
+#define PG_CLUSTERS_MAX	256
+#define PG_ALLOW_MAX	64
+/* [serve] backlog and max_connections: defaults and ranges. */
+#define PG_BACKLOG_DEFAULT	1024
+#define PG_BACKLOG_MAX		65535
+#define PG_CONN_MAX_DEFAULT	1024
+#define PG_CONN_MAX_MAX		65536
+
+#define PG_RUNTIME_MIN_MS	100LL		/* max_runtime, kill_after */
+#define PG_KILL_AFTER_MS	(10LL * 1000)	/* kill_after's default */
+#define PG_KILL_AFTER_MAX_MS	(3600LL * 1000)
+#define PG_PING_TIMEOUT_MAX_MS	5000LL		/* ping_timeout's default */
+
+/*
+ * config.c, confkey.c, confval.c: pollguard.conf(5).
+ */
+
+struct pg_net {
+	int		 family;	/* AF_INET or AF_INET6 */
+	unsigned char	 addr[16];	/* network byte order, host bits zero */
+	unsigned int	 prefix;	/* 0..32 or 0..128 */
+};
+
+struct pg_peer {
+	char		 name[PG_NAME_MAX + 1];
+	char		 url[PG_VALUE_MAX];
+	char		 user[PG_VALUE_MAX];
+	char		 password[PG_VALUE_MAX];
+	char		 cafile[PG_VALUE_MAX];
+	int		 line;		/* line of the section header */
+};
+
+enum pg_unreachable {
+	PG_UNREACHABLE_RUN = 0,		/* an unreachable peer counts as never */
+	PG_UNREACHABLE_SKIP		/* any unreachable peer: skip the round */
+};
+
+/* What a failed run does to who polls next (pollguard(7), HANDOVER). */
+enum pg_on_failure {
+	PG_ON_FAILURE_HANDOVER = 0,	/* the default: healthy nodes take over */
+	PG_ON_FAILURE_STAY		/* 0.3: the failing node stays the poller */
+};
+
+/* Who orders the claims of a cluster: its peers, or an etcd cluster. */
+enum pg_backend {
+	PG_BACKEND_PEERS = 0,
+	PG_BACKEND_ETCD
+};
+
+/* What pollguard-touch -- does to a job whose etcd lease was lost. */
+enum pg_lease_lost {
+	PG_LEASE_LOST_KILL = 0,		/* the default: stop its process group */
+	PG_LEASE_LOST_WARN		/* say so, let it run */
+};
+
+#define PG_ETCD_ENDPOINTS_MAX	8
+
+/* The [etcd] section: where the etcd backend's clusters live. */
+struct pg_etcd {
+	char		 endpoints[PG_ETCD_ENDPOINTS_MAX][PG_VALUE_MAX];
+	size_t		 nendpoints;	/* 0: no [etcd] section */
+	char		 prefix[PG_VALUE_MAX];	/* default "/pollguard/" */
+	int64_t		 timeout_ms;	/* of each request */
+	char		 cafile[PG_VALUE_MAX];
+	char		 cert[PG_VALUE_MAX];
+	char		 key[PG_VALUE_MAX];
+	char		 user[PG_VALUE_MAX];
+	char		 password[PG_VALUE_MAX];
+	int		 line;		/* of the section header; 0: none */
+};
+
+struct pg_cluster {
+	char		 id[PG_NAME_MAX + 1];
+	char		 name[PG_VALUE_MAX];
+	int64_t		 wait_ms;
+	enum pg_unreachable unreachable;
+	int64_t		 max_runtime_ms; /* 0: no runtime limit */
+	int64_t		 kill_after_ms;	/* SIGTERM to SIGKILL at the limit */
+	enum pg_on_failure on_failure;
+	int64_t		 cooldown_ms;	/* after a failed run; default wait */
+	size_t		*peers;		/* indices into pg_config.peers */
+	size_t		 npeers;	/* 0: standalone */
+	int		 line;
+	/* pollguard(7), PREFERRED NODE */
+	char		 prefer[PG_VALUE_MAX];	/* "a,b", as the [peer] names
+						   are spelt; "": no prefer */
+	int		 failback;	/* 1 (the default): yield to a
+					   preferred node that is back */
+	int64_t		 failback_after_ms;	/* its checks must have run
+						   this long; default wait */
+	int64_t		 prefer_slack_ms;	/* min(claim horizon, wait/4) */
+	enum pg_backend	 backend;	/* etcd: pollguard(7), STRICT MODE */
+	enum pg_lease_lost on_lease_lost;
+	char		 ping[PG_VALUE_MAX];	/* lib/monitor.h; "": none */
+	int64_t		 ping_timeout_ms;	/* of each ping */
+};
+
+struct pg_serve {
+	char		 listen[PG_VALUE_MAX];	/* empty: inetd mode */
+	char		 user[PG_VALUE_MAX];
+	char		 password[PG_VALUE_MAX];
+	char		 run_as[PG_NAME_MAX + 1];
+	struct pg_net	 allow[PG_ALLOW_MAX];
+	size_t		 nallow;		/* 0: any client */
+	int		 backlog;		/* listen(2) queue */
+	int		 max_conn;		/* max_connections */
+};
+
+struct pg_config {
+	char		 path[PATH_MAX];
+	char		 node[PG_NAME_MAX + 1];
+	char		 state[PATH_MAX];
+	int64_t		 timeout_ms;
+	int64_t		 connect_timeout_ms;
+	int64_t		 settle_ms;
+	struct pg_peer	*peers;
+	size_t		 npeers;
+	struct pg_cluster *clusters;
+	size_t		 nclusters;
+	struct pg_serve	 serve;
+	struct pg_etcd	 etcd;
+};
+
+/*
+ * The config file to use: the argument of -c when not NULL, else
+ * $POLLGUARD_CONF when set and not empty, else PG_CONF_DEFAULT.
+ */
+const char	*pg_config_path(const char *);
+
+/*
+ * Read and validate a config file. On success return 0 and store a new
+ * config in *cfgp (free it with pg_config_free). On failure return -1 and
+ * write a message to err, naming the file and, where there is one, the
+ * line: "FILE:LINE: what is wrong".
+ */
+int	 pg_config_load(const char *, struct pg_config **, char *, size_t);
+void	 pg_config_free(struct pg_config *);
+
+/* The cluster with this ID, or NULL. */
+const struct pg_cluster *pg_config_cluster(const struct pg_config *,
+	    const char *);
+
+/*
+ * Parse one address or CIDR range ("192.0.2.0/24", "2001:db8::1") into
+ * *net; return 0, or -1 when it is not one. An IPv4-mapped one
+ * ("::ffff:192.0.2.0/120") is kept as IPv4 ("192.0.2.0/24"), as serve
+ * sees such a client; -1 with errno EDOM when its prefix is under 96.
+ */
+int	 pg_net_parse(const char *, struct pg_net *);
+
+/* True when the address (family, network byte order) lies in the range. */
+int	 pg_net_match(const struct pg_net *, int, const void *);
+
+#endif /* PG_CONF_H */

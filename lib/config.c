@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +18,8 @@
 
 #include <ini.h>
 
-#include "pollguard.h"
-#include "conf.h"
+#include "conf-int.h"
+#include "decide.h"
 
 /*
  * Debian's inih calls the handler without a line number, never for an
@@ -29,28 +28,6 @@
  * therefore feed it through our own line reader, which counts lines,
  * rejects what inih would misread, and sees every section header.
  */
-
-int
-conf_fail(struct parse *p, int line, const char *fmt, ...)
-{
-	char	 msg[PG_ERR_MAX];
-	va_list	 ap;
-
-	if (p->failed)
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (line > 0)
-		snprintf(p->err, p->errlen, "%s:%d: %s", p->cfg->path, line,
-		    msg);
-	else
-		snprintf(p->err, p->errlen, "%s: %s", p->cfg->path, msg);
-	p->failed = 1;
-	p->errline = line;
-	return 0;
-}
-
 
 static int
 etcd_section(struct parse *p)

@@ -2,18 +2,40 @@
 /*
  * confkey.c: the keys of each section of pollguard.conf(5), for
  * pg_config_load (config.c): each value checked in full, unknown and
- * repeated keys refused.
+ * repeated keys refused; and conf_fail, the reason a parse fails.
  */
 #include <sys/socket.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pollguard.h"
-#include "conf.h"
+#include "conf-int.h"
+#include "serve.h"
+
+int
+conf_fail(struct parse *p, int line, const char *fmt, ...)
+{
+	char	 msg[PG_ERR_MAX];
+	va_list	 ap;
+
+	if (p->failed)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(p->err, p->errlen, "%s:%d: %s", p->cfg->path, line,
+		    msg);
+	else
+		snprintf(p->err, p->errlen, "%s: %s", p->cfg->path, msg);
+	p->failed = 1;
+	p->errline = line;
+	return 0;
+}
 
 static int
 copy(struct parse *p, char *dst, size_t len, const char *src,

@@ -16,8 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pollguard.h"
-#include "conf.h"
+#include "conf-int.h"
 
 /* c is a byte of set (never the terminating NUL). */
 static int
@@ -106,11 +105,12 @@ url_host(const char *s, size_t n, char *why, size_t len)
 }
 
 /*
- * A peer's base URL: http:// or https://, a host, an optional port from
- * 1 to 65535 and an optional path of RFC 3986 characters and %XX escapes.
- * No user information, query or fragment: credentials have their own keys
- * and /v1/elapsed/CLUSTER is appended. Control characters were refused
- * before. 0, or -1 and why it is wrong.
+ * A base URL (a peer's url, an etcd endpoint, a ping): http:// or
+ * https://, a host, an optional port from 1 to 65535 and an optional path
+ * of RFC 3986 characters and %XX escapes. No user information, query or
+ * fragment: credentials have their own keys and a path is appended
+ * (/v1/elapsed/CLUSTER, /v3/kv/txn, /start). Control characters were
+ * refused before. 0, or -1 and why it is wrong.
  */
 int
 conf_url_check(const char *url, char *why, size_t len)
@@ -133,7 +133,7 @@ conf_url_check(const char *url, char *why, size_t len)
 	}
 	if (strpbrk(url, "?#") != NULL) {
 		snprintf(why, len, "a query or fragment ('?' or '#'); "
-		    "/v1/elapsed/CLUSTER is appended to the path");
+		    "pollguard appends a path to this URL");
 		return -1;
 	}
 	path = host + strcspn(host, "/");

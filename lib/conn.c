@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pollguard.h"
+#include "serve.h"
 
 int
 pg_conn_clock(int64_t *ms)

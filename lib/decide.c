@@ -12,21 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pollguard.h"
+#include "decide.h"
 
 #define MS	1000000LL	/* ns */
-
-int
-pg_status_failed(const struct pg_status *st)
-{
-	return st->failures > 0 && st->last && !st->running;
-}
-
-int
-pg_status_cooldown(const struct pg_status *st, int64_t cooldown_ms)
-{
-	return pg_status_failed(st) && st->last_end_ms < cooldown_ms;
-}
 
 /*
  * Not counting a failed peer is safe for the race closure only because
@@ -235,8 +223,8 @@ too_slow(const struct pg_claim *c)
  * One rule, whatever each node concludes about the other (doc/SAFETY.md):
  * a node keeps its claim against an active peer only when the peer's
  * claim certainly came more than settle/4, and after ours became
- * visible, later than ours, and no run is going there (that peer saw
- * our claim as the earlier one and withdraws, by this rule or by 0.3's);
+ * visible, later than ours (that peer saw our claim as the earlier one
+ * and withdraws, by this rule or by 0.3's);
  * or, on a nearer claim, when our name sorts first, the peer's status
  * can be read, and the peer has withdrawn (pending, pg_settle_poll).
  * Everything else withdraws. The settle sleep, taken when a peer may be
@@ -295,13 +283,12 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 			active = i;
 		*peer = i;
 		/*
-		 * Not reached in round 1: its claim may be older than our
-		 * round 1, so what round 2 shows may be its job's refresh,
-		 * which would look like a claim later than ours. A claim it
-		 * still reports as one is ordered by its true moment.
+		 * Not reached in round 1: what it did before is unknown to
+		 * us. Its record may show a job's refresh after an old claim,
+		 * or a claim of its own that hides a job it runs without
+		 * the run lock (doc/SAFETY.md, "Unseen peers").
 		 */
-		if (!s->answered && !(s->has_status &&
-		    s->status.claim_ms >= 0)) {
+		if (!s->answered) {
 			*why = PG_LOST_UNSEEN;
 			return PG_SKIP_ACTIVE;
 		}
@@ -317,7 +304,7 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		}
 		/* When the peer claimed, relative to our claim: lo or later. */
 		lo = lower_bound(c, s);
-		if (lo > later && !(s->has_status && s->status.running))
+		if (lo > later)
 			continue;
 		if (pg_peer_fast(s) && strcasecmp(c->node, s->name) < 0) {
 			pending[i] = 1;
@@ -576,9 +563,9 @@ pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
 		    "in round 1 and is active: it may be polling", s->name);
 		break;
 	case PG_LOST_EXPIRED:
-		snprintf(buf, len, "claim withdrawn: this node's last run "
-		    "failed and the claim's horizon passed, or nearly, before "
-		    "it could go, so peers no longer count it");
+		snprintf(buf, len, "claim withdrawn: the claim's horizon "
+		    "passed, or nearly, before it could go, so peers may no "
+		    "longer count this node");
 		break;
 	case PG_LOST_SELF:
 		snprintf(buf, len, "claim withdrawn: this node's own status "

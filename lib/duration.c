@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pollguard.h"
+#include "base.h"
 
 static const struct {
 	const char	*suffix;
@@ -106,6 +106,14 @@ pg_duration_format(int64_t ms, char *buf, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+const char *
+pg_duration_text(int64_t ms, char *buf)
+{
+	if (pg_duration_format(ms, buf, PG_DURATION_MAX) == -1)
+		strlcpy(buf, "?", PG_DURATION_MAX);
+	return buf;
 }
 
 static int

@@ -18,7 +18,8 @@
 #include <jansson.h>
 #include <openssl/ssl.h>
 
-#include "pollguard.h"
+#include "lease.h"
+#include "proto.h"
 
 struct pg_etcd_conn {
 	const struct pg_config	*cfg;

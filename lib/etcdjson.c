@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "pollguard.h"
+#include "lease.h"
 
 /* Why an answer is refused: a short text for people, from our words. */
 static int

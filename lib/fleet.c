@@ -2,8 +2,10 @@
 /*
  * fleet.c: what pollguard-status shows of a cluster across its nodes.
  * The tool asks the nodes and fills in a struct pg_fleet per cluster;
- * everything it prints is made here, from plain data, so that the unit
- * tests can check the prediction, the table and the JSON exactly.
+ * who would go next is predicted here and printed by fleetout.c, from
+ * plain data, so that the unit tests can check the prediction, the
+ * table and the JSON exactly. Here too: the growing string both make
+ * their text in (fleet-int.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,30 +16,11 @@
 #include <strings.h>
 #include <vis.h>
 
-#include "pollguard.h"
+#include "fleet.h"
+#include "fleet-int.h"
 
-#define DUR_MAX		32
-#define CELL_MAX	(PG_STATUS_TEXT_MAX * 6)
-
-enum col {
-	C_CLUSTER, C_NODE, C_REACH, C_ACTIVE, C_RUNNING, C_LAST, C_FAILS,
-	C_HOLD, C_COUNT
-};
-
-static const char *const heads[C_COUNT] = {
-	"CLUSTER", "NODE", "REACH", "ACTIVE", "RUNNING", "LAST", "FAILS",
-	"HOLD"
-};
-
-/* A growing string; once a step fails, every later one does nothing. */
-struct sbuf {
-	char	*p;
-	size_t	 len, cap;
-	int	 fail;
-};
-
-static void
-sb_add(struct sbuf *b, const char *s, size_t n)
+void
+pg_sb_add(struct pg_sbuf *b, const char *s, size_t n)
 {
 	char	*p;
 	size_t	 cap;
@@ -60,14 +43,10 @@ sb_add(struct sbuf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
-static void
-sb_printf(struct sbuf *b, const char *fmt, ...)
-    __attribute__((__format__(__printf__, 2, 3)));
-
-static void
-sb_printf(struct sbuf *b, const char *fmt, ...)
+void
+pg_sb_printf(struct pg_sbuf *b, const char *fmt, ...)
 {
-	char	 s[CELL_MAX * 2];
+	char	 s[PG_SB_PIECE_MAX];
 	va_list	 ap;
 	int	 n;
 
@@ -77,14 +56,11 @@ sb_printf(struct sbuf *b, const char *fmt, ...)
 	if (n < 0 || (size_t)n >= sizeof(s))
 		b->fail = 1;
 	else
-		sb_add(b, s, n);
+		pg_sb_add(b, s, n);
 }
 
-#define SB_LIT(b, s)	sb_add((b), (s), sizeof(s) - 1)
-
-/* The string made, or NULL and ENOMEM. */
-static char *
-sb_end(struct sbuf *b)
+char *
+pg_sb_end(struct pg_sbuf *b)
 {
 	if (b->fail || b->p == NULL) {
 		free(b->p);
@@ -94,18 +70,8 @@ sb_end(struct sbuf *b)
 	return b->p;
 }
 
-/* A duration for people; "?" for what pg_duration_format refuses. */
-static const char *
-dur(int64_t ms, char *buf)
-{
-	if (pg_duration_format(ms, buf, DUR_MAX) == -1)
-		strlcpy(buf, "?", DUR_MAX);
-	return buf;
-}
-
-/* Text as an operator typed it (a local hold's why), safe to print. */
-static void
-safe(const char *in, char *out, size_t len)
+void
+pg_fleet_safe(const char *in, char *out, size_t len)
 {
 	strnvis(out, in, len, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL);
 }
@@ -248,7 +214,8 @@ static void
 active(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n = &f->nodes[i];
-	char				 a[DUR_MAX], b[DUR_MAX], run[48];
+	char				 a[PG_DURATION_MAX], b[PG_DURATION_MAX];
+	char				 run[48];
 
 	run[0] = '\0';
 	if (n->st.running && n->st.pid > 0)
@@ -259,8 +226,8 @@ active(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	nx->reason = PG_REASON_ACTIVE;
 	nx->node = i;
 	snprintf(nx->text, sizeof(nx->text), "%s: active %s ago%s (wait %s), "
-	    "keeps polling", n->name, dur(n->st.elapsed_ms, a), run,
-	    dur(f->cluster->wait_ms, b));
+	    "keeps polling", n->name, pg_duration_text(n->st.elapsed_ms, a),
+	    run, pg_duration_text(f->cluster->wait_ms, b));
 }
 
 /*
@@ -270,8 +237,8 @@ active(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 static int
 several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 {
-	struct sbuf	 b = { NULL, 0, 0, 0 };
-	char		 a[DUR_MAX], never[PG_NAME_MAX + 48], *s;
+	struct pg_sbuf	 b = { NULL, 0, 0, 0 };
+	char		 a[PG_DURATION_MAX], never[PG_NAME_MAX + 48], *s;
 	size_t		 i, failed = f->n, awake = 0;
 
 	for (i = 0; i < f->n && failed == f->n; i++)
@@ -286,13 +253,14 @@ several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 		snprintf(nx->text, sizeof(nx->text), "%s%snobody active within "
 		    "wait %s: the first check to run goes", failed < f->n ?
 		    f->nodes[failed].name : "", failed < f->n ? "'s last run "
-		    "failed, handing over; " : "", dur(f->cluster->wait_ms, a));
+		    "failed, handing over; " : "",
+		    pg_duration_text(f->cluster->wait_ms, a));
 	else {
 		for (i = 0; i < f->n; i++)
 			if (p[i].checks && p[i].d.verdict == PG_GO)
-				sb_printf(&b, "%s%s", b.len > 0 ? ", " : "",
+				pg_sb_printf(&b, "%s%s", b.len > 0 ? ", " : "",
 				    f->nodes[i].name);
-		if ((s = sb_end(&b)) == NULL)
+		if ((s = pg_sb_end(&b)) == NULL)
 			return -1;
 		snprintf(nx->text, sizeof(nx->text), "%s would go: the first "
 		    "check to run goes", s);
@@ -372,7 +340,7 @@ static int
 each(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
     struct pg_next *nx)
 {
-	struct sbuf	 b = { NULL, 0, 0, 0 };
+	struct pg_sbuf	 b = { NULL, 0, 0, 0 };
 	char		(*text)[PG_TEXT_MAX], *s;
 	size_t		 i, j;
 	int		 sep = 0;
@@ -382,22 +350,22 @@ each(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
 	for (i = 0; i < f->n; i++)
 		if (p[i].checks)
 			skip_text(f, &p[i], i, seen, text[i], sizeof(text[i]));
-	SB_LIT(&b, "nobody goes now");
+	PG_SB_LIT(&b, "nobody goes now");
 	for (i = 0; i < f->n; i++) {
 		if (!p[i].checks || text[i][0] == '\0')
 			continue;
-		sb_printf(&b, "%s %s", sep++ ? ";" : ":", f->nodes[i].name);
+		pg_sb_printf(&b, "%s %s", sep++ ? ";" : ":", f->nodes[i].name);
 		for (j = i + 1; j < f->n; j++)
 			if (p[j].checks && strcmp(text[i], text[j]) == 0) {
-				sb_printf(&b, ", %s", f->nodes[j].name);
+				pg_sb_printf(&b, ", %s", f->nodes[j].name);
 				text[j][0] = '\0';
 			}
-		sb_printf(&b, ": %s", text[i]);
+		pg_sb_printf(&b, ": %s", text[i]);
 	}
 	if (sep == 0)
-		SB_LIT(&b, ": no node's checks run");
+		PG_SB_LIT(&b, ": no node's checks run");
 	free(text);
-	if ((s = sb_end(&b)) == NULL)
+	if ((s = pg_sb_end(&b)) == NULL)
 		return -1;
 	nx->reason = PG_REASON_EACH;
 	strlcpy(nx->text, s, sizeof(nx->text));
@@ -410,7 +378,7 @@ static void
 hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n = &f->nodes[i];
-	char				 a[DUR_MAX];
+	char				 a[PG_DURATION_MAX];
 	char				 why[PG_STATUS_TEXT_MAX * 4 + 8];
 	char				 vis[PG_STATUS_TEXT_MAX * 4 + 1];
 
@@ -418,12 +386,12 @@ hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	nx->node = i;
 	why[0] = '\0';
 	if (n->st.hold_why[0] != '\0') {
-		safe(n->st.hold_why, vis, sizeof(vis));
+		pg_fleet_safe(n->st.hold_why, vis, sizeof(vis));
 		snprintf(why, sizeof(why), " (%s)", vis);
 	}
 	snprintf(nx->text, sizeof(nx->text), "held for %s by %s%s: nobody goes",
-	    dur(n->st.hold_ms, a), n->st.hold_by[0] != '\0' ? n->st.hold_by :
-	    n->name, why);
+	    pg_duration_text(n->st.hold_ms, a), n->st.hold_by[0] != '\0' ?
+	    n->st.hold_by : n->name, why);
 }
 
 /* No check goes while node i is unreachable, by policy. */
@@ -500,7 +468,7 @@ nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
 static void
 by_etcd(const struct pg_fleet *f, struct pg_next *nx)
 {
-	char	 a[DUR_MAX];
+	char	 a[PG_DURATION_MAX];
 	size_t	 i;
 
 	for (i = 0; i < f->n; i++) {
@@ -519,7 +487,7 @@ by_etcd(const struct pg_fleet *f, struct pg_next *nx)
 	else
 		snprintf(nx->text, sizeof(nx->text), "nobody active within "
 		    "wait %s: the first check to run goes",
-		    dur(f->cluster->wait_ms, a));
+		    pg_duration_text(f->cluster->wait_ms, a));
 }
 
 int
@@ -561,322 +529,4 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	if (r == -1)
 		errno = ENOMEM;
 	return r;
-}
-
-/* REACH: what the node answered; "error" for this node's own record. */
-static const char *
-reach_word(const struct pg_fleet_node *n)
-{
-	switch (n->kind) {
-	case PG_ANSWER_ELAPSED:
-	case PG_ANSWER_NEVER:
-		return n->has_status ? "yes" : "elapsed only";
-	case PG_ANSWER_UNREACHABLE:
-		return n->self ? "error" : "unreachable";
-	case PG_ANSWER_REFUSED:
-		return "refused";
-	case PG_ANSWER_UNKNOWN:
-		return "unknown";
-	default:
-		return "invalid";
-	}
-}
-
-/* After ACTIVE's time: [a claim reported][a check deciding]. */
-static const char *const mark[2][2] = {
-	{ "", " (deciding)" },
-	{ " (claim)", " (claim, deciding)" }
-};
-
-/* The cells of one node's line. */
-static void
-cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
-    char c[C_COUNT][CELL_MAX])
-{
-	const struct pg_status	*st = &n->st;
-	char			 a[DUR_MAX], b[DUR_MAX], w[32];
-	char			 why[PG_STATUS_TEXT_MAX * 4 + 1];
-	int			 i, dec, full = n->has_status;
-
-	for (i = 0; i < C_COUNT; i++)
-		strlcpy(c[i], "-", CELL_MAX);
-	strlcpy(c[C_CLUSTER], f->cluster->id, CELL_MAX);
-	snprintf(c[C_NODE], CELL_MAX, "%s%s", n->name, n->self ? " (self)" :
-	    "");
-	strlcpy(c[C_REACH], reach_word(n), CELL_MAX);
-	if (!answered(n))
-		return;
-	/* A check there holds the claim lock: its round is being decided. */
-	dec = full && st->deciding == 1;
-	if (st->elapsed_ms == PG_NEVER)
-		snprintf(c[C_ACTIVE], CELL_MAX, "never%s", mark[0][dec]);
-	else
-		snprintf(c[C_ACTIVE], CELL_MAX, "%s ago%s",
-		    dur(st->elapsed_ms, a), mark[st->claim_ms >= 0][dec]);
-	if (!full)
-		return;
-	if (st->running && st->pid > 0)
-		snprintf(c[C_RUNNING], CELL_MAX, "pid %" PRId64, st->pid);
-	else
-		strlcpy(c[C_RUNNING], st->running ? "yes" : "no", CELL_MAX);
-	if (st->last)
-		snprintf(c[C_LAST], CELL_MAX, "%s, %s, %s ago",
-		    pg_status_last_text(st, w, sizeof(w)), dur(st->last_duration_ms, a),
-		    dur(st->last_end_ms, b));
-	snprintf(c[C_FAILS], CELL_MAX, "%d", st->failures);
-	if (st->hold_ms > 0) {
-		safe(st->hold_why, why, sizeof(why));
-		snprintf(c[C_HOLD], CELL_MAX, "%s%s%s%s%s", dur(st->hold_ms, a),
-		    st->hold_by[0] != '\0' ? " by " : "", st->hold_by,
-		    why[0] != '\0' ? ": " : "", why);
-	}
-}
-
-/* One line: the cells padded to the widths, the last one not. */
-static void
-line(struct sbuf *b, char c[][CELL_MAX], size_t nc, const size_t *w)
-{
-	size_t	 i;
-
-	for (i = 0; i < nc; i++) {
-		if (i + 1 < nc)
-			sb_printf(b, "%-*s  ", (int)w[i], c[i]);
-		else
-			sb_printf(b, "%s\n", c[i]);
-	}
-}
-
-char *
-pg_fleet_table(const struct pg_fleet *f, size_t nf)
-{
-	char		 c[C_COUNT][CELL_MAX];
-	struct sbuf	 b = { NULL, 0, 0, 0 };
-	struct pg_next	 nx;
-	size_t		 w[C_COUNT], i, j, k, len;
-
-	for (k = 0; k < C_COUNT; k++)
-		w[k] = strlen(heads[k]);
-	for (i = 0; i < nf; i++)
-		for (j = 0; j < f[i].n; j++) {
-			cells(&f[i], &f[i].nodes[j], c);
-			for (k = 0; k < C_COUNT; k++)
-				if ((len = strlen(c[k])) > w[k])
-					w[k] = len;
-		}
-	for (k = 0; k < C_COUNT; k++)
-		strlcpy(c[k], heads[k], CELL_MAX);
-	line(&b, c, C_COUNT, w);
-	for (i = 0; i < nf; i++) {
-		for (j = 0; j < f[i].n; j++) {
-			cells(&f[i], &f[i].nodes[j], c);
-			line(&b, c, C_COUNT, w);
-		}
-		if (pg_fleet_next(&f[i], &nx) == -1) {
-			b.fail = 1;
-			break;
-		}
-		strlcpy(c[C_CLUSTER], f[i].cluster->id, CELL_MAX);
-		strlcpy(c[C_NODE], "next", CELL_MAX);
-		strlcpy(c[C_REACH], nx.text, CELL_MAX);
-		line(&b, c, 3, w);
-	}
-	return sb_end(&b);
-}
-
-/* A JSON string: quotes, backslashes, and \uXXXX for the rest. */
-static void
-js_str(struct sbuf *b, const char *s)
-{
-	static const char	 hex[] = "0123456789abcdef";
-	char			 e[6] = { '\\', 'u', '0', '0' };
-	unsigned char		 ch;
-	size_t			 run;
-
-	SB_LIT(b, "\"");
-	while (*s != '\0') {
-		for (run = 0; s[run] >= 0x20 && s[run] < 0x7f &&
-		    s[run] != '"' && s[run] != '\\'; run++)
-			;
-		sb_add(b, s, run);
-		s += run;
-		if (*s == '\0')
-			break;
-		ch = (unsigned char)*s++;
-		if (ch == '"' || ch == '\\') {
-			e[1] = ch;
-			sb_add(b, e, 2);
-			e[1] = 'u';
-			continue;
-		}
-		e[4] = hex[ch >> 4];
-		e[5] = hex[ch & 0xf];
-		sb_add(b, e, 6);
-	}
-	SB_LIT(b, "\"");
-}
-
-/* "key": then a string, or null when s is NULL or empty. */
-static void
-js_key_str(struct sbuf *b, const char *key, const char *s)
-{
-	sb_printf(b, "\"%s\":", key);
-	if (s == NULL || s[0] == '\0')
-		SB_LIT(b, "null");
-	else
-		js_str(b, s);
-}
-
-/* "key": milliseconds, or null for never (and unknown: cond false). */
-static void
-js_key_ms(struct sbuf *b, const char *key, int cond, int64_t ms)
-{
-	if (cond && ms != PG_NEVER && ms >= 0)
-		sb_printf(b, "\"%s\":%" PRId64, key, ms);
-	else
-		sb_printf(b, "\"%s\":null", key);
-}
-
-static const char *
-reach_key(const struct pg_fleet_node *n)
-{
-	return !answered(n) ? reach_word(n) : n->has_status ? "status" :
-	    "elapsed";
-}
-
-static void
-js_node(struct sbuf *b, const struct pg_fleet_node *n)
-{
-	const struct pg_status	*st = &n->st;
-	int			 ok = answered(n);
-	int			 full = n->has_status;
-
-	SB_LIT(b, "{");
-	js_key_str(b, "name", n->name);
-	sb_printf(b, ",\"self\":%s,\"reachable\":%s,\"answer\":\"%s\",",
-	    n->self ? "true" : "false", ok ? "true" : "false",
-	    reach_key(n));
-	js_key_str(b, "error", ok ? NULL : n->why[0] != '\0' ? n->why :
-	    reach_word(n));
-	SB_LIT(b, ",");
-	js_key_str(b, "version", full ? st->version : NULL);
-	SB_LIT(b, ",");
-	js_key_ms(b, "elapsed_ms", ok, st->elapsed_ms);
-	SB_LIT(b, ",");
-	js_key_ms(b, "claim_ms", ok, st->claim_ms);
-	if (full && st->deciding >= 0)
-		sb_printf(b, ",\"deciding\":%s", st->deciding ? "true" :
-		    "false");
-	else
-		SB_LIT(b, ",\"deciding\":null");
-	if (!full) {
-		sb_printf(b, ",\"running\":null,\"pid\":null,\"last\":null,"
-		    "\"last_success_ms\":null,\"failures\":null,"
-		    "\"prefer\":null,\"checked_ms\":null,\"checking_ms\":null,"
-		    "\"yield\":null,\"hold\":null}");
-		return;
-	}
-	sb_printf(b, ",\"running\":%s,", st->running ? "true" : "false");
-	js_key_ms(b, "pid", st->running && st->pid > 0, st->pid);
-	if (st->last) {
-		SB_LIT(b, ",\"last\":{");
-		js_key_ms(b, "exit", st->last_signal == 0, st->last_exit);
-		SB_LIT(b, ",");
-		js_key_ms(b, "signal", st->last_signal > 0, st->last_signal);
-		sb_printf(b, ",\"timed_out\":%s,", st->last_timeout ? "true" :
-		    "false");
-		js_key_ms(b, "duration_ms", 1, st->last_duration_ms);
-		SB_LIT(b, ",");
-		js_key_ms(b, "end_ms", 1, st->last_end_ms);
-		SB_LIT(b, "}");
-	} else
-		SB_LIT(b, ",\"last\":null");
-	SB_LIT(b, ",");
-	js_key_ms(b, "last_success_ms", 1, st->last_success_ms);
-	sb_printf(b, ",\"failures\":%d,", st->failures);
-	js_key_str(b, "prefer", st->prefer[0] != '\0' ? st->prefer : NULL);
-	SB_LIT(b, ",");
-	js_key_ms(b, "checked_ms", st->checked_ms != PG_NEVER, st->checked_ms);
-	SB_LIT(b, ",");
-	js_key_ms(b, "checking_ms", st->checked_ms != PG_NEVER &&
-	    st->checking_ms >= 0, st->checking_ms);
-	if (st->yield[0] != '\0') {
-		SB_LIT(b, ",\"yield\":{");
-		js_key_str(b, "to", st->yield);
-		sb_printf(b, ",\"ms\":%" PRId64 "},", st->yielded_ms);
-	} else
-		SB_LIT(b, ",\"yield\":null,");
-	if (st->hold_ms > 0) {
-		sb_printf(b, "\"hold\":{\"left_ms\":%" PRId64 ",", st->hold_ms);
-		js_key_str(b, "by", st->hold_by);
-		SB_LIT(b, ",");
-		js_key_str(b, "why", st->hold_why);
-		SB_LIT(b, "}}");
-	} else
-		SB_LIT(b, "\"hold\":null}");
-}
-
-/* next's reason in the JSON (pollguard-status(1)). */
-static const char *
-next_key(const struct pg_next *nx, size_t n)
-{
-	switch (nx->reason) {
-	case PG_REASON_GO:
-		return nx->node < n ? "go" : "any";
-	case PG_REASON_ACTIVE:
-		return "active";
-	case PG_REASON_HELD:
-		return "held";
-	case PG_REASON_INVALID:
-		return "error";
-	case PG_REASON_UNREACHABLE:
-		return "unreachable";
-	case PG_REASON_PREFERRED:
-		return "preferred";
-	default:
-		return "none";
-	}
-}
-
-char *
-pg_fleet_json(const char *version, const char *node,
-    const struct pg_fleet *f, size_t nf)
-{
-	const struct pg_cluster	*c;
-	struct sbuf		 b = { NULL, 0, 0, 0 };
-	struct pg_next		 nx;
-	size_t			 i, j;
-
-	SB_LIT(&b, "{");
-	js_key_str(&b, "version", version);
-	SB_LIT(&b, ",");
-	js_key_str(&b, "node", node);
-	SB_LIT(&b, ",\"clusters\":[");
-	for (i = 0; i < nf; i++) {
-		c = f[i].cluster;
-		if (pg_fleet_next(&f[i], &nx) == -1) {
-			b.fail = 1;
-			break;
-		}
-		if (i > 0)
-			SB_LIT(&b, ",");
-		SB_LIT(&b, "{");
-		js_key_str(&b, "id", c->id);
-		sb_printf(&b, ",\"wait_ms\":%" PRId64 ",\"unreachable\":\"%s\","
-		    "\"next\":{\"reason\":\"%s\",", c->wait_ms,
-		    c->unreachable == PG_UNREACHABLE_SKIP ? "skip" : "run",
-		    next_key(&nx, f[i].n));
-		js_key_str(&b, "node", nx.node < f[i].n ?
-		    f[i].nodes[nx.node].name : NULL);
-		SB_LIT(&b, ",");
-		js_key_str(&b, "text", nx.text);
-		SB_LIT(&b, "},\"nodes\":[");
-		for (j = 0; j < f[i].n; j++) {
-			if (j > 0)
-				SB_LIT(&b, ",");
-			js_node(&b, &f[i].nodes[j]);
-		}
-		SB_LIT(&b, "]}");
-	}
-	SB_LIT(&b, "]}\n");
-	return sb_end(&b);
 }

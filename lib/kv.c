@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pollguard.h"
+#include "base.h"
 
 int
 pg_appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)
@@ -133,6 +133,17 @@ pg_kv_next(struct pg_kv *kv)
 		return 1;
 	}
 	return 0;
+}
+
+int
+pg_bytes_within(const char *s, size_t n, char lo, char hi)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+	return 1;
 }
 
 int

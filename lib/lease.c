@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pollguard.h"
+#include "lease.h"
 
 #define LEASE_SUFFIX	"lease"
 

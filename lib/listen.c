@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pollguard.h"
+#include "serve.h"
 
 int
 pg_listen_parse(const char *spec, void *ssp, const char **errstr)

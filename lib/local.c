@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pollguard.h"
+#include "local.h"
 
 /*
  * The runs that pollguard-touch recorded. A damaged outcome reads as no
@@ -138,18 +138,14 @@ pg_status_serve(struct pg_state *st, const struct pg_config *cfg,
 }
 
 /*
- * The last moment of a go. Peers stop counting a node whose last run
- * failed once its claim's horizon has passed, unless its last activity
- * came more than a second after the run's end (pg_handover_ignores): a
- * check held up that long after it decided to keep must not go, since a
- * peer may have gone meanwhile. The run may also have failed during this
- * check (a run on this node that began after its lock test), so every
- * go is tested, on this node's status as its serve reports it, by the
- * rule of on_failure = handover whatever this node's setting (the
- * peers' is the one that applies). The claim must last a while longer
- * (settle/4 and 50 ms, the margin of pg_settle's slow round), for the
- * job's start under pollguard-touch, which makes peers count the node
- * again.
+ * The last moment of a go: this node's claim must still be reported,
+ * and for a while longer (settle/4 and 50 ms, the margin of pg_settle's
+ * slow round), until the job's start under pollguard-touch. A peer that
+ * reads no claim may stop counting this node: its last run failed and
+ * ended near the claim (pg_handover_ignores; a run by hand may end
+ * during this check), or it yielded. A check held up past that margin
+ * withdraws, whatever this node's last run did (doc/SAFETY.md, "The
+ * last step"). A hold put on this node while it settled withdraws too.
  */
 int
 pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
@@ -173,11 +169,9 @@ pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
 		left_ms = 0;
 	else
 		left_ms = rec->horizon_ms - (now - rec->claim_ns) / 1000000;
-	if (left_ms < settle_ms / 4 + 50)
-		self->status.claim_ms = -1;
 	self->has_status = 1;
 	self->answer.kind = PG_ANSWER_ELAPSED;
 	self->answer.elapsed_ms = self->status.elapsed_ms;
 	*why = PG_LOST_EXPIRED;
-	return !pg_handover_ignores(PG_ON_FAILURE_HANDOVER, self);
+	return left_ms >= settle_ms / 4 + 50;
 }

@@ -18,8 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pollguard.h"
-#include "state.h"
+#include "state-int.h"
 
 /*
  * The record lock: an flock(2) lock on ".CLUSTER.rec", held by every
@@ -33,9 +32,9 @@
  * reverse: nothing takes the claim lock while holding the record lock.
  * The run lock (".CLUSTER.lock") is never waited for (pg_lock_take and
  * pg_claim_lock do not wait; pg_lock_held only tests). The record lock
- * is held only inside the writers of record.c, side.c and statedir.c,
- * across a few system calls and one fsync, and nothing else is taken or
- * waited for while it is held: no cycle is possible.
+ * is held only inside the writers of record.c and side.c, across a few
+ * system calls and one fsync, and nothing else is taken or waited for
+ * while it is held: no cycle is possible.
  *
  * Readers (pollguard-serve, pg_state_read) never take it: a record is
  * replaced by rename, so a reader sees the old one or the new one, never
@@ -57,26 +56,27 @@ static int	 lock_open(struct pg_state *, const char *, const char *, int);
 int
 pg_rec_lock(struct pg_state *st, const char *cluster)
 {
-	pid_t	 pid = getpid();
+	struct pg_state_priv	*p = pg_state_priv(st);
+	pid_t			 pid = getpid();
 
 	if (strlen(cluster) > PG_NAME_MAX) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (st->recfd != -1 && (st->recpid != pid ||
-	    strcmp(st->reccluster, cluster) != 0)) {
-		close(st->recfd);	/* a child's close leaves the lock */
-		st->recfd = -1;
+	if (p->recfd != -1 && (p->recpid != pid ||
+	    strcmp(p->reccluster, cluster) != 0)) {
+		close(p->recfd);	/* a child's close leaves the lock */
+		p->recfd = -1;
 	}
-	if (st->recfd == -1) {
-		if ((st->recfd = lock_open(st, cluster, "rec",
+	if (p->recfd == -1) {
+		if ((p->recfd = lock_open(st, cluster, "rec",
 		    O_RDONLY | O_CREAT)) == -1)
 			return -1;
-		st->recpid = pid;
-		strlcpy(st->reccluster, cluster, sizeof(st->reccluster));
+		p->recpid = pid;
+		strlcpy(p->reccluster, cluster, sizeof(p->reccluster));
 	}
 	/* EINTR: check's signal handlers do not restart; the lock must. */
-	while (flock(st->recfd, LOCK_EX) == -1)
+	while (flock(p->recfd, LOCK_EX) == -1)
 		if (errno != EINTR)
 			return -1;
 	return 0;
@@ -87,7 +87,7 @@ pg_rec_unlock(struct pg_state *st)
 {
 	int	 saved = errno;
 
-	flock(st->recfd, LOCK_UN);
+	flock(pg_state_priv(st)->recfd, LOCK_UN);
 	errno = saved;
 }
 

@@ -4,12 +4,12 @@
  * pings of a dead man's switch (the healthchecks protocol) from the node
  * that runs a job; plugin.c turns what a cluster's nodes say into a
  * monitoring plugin's verdict (pollguard-status -p). Same contracts as
- * pollguard.h: nothing here exits or prints.
+ * base.h: nothing here exits or prints.
  */
 #ifndef PG_MONITOR_H
 #define PG_MONITOR_H
 
-#include "pollguard.h"
+#include "fleet.h"
 
 /*
  * ping.c: a run's pings. Only pollguard-touch-curl links it, and so

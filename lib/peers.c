@@ -21,7 +21,7 @@
 
 #include <curl/curl.h>
 
-#include "pollguard.h"
+#include "proto.h"
 
 /* More header bytes than this, and the answer is not one (invalid). */
 #define PEER_HEADER_MAX	16384

@@ -12,7 +12,7 @@
 #include "monitor.h"
 
 #define TEXT_MAX	640	/* the text, and each part of it */
-#define DUR_MAX		32
+#define DUR_MAX		PG_DURATION_MAX	/* pg_duration_text, secs */
 
 static const char *const words[] = {
 	"OK", "WARNING", "CRITICAL", "UNKNOWN"
@@ -46,14 +46,6 @@ add(char *buf, const char *fmt, ...)
 	r = snprintf(buf + n, TEXT_MAX - n, "%s%s", n > 0 ? "; " : "", part);
 	if (r < 0 || (size_t)r >= TEXT_MAX - n)
 		memcpy(buf + TEXT_MAX - 4, "...", 4);
-}
-
-static const char *
-dur(int64_t ms, char *buf)
-{
-	if (pg_duration_format(ms, buf, DUR_MAX) == -1)
-		strlcpy(buf, "?", DUR_MAX);
-	return buf;
 }
 
 /* Milliseconds as seconds for perfdata: "90", "1.5", "0.25". */
@@ -159,7 +151,7 @@ pg_plugin_check(const struct pg_fleet *f, const struct pg_plugin *p,
 		}
 		if (n->st.hold_ms > 0)
 			add(v.warn, "held on %s, %s left", n->name,
-			    dur(n->st.hold_ms, a));
+			    pg_duration_text(n->st.hold_ms, a));
 		if (n->st.failures >= PG_PLUGIN_FAILURES)
 			add(v.warn, "%s failed %d runs in a row", n->name,
 			    n->st.failures);
@@ -174,26 +166,28 @@ pg_plugin_check(const struct pg_fleet *f, const struct pg_plugin *p,
 
 	if (best != PG_NEVER) {
 		snprintf(text, sizeof(text), "last success %s ago on %s",
-		    dur(best, a), f->nodes[bestnode].name);
+		    pg_duration_text(best, a), f->nodes[bestnode].name);
 		if (best > p->crit_ms)
 			add(v.crit, "%s (critical: %s)", text,
-			    dur(p->crit_ms, b));
+			    pg_duration_text(p->crit_ms, b));
 		else if (best > p->warn_ms)
 			add(v.warn, "%s (warning: %s)", text,
-			    dur(p->warn_ms, b));
+			    pg_duration_text(p->warn_ms, b));
 		else
 			add(v.ok, "%s", text);
 		snprintf(since, sizeof(since), "%ss", secs(best, a));
 	} else {
 		if (known > p->crit_ms)
 			add(v.crit, "no success in the %s known (critical: %s)",
-			    dur(known, a), dur(p->crit_ms, b));
+			    pg_duration_text(known, a),
+			    pg_duration_text(p->crit_ms, b));
 		else if (known > p->warn_ms)
 			add(v.warn, "no success in the %s known (warning: %s)",
-			    dur(known, a), dur(p->warn_ms, b));
+			    pg_duration_text(known, a),
+			    pg_duration_text(p->warn_ms, b));
 		else if (known > 0)
 			add(v.ok, "no success yet, in the %s known",
-			    dur(known, a));
+			    pg_duration_text(known, a));
 		else
 			add(v.ok, "no success yet");
 		strlcpy(since, "U", sizeof(since));

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pollguard.h"
+#include "decide.h"
 
 #define MS	1000000LL	/* ns */
 

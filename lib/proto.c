@@ -11,9 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <vis.h>
 
-#include "pollguard.h"
+#include "proto.h"
 
 /* RFC 9110 token characters (method names, field names). */
 static int
@@ -303,32 +302,6 @@ pg_base64(const void *src, size_t len, char *dst, size_t dlen)
 	}
 	dst[o] = '\0';
 	return o;
-}
-
-void
-pg_quote(char *dst, size_t dlen, const char *s, size_t n)
-{
-	char	 raw[25], vis[25 * 4 + 1];
-	int	 more = n > 24;
-
-	if (more)
-		n = 24;
-	memcpy(raw, s, n);
-	raw[n] = '\0';
-	strvisx(vis, raw, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
-	    VIS_DQ);
-	snprintf(dst, dlen, "\"%s\"%s", vis, more ? "..." : "");
-}
-
-int
-pg_bytes_within(const char *s, size_t n, char lo, char hi)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] < lo || s[i] > hi)
-			return 0;
-	return 1;
 }
 
 /* text/plain, alone or with parameters. */

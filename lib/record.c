@@ -4,14 +4,14 @@
  * directory: read by anyone without a lock, replaced atomically by
  * writers that exclude each other with the record lock (lock.c). A touch
  * records activity; a check claims a round, may lengthen its claim, and
- * takes it back when it withdraws.
+ * takes it back when it withdraws. And the other small files beside a
+ * record, written the same way.
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "pollguard.h"
-#include "state.h"
+#include "state-int.h"
 
 #define RECORD_MAX	PG_RECORD_MAX
 
@@ -93,27 +93,28 @@ int
 pg_state_claim(struct pg_state *st, const char *cluster, int64_t horizon_ms,
     struct pg_stamp *rec, int64_t *visible_ns)
 {
-	struct pg_stamp	 done;
-	int		 len, r = -1;
+	struct pg_state_priv	*p = pg_state_priv(st);
+	struct pg_stamp		 done;
+	int			 len, r = -1;
 
-	st->undolen = -1;
+	p->undolen = -1;
 	if (pg_rec_lock(st, cluster) == -1)
 		return -1;
 	if (pg_stamp_now(rec) == -1)
 		goto out;
 	rec->claim_ns = rec->mono_ns;
 	rec->horizon_ms = horizon_ms;
-	if ((len = pg_stamp_format(rec, st->undoby, sizeof(st->undoby))) == -1)
+	if ((len = pg_stamp_format(rec, p->undoby, sizeof(p->undoby))) == -1)
 		goto out;
 	/* What the claim replaces, for pg_state_restore (-1: unreadable). */
-	st->undolen = pg_state_read_raw(st, cluster, st->undo,
-	    sizeof(st->undo));
-	if (pg_state_put(st, cluster, st->undoby, len) == -1 ||
+	p->undolen = pg_state_read_raw(st, cluster, p->undo,
+	    sizeof(p->undo));
+	if (pg_state_put(st, cluster, p->undoby, len) == -1 ||
 	    pg_stamp_now(&done) == -1) {
-		st->undolen = -1;
+		p->undolen = -1;
 		goto out;
 	}
-	strlcpy(st->undocluster, cluster, sizeof(st->undocluster));
+	strlcpy(p->undocluster, cluster, sizeof(p->undocluster));
 	*visible_ns = done.mono_ns;
 	r = 0;
 out:
@@ -140,19 +141,21 @@ still_ours(struct pg_state *st, const char *cluster, const char *buf,
 
 /* This handle's last pg_state_claim wrote buf to cluster's record. */
 static int
-made_claim(const struct pg_state *st, const char *cluster, const char *buf)
+made_claim(const struct pg_state_priv *p, const char *cluster,
+    const char *buf)
 {
-	return st->undolen >= 0 && strcmp(st->undocluster, cluster) == 0 &&
-	    strcmp(st->undoby, buf) == 0;
+	return p->undolen >= 0 && strcmp(p->undocluster, cluster) == 0 &&
+	    strcmp(p->undoby, buf) == 0;
 }
 
 int
 pg_state_lengthen(struct pg_state *st, const char *cluster,
     struct pg_stamp *rec, int64_t horizon_ms)
 {
-	struct pg_stamp	 longer = *rec;
-	char		 buf[RECORD_MAX], by[RECORD_MAX];
-	int		 blen, len, r;
+	struct pg_state_priv	*p = pg_state_priv(st);
+	struct pg_stamp		 longer = *rec;
+	char			 buf[RECORD_MAX], by[RECORD_MAX];
+	int			 blen, len, r;
 
 	longer.horizon_ms = horizon_ms;
 	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1 ||
@@ -166,8 +169,8 @@ pg_state_lengthen(struct pg_state *st, const char *cluster,
 	if (r != 1)
 		return r;
 	/* The longer claim is ours to take back, as the claim was. */
-	if (made_claim(st, cluster, buf))
-		memcpy(st->undoby, by, len + 1);
+	if (made_claim(p, cluster, buf))
+		memcpy(p->undoby, by, len + 1);
 	*rec = longer;
 	return 1;
 }
@@ -176,8 +179,9 @@ int
 pg_state_restore(struct pg_state *st, const char *cluster,
     const struct pg_stamp *rec, const char *old, size_t len)
 {
-	char	 buf[RECORD_MAX], prev[RECORD_MAX];
-	int	 blen, r;
+	struct pg_state_priv	*p = pg_state_priv(st);
+	char			 buf[RECORD_MAX], prev[RECORD_MAX];
+	int			 blen, r;
 
 	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
 		return -1;
@@ -186,10 +190,10 @@ pg_state_restore(struct pg_state *st, const char *cluster,
 	 * read under the record lock: what the caller read before claiming
 	 * misses a touch made between that read and the claim.
 	 */
-	if (made_claim(st, cluster, buf)) {
-		memcpy(prev, st->undo, st->undolen);
+	if (made_claim(p, cluster, buf)) {
+		memcpy(prev, p->undo, p->undolen);
 		old = prev;
-		len = st->undolen;
+		len = p->undolen;
 	}
 	if (len > sizeof(prev)) {
 		errno = EINVAL;
@@ -203,7 +207,7 @@ pg_state_restore(struct pg_state *st, const char *cluster,
 		    pg_state_put(st, cluster, old, len)) == -1 ? -1 : 1;
 	pg_rec_unlock(st);
 	if (r != -1)
-		st->undolen = -1;
+		p->undolen = -1;
 	return r;
 }
 
@@ -219,3 +223,48 @@ pg_state_remove(struct pg_state *st, const char *cluster)
 	return r;
 }
 
+/*
+ * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
+ * record, lib/lease.c): the same atomic replacement under the record
+ * lock, and the same bounded read. buf NULL: remove the file.
+ */
+static int
+aux_change(struct pg_state *st, const char *cluster, const char *suffix,
+    const char *buf, size_t len)
+{
+	char	 name[PG_STATE_NAME_MAX];
+	int	 r;
+
+	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1 ||
+	    pg_rec_lock(st, cluster) == -1)
+		return -1;
+	r = buf != NULL ? pg_state_put(st, name, buf, len) :
+	    pg_state_unlink(st, name);
+	pg_rec_unlock(st);
+	return r;
+}
+
+int
+pg_state_aux_write(struct pg_state *st, const char *cluster,
+    const char *suffix, const char *buf, size_t len)
+{
+	return aux_change(st, cluster, suffix, buf, len);
+}
+
+ssize_t
+pg_state_aux_read(struct pg_state *st, const char *cluster,
+    const char *suffix, char *buf, size_t len)
+{
+	char	 name[PG_STATE_NAME_MAX];
+
+	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1)
+		return -1;
+	return pg_state_get(st, name, buf, len);
+}
+
+int
+pg_state_aux_remove(struct pg_state *st, const char *cluster,
+    const char *suffix)
+{
+	return aux_change(st, cluster, suffix, NULL, 0);
+}

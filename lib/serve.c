@@ -7,7 +7,6 @@
  * at exactly what a peer would get.
  */
 #include <sys/socket.h>
-#include <sys/stat.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -20,7 +19,8 @@
 #include <syslog.h>
 #include <vis.h>
 
-#include "pollguard.h"
+#include "local.h"
+#include "serve.h"
 
 #define METRICS_TYPE \
 	"Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
@@ -596,30 +596,4 @@ pg_reply_free(struct pg_reply *r)
 	free(r->body);
 	r->body = NULL;
 	r->bodylen = 0;
-}
-
-struct pg_state *
-pg_serve_state(struct pg_state *st, const char *path)
-{
-	struct stat	 now;
-	char		 err[PG_ERR_MAX];
-	int		 moved;
-
-	/* One stat a request: the directory's identity was kept at open. */
-	if (st->dirfd != -1) {
-		if (stat(path, &now) == -1)
-			moved = errno == ENOENT || errno == ENOTDIR;
-		else
-			moved = now.st_dev != st->dev || now.st_ino != st->ino;
-		if (moved)
-			pg_state_close(st);
-	}
-	/* pg_state_open clears refused, and leaves dirfd -1 on failure. */
-	if (st->dirfd != -1 || pg_state_open(st, path, 0, err,
-	    sizeof(err)) == 0)
-		return st;
-	if (errno == ENOENT)
-		return NULL;
-	strlcpy(st->refused, err, sizeof(st->refused));
-	return st;
 }

@@ -27,8 +27,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "pollguard.h"
-#include "state.h"
+#include "state-int.h"
 
 #define SIDE_SUFFIX	"side"
 #define SECTION		"pollguard-"

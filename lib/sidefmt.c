@@ -11,8 +11,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "pollguard.h"
-#include "state.h"
+#include "state-int.h"
 
 #define BIT(k)	(1U << (k))
 

@@ -12,8 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pollguard.h"
-#include "state.h"
+#include "state-int.h"
 
 #define MAGIC		"pollguard-state 1 "
 #define BOOT_ID_FILE	"/proc/sys/kernel/random/boot_id"

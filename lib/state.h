@@ -1,56 +1,437 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * state.h: private to the sources of the state directory (stamp.c,
- * statedir.c, lock.c, record.c, side.c, sidefmt.c); pollguard.h has what
- * the rest of the library and the tools use. The same contract: 0 or -1
- * with errno unless stated otherwise.
+ * state.h: the state directory of a node and the files in it: moments
+ * and the activity record's text (stamp.c), the directory (statedir.c),
+ * the activity record (record.c), the locks (lock.c) and the side record
+ * (side.c, sidefmt.c). What only these sources share is in state-int.h.
  */
 #ifndef PG_STATE_H
 #define PG_STATE_H
 
-/* The longest name of a file beside a record, ".CLUSTER.SUFFIX". */
-#define PG_STATE_NAME_MAX	(PG_NAME_MAX + 16)
+#include "base.h"
 
 /*
- * The name of a file beside cluster's record: ".CLUSTER.SUFFIX", into buf
- * (PG_STATE_NAME_MAX bytes are enough). The leading dot keeps it apart
- * from every record: no cluster ID starts with one. -1: ENAMETOOLONG.
+ * stamp.c: moments of this host and the activity record's text.
  */
-int	 pg_state_name(char *, size_t, const char *, const char *);
+
+#define PG_BOOT_ID_LEN	36
+
+/* A moment on this host, or an activity record. */
+struct pg_stamp {
+	char		 boot_id[PG_BOOT_ID_LEN + 1];	/* "" when unknown */
+	int64_t		 mono_ns;	/* CLOCK_BOOTTIME: counts suspend */
+	int64_t		 wall_ns;	/* CLOCK_REALTIME, only across reboots */
+	/*
+	 * Records only: the moment (CLOCK_BOOTTIME) of the claim that began
+	 * this round, and how long after it peers are told the time since the
+	 * claim rather than since the latest refresh (see pg_record_elapsed).
+	 * Both 0: no claim. pg_stamp_now sets both to 0.
+	 */
+	int64_t		 claim_ns;
+	int64_t		 horizon_ms;
+};
+
+/* Read the clocks and the boot ID. -1 with errno when a clock fails. */
+int	 pg_stamp_now(struct pg_stamp *);
 
 /*
- * Read a whole small file of the directory into buf (len bytes at most):
- * its length, 0 when it is absent, -1 with errno; EBADMSG when it is no
- * regular file of 1 to len bytes.
+ * Milliseconds from the activity rec to the moment now. Within one boot
+ * this is the difference of the monotonic clocks, so wall-clock steps do
+ * not change it. For a record from an earlier boot it is the larger of
+ * the time since boot and the wall-clock difference: never less than the
+ * uptime. A record from the future (impossible within a boot) counts as 0.
  */
-ssize_t	 pg_state_get(struct pg_state *, const char *, char *, size_t);
+int64_t	 pg_stamp_elapsed(const struct pg_stamp *, const struct pg_stamp *);
 
 /*
- * Replace a file of the directory with these bytes, atomically: a
- * temporary file, fsync, rename. The caller holds the record lock.
+ * What serve reports for a record: pg_stamp_elapsed, except within the
+ * claim's horizon (same boot, less than horizon_ms since claim_ns), where
+ * it is the time since the claim. Refreshes by the winner's job then do
+ * not hide when it claimed from peers still settling their own claims.
  */
-int	 pg_state_put(struct pg_state *, const char *, const char *, size_t);
+int64_t	 pg_record_elapsed(const struct pg_stamp *, const struct pg_stamp *);
 
-/* Remove a file of the directory; none is success. Under the lock too. */
-int	 pg_state_unlink(struct pg_state *, const char *);
+/* True while the record's claim is reported as such (same boot, horizon). */
+int	 pg_stamp_in_horizon(const struct pg_stamp *, const struct pg_stamp *);
 
 /*
- * The record lock of a cluster (lock.c): taken, waiting for it; and
- * released, leaving errno as it was.
+ * The record as written to disk, and back. format: the length written, or
+ * -1 when it does not fit. parse: 0, or -1 with EBADMSG when malformed.
  */
-int	 pg_rec_lock(struct pg_state *, const char *);
-void	 pg_rec_unlock(struct pg_state *);
+int	 pg_stamp_format(const struct pg_stamp *, char *, size_t);
+int	 pg_stamp_parse(const char *, size_t, struct pg_stamp *);
 
-/* Two stamps of one boot (by boot ID, else by the monotonic clock). */
-int	 pg_stamp_same_boot(const struct pg_stamp *, const struct pg_stamp *);
+#define PG_RECORD_MAX	160	/* the longest record, in bytes */
 
 /*
- * A stamp in the side record: the line "KEY BOOT MONO WALL" appended as
- * pg_appendf does (0, or -1 when it does not fit); and the value "BOOT
- * MONO WALL", the whole of s[0..n), read back (0, or -1).
+ * statedir.c: the state directory, opened once per tool; records, locks
+ * and side records are files in it.
  */
-int	 pg_stamp_append(char *, size_t, size_t *, const char *,
-	    const struct pg_stamp *);
-int	 pg_stamp_value(const char *, size_t, struct pg_stamp *);
 
-#endif
+#define PG_STATE_PRIV_MAX	512	/* struct pg_state_priv, at most */
+
+/*
+ * An open state directory. The tools read dirfd and path; the rest is
+ * the library's: priv is only room for what the sources of the state
+ * directory keep in it (lib/state-int.h), as struct sockaddr_storage is
+ * room for an address.
+ */
+struct pg_state {
+	int		 dirfd;		/* -1: not open */
+	char		 path[PATH_MAX];
+	/*
+	 * pg_serve_state: why the directory at the path cannot be used
+	 * (mode, permissions, not a directory); "" when it is open or
+	 * absent. dirfd is -1 then.
+	 */
+	char		 refused[PG_ERR_MAX];
+	union {
+		unsigned char	 bytes[PG_STATE_PRIV_MAX];
+		int64_t		 align;
+		void		*palign;
+	}		 priv;
+};
+
+/*
+ * Open the state directory, creating its last component (mode 0755) when
+ * it is missing and create is set; with create, also remove temporary
+ * files that writers killed mid-write left behind (older than a minute).
+ * Refuses a path that is not absolute, not a directory, or writable by
+ * group or others. On failure return -1 and write the reason, naming the
+ * directory, to err.
+ *
+ * Writers of a record (pg_state_write, _touch, _claim, _restore, _remove)
+ * and of the files beside it exclude each other with the record lock, a
+ * short flock(2) on ".CLUSTER.rec" that they wait for; readers
+ * (pg_state_read, _read_raw, the side record's) never take it. Lock
+ * order: the claim lock before the record lock, never the reverse; the
+ * run lock is never waited for. pg_state_close releases the handle's
+ * record lock descriptor.
+ */
+int	 pg_state_open(struct pg_state *, const char *, int, char *, size_t);
+void	 pg_state_close(struct pg_state *);
+
+/*
+ * The state directory at path for serve, which never creates it: *st,
+ * (re)opened when it appeared since, or was removed or replaced (the
+ * records are in the one at the path now); NULL while there is none.
+ * When there is one that cannot be used (a mode pg_state_open refuses,
+ * no permission, not a directory), *st with dirfd -1 and the reason in
+ * st->refused: serve must answer 500 then, not "never", which would hide
+ * it: peers warn of a 500 and apply their unreachable policy (with
+ * "skip", they skip). st->dirfd is -1 before the first call.
+ */
+struct pg_state	*pg_serve_state(struct pg_state *, const char *);
+
+/* write(2) all of a buffer, going on after EINTR. -1 with errno. */
+int	 pg_write_all(int, const void *, size_t);
+
+/*
+ * record.c: the activity record of a cluster, "CLUSTER", and the other
+ * small files beside it.
+ */
+
+/*
+ * Read the record of a cluster: 1 and *rec when there is one, 0 when there
+ * is none ("never"), -1 on failure with errno (EBADMSG: malformed record).
+ */
+int	 pg_state_read(struct pg_state *, const char *, struct pg_stamp *);
+
+/*
+ * Replace the record of a cluster atomically: a reader sees the old record
+ * or the new one, never a mixture, and a failure (say, a full disk) leaves
+ * the old one. -1 with errno on failure.
+ */
+int	 pg_state_write(struct pg_state *, const char *, const struct pg_stamp *);
+
+/*
+ * Record activity now: pg_state_write of pg_stamp_now, keeping the claim
+ * of the record it replaces while that claim's horizon lasts.
+ */
+int	 pg_state_touch(struct pg_state *, const char *);
+
+/*
+ * Claim a round: write a record of now whose claim is now, with the horizon
+ * given (ms). Store the record written in *rec and the moment the rename
+ * made it visible (CLOCK_BOOTTIME, ns) in *visible_ns. The handle keeps
+ * the record the claim replaced, for pg_state_restore.
+ */
+int	 pg_state_claim(struct pg_state *, const char *, int64_t,
+	    struct pg_stamp *, int64_t *);
+
+/*
+ * Lengthen this handle's claim *rec to horizon_ms, in one step under the
+ * record lock, only while the record on disk is still that claim (a
+ * later writer's record stays); pg_state_restore then takes back the
+ * longer one as this handle's. 1: lengthened (*rec too), 0: the record
+ * is no longer the claim, -1 with errno.
+ */
+int	 pg_state_lengthen(struct pg_state *, const char *, struct pg_stamp *,
+	    int64_t);
+
+/*
+ * The record's bytes exactly as on disk, for pg_state_restore: the length
+ * (at most PG_RECORD_MAX), 0 when there is none, -1 with errno.
+ */
+ssize_t	 pg_state_read_raw(struct pg_state *, const char *, char *, size_t);
+
+/*
+ * Take back the claim rec: put back the record it replaced (atomically, as
+ * pg_state_write), or remove the record when there was none; but only
+ * while the record on disk is still rec: when someone wrote since, leave
+ * theirs. The check and the replacement are one step under the record
+ * lock, so a touch is never undone. What is put back is what
+ * pg_state_claim replaced, when this handle made the claim rec; else the
+ * bytes given, as pg_state_read_raw returned them before the claim
+ * (length 0: none). 1: restored, 0: left alone, -1 with errno.
+ */
+int	 pg_state_restore(struct pg_state *, const char *,
+	    const struct pg_stamp *, const char *, size_t);
+
+/* Remove the record: the cluster reads as never. No record is success. */
+int	 pg_state_remove(struct pg_state *, const char *);
+
+/*
+ * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
+ * record). write: atomically, under the record lock, as
+ * pg_state_write. read: the length (at most len), 0 when there is none,
+ * -1 with errno (EBADMSG: not a regular file, empty or too long).
+ * remove: no file is success.
+ */
+int	 pg_state_aux_write(struct pg_state *, const char *, const char *,
+	    const char *, size_t);
+ssize_t	 pg_state_aux_read(struct pg_state *, const char *, const char *,
+	    char *, size_t);
+int	 pg_state_aux_remove(struct pg_state *, const char *, const char *);
+
+/*
+ * lock.c: the run lock and the claim lock of a cluster (the record lock
+ * is the writers' own: pg_state_open says how).
+ */
+
+/*
+ * Take the cluster's run lock without waiting. 1: taken, the descriptor
+ * in *fd (close-on-exec; the lock lasts until it is closed). 0: another
+ * process holds it. -1: failure, errno set.
+ */
+int	 pg_lock_take(struct pg_state *, const char *, int *);
+
+/*
+ * Take the cluster's claim lock (".CLUSTER.claim") without waiting, as
+ * pg_lock_take: pollguard-check holds it from its first question to its
+ * exit, so that two checks on one node never claim, settle and restore
+ * over each other.
+ */
+int	 pg_claim_lock(struct pg_state *, const char *, int *);
+
+/* 1 when a process holds the run lock, 0 when not, -1 on failure. */
+int	 pg_lock_held(struct pg_state *, const char *);
+
+/*
+ * Does a pollguard-check of the cluster hold the claim lock, that is, is
+ * one deciding on this node? Only tests, never takes it (F_OFD_GETLK on a
+ * read-only descriptor), so that asking can never make a check of this
+ * node skip. A user who cannot open the 0600 lock file (pollguard-serve
+ * as its own user) is answered from /proc/locks. 1: held (a write lock),
+ * 0: not, -1 with errno: cannot tell.
+ */
+int	 pg_claim_held(struct pg_state *, const char *);
+
+/*
+ * side.c: the side record of a cluster, ".CLUSTER.side", beside its
+ * activity record: the outcome of the job's runs, a hold, this node's
+ * checks. Each is a part of its own, a section with a version line
+ * (pollguard(7), FILES): its writer replaces it under the record lock
+ * and keeps the others as they were; its reader reads it on its own, so
+ * that a damaged part reads as damaged and leaves the other parts and
+ * the activity record readable. A 0.3 state directory has none.
+ */
+
+#define PG_SIDE_MAX	2048	/* the longest side record, in bytes */
+
+/*
+ * The outcome of the cluster's job on this node, as pollguard-touch --
+ * records it. "start" is the latest run's; "end" and the result (exit or
+ * signal, timed_out, duration_ms) are the last finished run's, so that
+ * they still read while the next run is going. The part is versioned,
+ * one "key value" line each; readers ignore unknown keys.
+ */
+struct pg_outcome {
+	int		 running;	/* a run started and has not ended */
+	pid_t		 pid;		/* the latest run's job, 0: unknown */
+	struct pg_stamp	 start;		/* the latest run began (no claim) */
+	int		 ended;		/* a run has finished: what follows */
+	struct pg_stamp	 end;
+	int64_t		 duration_ms;
+	int		 exit_status;	/* 0..255, or -1 when signalled */
+	int		 signal;	/* the signal that ended it, or 0 */
+	int		 timed_out;	/* killed at max_runtime */
+	int64_t		 failures;	/* failed runs in a row, 0 after a
+					   success */
+	int		 succeeded;	/* a run has succeeded: success is set */
+	struct pg_stamp	 success;	/* when the last successful run ended */
+};
+
+#define PG_OUTCOME_MAX	512	/* the longest outcome part, in bytes */
+
+/*
+ * The outcome part's text and back. format: the length, or -1 (errno
+ * ENAMETOOLONG) when it does not fit. parse: 0, or -1 with EBADMSG when
+ * it is not a version 1 outcome; unknown keys are skipped.
+ */
+int	 pg_outcome_format(const struct pg_outcome *, char *, size_t);
+int	 pg_outcome_parse(const char *, size_t, struct pg_outcome *);
+
+/*
+ * Read the outcome of a cluster: 1 and *o, 0 when no run was recorded (a
+ * 0.3 state directory has none), -1 with errno (EBADMSG: damaged). The
+ * activity record is read apart: a damaged outcome never affects it.
+ */
+int	 pg_outcome_read(struct pg_state *, const char *, struct pg_outcome *);
+
+/*
+ * A run of the job began now, as process pid: record running, keeping
+ * the last finished run's result and the failure count from the file
+ * (a damaged or missing one counts from nothing). A run recorded as
+ * running whose end was never written (pollguard-touch was killed)
+ * counts as one more failure. *o gets what was written, for
+ * pg_outcome_finish, also when writing fails (-1 with errno).
+ */
+int	 pg_outcome_start(struct pg_state *, const char *, pid_t,
+	    struct pg_outcome *);
+
+/*
+ * The run begun by pg_outcome_start ended now with this wait(2) status,
+ * timed out or not: record the result in *o and write it. A non-zero
+ * exit, a signal or a timeout adds one to the failures, a success resets
+ * them. -1 with errno when the write fails (*o is updated regardless).
+ */
+int	 pg_outcome_finish(struct pg_state *, const char *, int, int,
+	    struct pg_outcome *);
+
+enum pg_run {
+	PG_RUN_NONE,		/* no run recorded */
+	PG_RUN_DONE,		/* the last run finished */
+	PG_RUN_RUNNING,		/* a run is going */
+	PG_RUN_DIED		/* recorded running, but its pollguard-touch is
+				   gone: the end was never recorded */
+};
+
+/*
+ * What a record read by pg_outcome_read (or NULL: none) says, checked
+ * against the run lock (pg_lock_held): running with the lock free is
+ * DIED. When the lock cannot be tested (serve, as another user, may not
+ * open the 0600 lock file), a job PID that no longer exists is DIED.
+ */
+enum pg_run	 pg_outcome_run(struct pg_state *, const char *,
+	    const struct pg_outcome *);
+
+/*
+ * A hold on the cluster, set on this node by pollguard-touch -H. It ends
+ * at "until", a stamp of this host's clocks: within the boot that set
+ * it, by CLOCK_BOOTTIME (wall-clock steps do not move it, suspend
+ * counts); after a reboot, by the wall clock, but never later than ms
+ * after it was set counting the uptime as passed (the time since it was
+ * set is at least the uptime, as for pg_stamp_elapsed).
+ */
+#define PG_HOLD_MAX_MS		(7LL * 24 * 3600 * 1000)	/* 7d */
+#define PG_HOLD_TEXT_MAX	128	/* by, why: PG_STATUS_TEXT_MAX */
+#define PG_HOLD_FILE_MAX	512	/* the longest hold part, in bytes */
+
+struct pg_hold {
+	struct pg_stamp	 until;		/* when it ends (no claim) */
+	int64_t		 ms;		/* how long it was set for */
+	char		 by[PG_HOLD_TEXT_MAX];	/* "user@node"; "": not said */
+	char		 why[PG_HOLD_TEXT_MAX];	/* "": not said */
+};
+
+/*
+ * A hold of ms (1..PG_HOLD_MAX_MS) from now. by and why must be printable
+ * ASCII without a leading or trailing blank, shorter than
+ * PG_HOLD_TEXT_MAX (NULL or "": not said). 0, or -1 with errno: EINVAL
+ * (ms out of range, a character refused), ENAMETOOLONG (a text too long).
+ */
+int	 pg_hold_make(struct pg_hold *, int64_t, const char *, const char *);
+
+/* The hold's time left at now in ms; 0: it has ended. */
+int64_t	 pg_hold_left(const struct pg_hold *, const struct pg_stamp *);
+
+/*
+ * The hold part's text and back, as the outcome's. format: the length,
+ * or -1 (EINVAL: a field that pg_hold_make refuses; ENAMETOOLONG). parse:
+ * 0, or -1 with EBADMSG; unknown keys are skipped.
+ */
+int	 pg_hold_format(const struct pg_hold *, char *, size_t);
+int	 pg_hold_parse(const char *, size_t, struct pg_hold *);
+
+/*
+ * Read the hold on a cluster: 1, *h and its time left in *left_ms while
+ * it lasts; 0 when there is none or it has ended; -1 with errno
+ * (EBADMSG: damaged). Readers never remove an ended hold.
+ */
+int	 pg_hold_read(struct pg_state *, const char *, struct pg_hold *,
+	    int64_t *);
+
+/* Replace the hold atomically, under the record lock. -1 with errno. */
+int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
+
+/* Lift the hold: remove its part. No hold is success. */
+int	 pg_hold_remove(struct pg_state *, const char *);
+
+/*
+ * The checked part, written by pollguard-check at each check that
+ * decides (not with -n) of a cluster with prefer, read and published by
+ * pollguard-serve (pollguard(7), PREFERRED NODE): when the latest check
+ * began, since when checks have run without a gap longer than the
+ * cluster's wait plus prefer_slack, and the preferred node this node
+ * yields to, with the moment it decided to.
+ */
+#define PG_CHECKED_MAX	384	/* the longest checked part, in bytes */
+
+struct pg_checked {
+	struct pg_stamp	 last;		/* the latest check began (no claim) */
+	struct pg_stamp	 since;		/* checks without a longer gap since */
+	char		 yield[PG_NAME_MAX + 1];	/* "": no yield */
+	struct pg_stamp	 yielded;	/* set with yield */
+};
+
+/*
+ * The checked part's text and back. format: the length, or -1 (EINVAL: a
+ * yield that is not a valid name; ENAMETOOLONG). parse: 0, or -1 with
+ * EBADMSG; unknown keys are skipped.
+ */
+int	 pg_checked_format(const struct pg_checked *, char *, size_t);
+int	 pg_checked_parse(const char *, size_t, struct pg_checked *);
+
+/* Read it: 1 and *ck, 0 when there is none, -1 with errno (EBADMSG). */
+int	 pg_checked_read(struct pg_state *, const char *, struct pg_checked *);
+
+/* Replace it atomically, under the record lock. -1 with errno. */
+int	 pg_checked_write(struct pg_state *, const char *,
+	    const struct pg_checked *);
+
+/* The whole side record, read at once (pg_status_local). */
+struct pg_side {
+	int			 outcome;	/* 1: o is set; 0: none; -1:
+						   damaged */
+	struct pg_outcome	 o;
+	int			 hold;		/* 1: h (it may have ended) */
+	struct pg_hold		 h;
+	int			 checked;	/* 1: ck */
+	struct pg_checked	 ck;
+};
+
+/*
+ * The side record's text, all of it: each part 1 and its value, 0 (none)
+ * or -1 (damaged). 0, or -1 with EBADMSG when it is damaged as a whole
+ * (every part -1). No text, len 0, is no part.
+ */
+int	 pg_side_parse(const char *, size_t, struct pg_side *);
+
+/*
+ * Read the side record of a cluster with one open, and parse it: 0, or
+ * -1 with errno when it cannot be read or is damaged as a whole.
+ */
+int	 pg_side_read(struct pg_state *, const char *, struct pg_side *);
+
+#endif /* PG_STATE_H */

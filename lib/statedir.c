@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * statedir.c: the state directory. Opening it (and sweeping what killed
- * writers left), the names of the files beside a record, and the two
- * primitives every file there is read and written with: a bounded read
- * of a whole small file, and an atomic replacement by rename.
+ * writers left), and opening it again for serve when it was replaced;
+ * the names of the files beside a record, and the two primitives every
+ * file there is read and written with: a bounded read of a whole small
+ * file, and an atomic replacement by rename.
  */
 #include <sys/stat.h>
 
@@ -16,8 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pollguard.h"
-#include "state.h"
+#include "state-int.h"
 
 #define TMP_PREFIX	".tmp."
 #define TMP_HEX		16	/* put's name: TMP_PREFIX and 16 hex digits */
@@ -72,11 +72,12 @@ int
 pg_state_open(struct pg_state *st, const char *path, int create, char *err,
     size_t errlen)
 {
-	struct stat	 sb;
-	int		 created = 0;
+	struct pg_state_priv	*p = pg_state_priv(st);
+	struct stat		 sb;
+	int			 created = 0;
 
-	st->dirfd = st->recfd = -1;
-	st->undolen = -1;
+	st->dirfd = p->recfd = -1;
+	p->undolen = -1;
 	st->refused[0] = '\0';
 	if (path[0] != '/') {
 		snprintf(err, errlen, "state directory %s: not an absolute "
@@ -106,8 +107,8 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 		pg_state_close(st);
 		return -1;
 	}
-	st->dev = sb.st_dev;
-	st->ino = sb.st_ino;
+	p->dev = sb.st_dev;
+	p->ino = sb.st_ino;
 	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
 		/* Shared, like /tmp: chmod would be the wrong advice. */
 		if (sb.st_mode & S_ISVTX)
@@ -132,12 +133,41 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 void
 pg_state_close(struct pg_state *st)
 {
+	struct pg_state_priv	*p = pg_state_priv(st);
+
 	/* recfd is set only by pg_state_open, which sets dirfd too. */
-	if (st->dirfd != -1 && st->recfd != -1)
-		close(st->recfd);
+	if (st->dirfd != -1 && p->recfd != -1)
+		close(p->recfd);
 	if (st->dirfd != -1)
 		close(st->dirfd);
-	st->dirfd = st->recfd = -1;
+	st->dirfd = p->recfd = -1;
+}
+
+struct pg_state *
+pg_serve_state(struct pg_state *st, const char *path)
+{
+	struct pg_state_priv	*p = pg_state_priv(st);
+	struct stat		 now;
+	char			 err[PG_ERR_MAX];
+	int			 moved;
+
+	/* One stat a request: the directory's identity was kept at open. */
+	if (st->dirfd != -1) {
+		if (stat(path, &now) == -1)
+			moved = errno == ENOENT || errno == ENOTDIR;
+		else
+			moved = now.st_dev != p->dev || now.st_ino != p->ino;
+		if (moved)
+			pg_state_close(st);
+	}
+	/* pg_state_open clears refused, and leaves dirfd -1 on failure. */
+	if (st->dirfd != -1 || pg_state_open(st, path, 0, err,
+	    sizeof(err)) == 0)
+		return st;
+	if (errno == ENOENT)
+		return NULL;
+	strlcpy(st->refused, err, sizeof(st->refused));
+	return st;
 }
 
 int
@@ -261,50 +291,4 @@ pg_state_unlink(struct pg_state *st, const char *name)
 	if (unlinkat(st->dirfd, name, 0) == -1 && errno != ENOENT)
 		return -1;
 	return 0;
-}
-
-/*
- * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
- * record, lib/lease.c): the same atomic replacement under the record
- * lock, and the same bounded read. buf NULL: remove the file.
- */
-static int
-aux_change(struct pg_state *st, const char *cluster, const char *suffix,
-    const char *buf, size_t len)
-{
-	char	 name[PG_STATE_NAME_MAX];
-	int	 r;
-
-	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1 ||
-	    pg_rec_lock(st, cluster) == -1)
-		return -1;
-	r = buf != NULL ? pg_state_put(st, name, buf, len) :
-	    pg_state_unlink(st, name);
-	pg_rec_unlock(st);
-	return r;
-}
-
-int
-pg_state_aux_write(struct pg_state *st, const char *cluster,
-    const char *suffix, const char *buf, size_t len)
-{
-	return aux_change(st, cluster, suffix, buf, len);
-}
-
-ssize_t
-pg_state_aux_read(struct pg_state *st, const char *cluster,
-    const char *suffix, char *buf, size_t len)
-{
-	char	 name[PG_STATE_NAME_MAX];
-
-	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1)
-		return -1;
-	return pg_state_get(st, name, buf, len);
-}
-
-int
-pg_state_aux_remove(struct pg_state *st, const char *cluster,
-    const char *suffix)
-{
-	return aux_change(st, cluster, suffix, NULL, 0);
 }

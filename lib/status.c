@@ -14,7 +14,7 @@
 #include <string.h>
 #include <vis.h>
 
-#include "pollguard.h"
+#include "proto.h"
 
 /* The longest line read, without its end: a key, a space, a value, a byte. */
 #define LINE_LEN	(PG_KV_KEY_MAX + 1 + PG_STATUS_LINE_MAX + 1)
@@ -128,6 +128,21 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 	}
 	r |= prefer_format(st, buf, len, &off);
 	return r == 0 ? (int)off : -1;
+}
+
+void
+pg_quote(char *dst, size_t dlen, const char *s, size_t n)
+{
+	char	 raw[25], vis[25 * 4 + 1];
+	int	 more = n > 24;
+
+	if (more)
+		n = 24;
+	memcpy(raw, s, n);
+	raw[n] = '\0';
+	strvisx(vis, raw, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
+	    VIS_DQ);
+	snprintf(dst, dlen, "\"%s\"%s", vis, more ? "..." : "");
 }
 
 /* A whole decimal number from min to max, or "never" when never is set. */
@@ -387,4 +402,16 @@ pg_status_last_text(const struct pg_status *st, char *buf, size_t len)
 	else
 		snprintf(buf, len, "exit %d", st->last_exit);
 	return buf;
+}
+
+int
+pg_status_failed(const struct pg_status *st)
+{
+	return st->failures > 0 && st->last && !st->running;
+}
+
+int
+pg_status_cooldown(const struct pg_status *st, int64_t cooldown_ms)
+{
+	return pg_status_failed(st) && st->last_end_ms < cooldown_ms;
 }

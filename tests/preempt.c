@@ -20,6 +20,9 @@
  * PG_PREEMPT_RENAME2_MS=D	after the second rename, sleep D ms
  *				instead: a check held up after its claim
  *				was lengthened (its last write)
+ * PG_PREEMPT_PRE_RENAME2_MS=D	sleep D ms before the second rename: a
+ *				check held up after round 2, before it
+ *				lengthens its claim
  * PG_PREEMPT_RENAME_BARRIER=DIR
  * PG_PREEMPT_RENAME_PARTIES=N	before the first rename, create DIR/PID
  *				and wait until DIR holds N entries (at
@@ -34,6 +37,10 @@
  *				exists (at most 20 s): a check held up
  *				after it read its own status, before it
  *				asks round 1
+ * PG_PREEMPT_ROUND2_UNTIL=PATH	the same, before the first connect(2)
+ *				on a TCP socket after the first rename: a
+ *				check held up after its claim became
+ *				visible, before it connects for round 2
  * PG_PREEMPT_GETLK_MS=D	sleep D ms (plus the jitter) after each
  *				F_OFD_GETLK or F_GETLK: a serve held up
  *				between testing the claim lock and reading
@@ -70,14 +77,16 @@ static ssize_t	(*real_writev)(int, const struct iovec *, int);
 static int	(*real_rename)(const char *, const char *);
 static int	(*real_renameat)(int, const char *, int, const char *);
 static int	(*real_fcntl)(int, int, ...);
+static int	(*real_connect)(int, const struct sockaddr *, socklen_t);
 
 static long	 delay_ms = -1;	/* -1: no delay */
-static long	 rename_ms = -1, rename2_ms = -1, getlk_ms = -1;
+static long	 rename_ms = -1, rename2_ms = -1, pre_rename2_ms = -1;
+static long	 getlk_ms = -1;
 static long	 answer_ms = -1;
 static long	 jitter_ms;
-static const char *barrier_dir, *rename_until, *send_until;
+static const char *barrier_dir, *rename_until, *send_until, *round2_until;
 static long	 parties;
-static int	 renamed, sent;
+static int	 renamed, sent, sent2;
 static uint64_t	 rng;
 
 static void	 wait_until(int (*)(void));
@@ -117,6 +126,8 @@ resolve(void)
 	real_renameat = (int (*)(int, const char *, int, const char *))
 	    dlsym(RTLD_NEXT, "renameat");
 	real_fcntl = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl");
+	real_connect = (int (*)(int, const struct sockaddr *, socklen_t))
+	    dlsym(RTLD_NEXT, "connect");
 }
 
 __attribute__((constructor)) static void
@@ -131,12 +142,14 @@ preempt_init(void)
 	jitter_ms = env_ms("PG_PREEMPT_JITTER_MS", 0);
 	rename_ms = env_ms("PG_PREEMPT_RENAME_MS", -1);
 	rename2_ms = env_ms("PG_PREEMPT_RENAME2_MS", rename_ms);
+	pre_rename2_ms = env_ms("PG_PREEMPT_PRE_RENAME2_MS", -1);
 	getlk_ms = env_ms("PG_PREEMPT_GETLK_MS", -1);
 	answer_ms = env_ms("PG_PREEMPT_ANSWER_MS", -1);
 	barrier_dir = getenv("PG_PREEMPT_RENAME_BARRIER");
 	parties = env_ms("PG_PREEMPT_RENAME_PARTIES", 0);
 	rename_until = getenv("PG_PREEMPT_RENAME_UNTIL");
 	send_until = getenv("PG_PREEMPT_SEND_UNTIL");
+	round2_until = getenv("PG_PREEMPT_ROUND2_UNTIL");
 	if ((seed = getenv("PG_PREEMPT_SEED")) != NULL && *seed != '\0')
 		rng = strtoull(seed, NULL, 10);
 	else {
@@ -203,10 +216,27 @@ after(int fd, ssize_t n)
 	return n;
 }
 
+static const char	*release;
+
 static int
-send_released(void)
+released(void)
 {
-	return access(send_until, F_OK) == 0;
+	return access(release, F_OK) == 0;
+}
+
+/* Say PATH.held, then wait until PATH exists. */
+static void
+hold_until(const char *until)
+{
+	char	 path[4096];
+	int	 f, saved = errno;
+
+	snprintf(path, sizeof(path), "%s.held", until);
+	if ((f = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) != -1)
+		close(f);
+	errno = saved;
+	release = until;
+	wait_until(released);
 }
 
 /*
@@ -216,20 +246,25 @@ send_released(void)
 static void
 before(int fd)
 {
-	char	 path[4096];
-	int	 f, saved = errno;
-
 	if (send_until != NULL && !sent && is_tcp(fd)) {
 		sent = 1;
-		snprintf(path, sizeof(path), "%s.held", send_until);
-		if ((f = open(path, O_WRONLY | O_CREAT | O_CLOEXEC,
-		    0600)) != -1)
-			close(f);
-		errno = saved;
-		wait_until(send_released);
+		hold_until(send_until);
 	}
 	if (answer_ms >= 0 && is_tcp(fd))
 		hold_up(answer_ms);
+}
+
+/* The first connect after a rename: held until PG_PREEMPT_ROUND2_UNTIL. */
+int
+connect(int fd, const struct sockaddr *to, socklen_t len)
+{
+	if (real_writev == NULL)
+		resolve();
+	if (round2_until != NULL && renamed && !sent2 && is_tcp(fd)) {
+		sent2 = 1;
+		hold_until(round2_until);
+	}
+	return real_connect(fd, to, len);
 }
 
 /* Entries in dir, not counting . and .. (-1: cannot read it). */
@@ -267,12 +302,6 @@ all_arrived(void)
 	return entries(barrier_dir) >= parties;
 }
 
-static int
-until_exists(void)
-{
-	return access(rename_until, F_OK) == 0;
-}
-
 /* Before the first rename: the barrier. */
 static void
 before_rename(void)
@@ -280,6 +309,8 @@ before_rename(void)
 	char	 path[4096];
 	int	 fd, saved = errno;
 
+	if (renamed == 1 && pre_rename2_ms >= 0)
+		hold_up(pre_rename2_ms);
 	if (renamed || barrier_dir == NULL || parties <= 0)
 		return;
 	snprintf(path, sizeof(path), "%s/%ld", barrier_dir, (long)getpid());
@@ -295,8 +326,10 @@ after_rename(int r)
 {
 	if (r != 0)
 		return r;
-	if (!renamed++ && rename_until != NULL)
-		wait_until(until_exists);
+	if (!renamed++ && rename_until != NULL) {
+		release = rename_until;
+		wait_until(released);
+	}
 	if (renamed == 2 ? rename2_ms >= 0 : rename_ms >= 0)
 		hold_up(renamed == 2 ? rename2_ms : rename_ms);
 	return r;

@@ -18,12 +18,18 @@
  * deadline: told by it, the job is stopped before the lease can expire.
  *
  * Mutants: MUT_etcd_answer_time (the deadline from the moment the
- * answer came, not from the clock read before the keepalive was sent),
- * MUT_etcd_stale_clock (after a failed attempt, the time left judged by
- * the clock read before it), MUT_etcd_unbounded (an attempt not cut at
- * the deadline), MUT_etcd_no_margin (told at the moment the lease can
- * expire).
+ * answer came, not from the clock read before the keepalive was sent);
+ * MUT_etcd_stale_clock (the code before: after a failed attempt that
+ * took longer than the time left, the time left judged by the clock
+ * read before it; an attempt not cut at the deadline);
+ * MUT_etcd_unbounded (only the attempt not cut); MUT_etcd_stale_only
+ * (only the clock read before: harmless while the attempt is cut);
+ * MUT_etcd_no_margin (told at the moment the lease can expire).
  */
+#ifdef MUT_etcd_stale_clock
+#define MUT_etcd_stale_only
+#define MUT_etcd_unbounded
+#endif
 
 #define TTL	6	/* the lease's TTL */
 #define M	2	/* STOP_MARGIN_MS: a second to stop, and the drift */
@@ -134,7 +140,7 @@ end2:		(now >= fin && (req == NOREQ || fin < a));
 			due = (s + STEP < deadline -> s + STEP : deadline)
 		:: else ->
 			/* the try may have taken the time left: the clock */
-#ifdef MUT_etcd_stale_clock
+#ifdef MUT_etcd_stale_only
 			t = s;
 #else
 			t = now;

@@ -37,6 +37,7 @@
 
 #if defined(CFG_race3)
 #define SIMPLE
+#define SHIFTFREE
 #define SIMSTART
 #define NOLOSS
 #define ONEREAD
@@ -46,11 +47,13 @@
 #define WAIT	12
 #elif defined(CFG_race2)
 #define SIMPLE
+#define SHIFTFREE
 #define N	2
 #define TMAX	10
 #define WAIT	12
 #elif defined(CFG_mixed3)
 #define SIMPLE
+#define SHIFTFREE
 #define SIMSTART
 #define NOLOSS
 #define ONEREAD
@@ -61,18 +64,21 @@
 #define V03_0
 #elif defined(CFG_mixed2)
 #define SIMPLE
+#define SHIFTFREE
 #define N	2
 #define TMAX	12
 #define WAIT	14
 #define V03_1
 #elif defined(CFG_gateway2)
 #define SIMPLE
+#define SHIFTFREE
 #define N	2
 #define TMAX	10
 #define WAIT	12
 #define GATEWAY
 #elif defined(CFG_gateway3)
 #define SIMPLE
+#define SHIFTFREE
 #define SIMSTART
 #define NOLOSS
 #define ONEREAD
@@ -99,15 +105,16 @@
 #define WAIT	12
 #define STALENESS
 #elif defined(CFG_handover)
-#define N	2
-#define TMAX	10
-#define WAIT	12
-#define FULLJOB(n)	(n == 1)
-#define FAILS
-#elif defined(CFG_hold)
 #define SIMPLE
 #define N	2
-#define TMAX	10
+#define TMAX	11
+#define WAIT	14
+#define A_START	8	/* a checks late: b's claim may be over */
+#elif defined(CFG_hold)
+#define SIMPLE
+#define SHIFTFREE
+#define N	2
+#define TMAX	6
 #define WAIT	12
 #define HOLD
 #elif defined(CFG_yield)
@@ -118,6 +125,7 @@
 #define STALENESS
 #elif defined(CFG_lone)
 #define SIMPLE
+#define SHIFTFREE
 #define N	3
 #define TMAX	10
 #define WAIT	12
@@ -242,7 +250,7 @@ short	rdl[4];			/* per check: its round's deadline */
 #define BEGUN	(begun == NCHECKS)
 byte	begun;
 #define BEGIN	begun++
-#elif defined(SIMPLE) || defined(SHIFTFREE)
+#elif defined(SHIFTFREE)
 /* nothing happened before the first check began: it begins at 0 */
 #define BEGUN	begun
 bit	begun;
@@ -437,8 +445,12 @@ inline job(n, K, st)
 	:: K == 0 ->
 		atomic {
 			TICK;
-			runlk[n] = 1; REFRESH(n); JOBON(n); o_run[n] = 1;
-			gopend[n] = 0
+			if
+			:: runlk[n] -> gopend[n] = 0	/* exit 75 */
+			:: else ->
+				runlk[n] = 1; REFRESH(n); JOBON(n); o_run[n] = 1;
+				gopend[n] = 0
+			fi
 		}
 	:: K == 2 ->
 		atomic { JOBTICK; JOBON(n); gopend[n] = 0 };
@@ -530,6 +542,34 @@ inline pickkind(n, K)
 	:: else -> NOTETMO \
 	fi
 
+/*
+ * still_counted (pg_still_counted, lib/local.c): this node's claim must
+ * still be reported with MARG of its horizon left, or withdraw. The
+ * rule before (MUT_still_failed, README.md, "Findings", F2): withdraw
+ * only when this node's last run failed and nothing came since its end.
+ */
+#if !defined(MUT_still_failed) && !defined(MUT_no_self_test)
+#define STILL_COUNTED(n, c, h) \
+	m = MOMENT(n); \
+	x = (INHZ(n) && c + h - now >= MARG); \
+	if \
+	:: !x -> late = 1; goto withdraw \
+	:: else \
+	fi
+#elif defined(MUT_no_self_test)
+#define STILL_COUNTED(n, c, h) \
+	skip
+#else
+#define STILL_COUNTED(n, c, h) \
+	m = MOMENT(n); \
+	x = (INHZ(n) && c + h - now >= MARG); \
+	if \
+	:: OWNFAILED(n) && !x && \
+	    !(o_end[n] && m != NOREC && m > o_endt[n]) -> goto withdraw \
+	:: else \
+	fi
+#endif
+
 /* ---------------------------------------------------------------- */
 /*
  * A 0.4 check: pollguard-check (bin/pollguard-check.c, check() and
@@ -550,7 +590,9 @@ inline r1_answer()
 	decide_add(t, A);
 	/* the sleep: a peer that may decide by 0.3's rule */
 	if
+#ifndef MUT_no_sleep
 	:: !t.hs -> slept = 1
+#endif
 	:: else
 	fi;
 	CLEAR(t); m = 0; x = 0; p = 0
@@ -619,7 +661,7 @@ proctype Check(byte n; byte id)
 	Tally	A;
 	short	start1, rst, c, oact, oclm, m, x;
 	byte	vc, ohz, mask, hrd, a1, p, i, v, r, un, inv, wt, h, K, dxs;
-	bit	slept, ownhold, owncool, tooslow, pnd[N];
+	bit	slept, ownhold, owncool, tooslow, late, pnd[N];
 #ifdef HOLD
 	byte	rdhold;
 #endif
@@ -630,6 +672,9 @@ proctype Check(byte n; byte id)
 	/* the run lock */
 	atomic {
 		TICK;
+#ifdef A_START
+		(n != 0 || now >= A_START);
+#endif
 		BEGIN;
 		start1 = now;		/* when this check started */
 		if
@@ -651,8 +696,10 @@ proctype Check(byte n; byte id)
 		owncool = (OWNFAILED(n) && now - o_endt[n] < WAIT);
 		m = MOMENT(n);
 		if
+#ifndef MUT_no_after_start
 		/* activity after this check started */
 		:: m != NOREC && m > start1 -> claimlk[n] = 0; goto done
+#endif
 #if !defined(MUT_second_check) && !defined(MUT_claim_skip)
 		/* a claim of another check, within its horizon */
 		:: !(m != NOREC && m > start1) && INHZ(n) ->
@@ -796,14 +843,27 @@ proctype Check(byte n; byte id)
 	fi;
 
 	/* keep: lengthen the horizon after a slow write (keep()) */
+#ifndef MUT_no_lengthen
 	h = HZ + (vc > W -> vc - W : 0);
+#else
+	h = HZ;
+#endif
 	if
 	:: h >= WAIT -> goto withdraw
 	:: h > HZ ->
 		atomic {
 			!r_lock[n] ->
 			if
+#ifndef MUT_lengthen_late
+			/* only while its first horizon lasts: a peer that read
+			   the record after it saw no claim (README.md,
+			   "Findings", F3) */
+			:: r_own[n] == id && INHZ(n) -> r_hz[n] = h
+			:: r_own[n] == id && !INHZ(n) -> late = 1;
+				goto withdraw
+#else
 			:: r_own[n] == id -> r_hz[n] = h
+#endif
 			:: else -> goto withdraw
 			fi
 		}
@@ -821,16 +881,7 @@ proctype Check(byte n; byte id)
 		:: hold[n] -> goto withdraw
 #endif
 		:: else ->
-			m = MOMENT(n);
-			x = (INHZ(n) && c + h - now >= MARG);
-			if
-#ifndef MUT_no_self_test
-			:: OWNFAILED(n) && !x &&
-			    !(o_end[n] && m != NOREC && m > o_endt[n]) ->
-				goto withdraw
-#endif
-			:: else
-			fi
+			STILL_COUNTED(n, c, h)
 		fi;
 		/* go */
 #ifdef HOLD
@@ -874,8 +925,10 @@ withdraw:
 	};
 	claimlk[n] = 0;
 #ifdef LONE
-	/* a lone healthy node goes, unless held up past a limit */
-	assert(tooslow || h >= WAIT || tmo);
+	/* a lone healthy node goes, unless held up past a limit: its
+	   rounds too slow, its claim's horizon (nearly) over at the last
+	   step, or an answer lost to a timeout */
+	assert(tooslow || h >= WAIT || tmo || late);
 #endif
 done:
 	skip;
@@ -884,7 +937,7 @@ done:
 		start1 = 0; rst = 0; c = 0; oact = 0; oclm = 0; m = 0; x = 0;
 		vc = 0; ohz = 0; mask = 0; hrd = 0; a1 = 0; p = 0; i = 0;
 		v = 0; h = 0; K = 0; slept = 0; ownhold = 0; owncool = 0;
-		tooslow = 0; pnd[0] = 0; pnd[1] = 0; REND;
+		tooslow = 0; late = 0; pnd[0] = 0; pnd[1] = 0; REND;
 #if N > 2
 		pnd[2] = 0;
 #endif
@@ -1079,15 +1132,61 @@ proctype Running(byte n; byte K)
 	fi
 }
 
-/* A check that kept its claim, held up past its horizon before it exits */
-proctype Held(byte n)
+/*
+ * A check that kept its claim (c, horizon h), held up since before its
+ * last step: still_counted, then the go, at any moment.
+ */
+proctype Held(byte n; byte id; short c)
 {
-	byte	K;
-	short	c;
+	byte	K, h;
+	short	m, x;
+	bit	late;
 
-	claimlk[n] = 0;		/* still_counted passed: not failed */
+	h = HZ;
+	atomic {
+		TICK;
+		STILL_COUNTED(n, c, h);
+		printf("@%d %c: its held check %d goes (exit 0)\n", now,
+		    'a' + n, id);
+		heard[n * N + 0] = 1; heard[n * N + 1] = 1;
+		gopend[n] = 1; pend_dl[n] = c + h;
+		claimlk[n] = 0
+	};
 	K = 1;
-	job(n, K, c)
+	job(n, K, c);
+	goto done;
+withdraw:
+	atomic {
+		printf("@%d %c: its held check %d withdraws\n", now, 'a' + n,
+		    id);
+		/* its claim is long over: nothing to restore */
+		claimlk[n] = 0
+	};
+done:
+	skip
+}
+
+/*
+ * A run on n started by hand (pollguard-touch -- job, no check), at any
+ * moment, that fails: n's status says its last run failed. Its job is
+ * not one the protocol orders (no check began it): not counted.
+ */
+proctype Manual(byte n)
+{
+	atomic {
+		TICK;
+		!runlk[n] && !r_lock[n] ->
+		runlk[n] = 1; REFRESH(n);
+		o_fail[n] = o_fail[n] + o_run[n]; o_run[n] = 1
+	};
+	atomic {
+		TICK;
+		!r_lock[n] ->
+		REFRESH(n);
+		o_run[n] = 0; o_end[n] = 1; o_endt[n] = now; o_fail[n]++;
+		runlk[n] = 0;
+		printf("@%d %c: a run by hand fails\n", now, 'a' + n)
+	}
 }
 
 /* An operator puts a hold on one node, at any moment */
@@ -1171,16 +1270,8 @@ init
 		fi;
 		run Check(1, 2); run Check(0, 1)
 #elif defined(CFG_handover)
-		/* b's last run failed, just now; or it is failing */
-		o_fail[1] = 1; o_end[1] = 1; o_endt[1] = -1; o_begt[1] = -5;
-		r_act[1] = -1;
-		if
-		:: skip
-		:: o_endt[1] = -6; o_begt[1] = -8; o_run[1] = 1;
-			runlk[1] = 1; jobs[1] = 1; heard[1 * N + 0] = 1;
-			run Running(1, 1)
-		fi;
-		run Check(0, 1); run Check(1, 2)
+		/* a run on b, by hand, that fails: b's status says failed */
+		run Manual(1); run Check(0, 1); run Check(1, 2)
 #elif defined(CFG_hold)
 		run Holder(); run Check(0, 1); run Check(1, 2)
 #elif defined(CFG_yield)
@@ -1200,11 +1291,15 @@ init
 		:: kind = 5; claimlk[1] = 9; r_act[1] = -10	/* held check */
 		:: kind = 6; o_endt[1] = -3; o_begt[1] = -9;	/* run over */
 			r_act[1] = -3
+		:: kind = 7; o_endt[1] = -3; o_begt[1] = -9;	/* run over, */
+			r_act[1] = -1	/* then a touch -f pipeline */
 		fi;
 		if
 		:: kind <= 4 ->
 			jobs[1] = 1; jref[1] = r_act[1]; run Running(1, kind)
-		:: kind == 5 -> run Held(1)
+		:: kind == 7 ->
+			jobs[1] = 1; jref[1] = r_act[1]; run Running(1, 2)
+		:: kind == 5 -> run Held(1, 9, -10)
 		:: else
 		fi;
 		run Check(0, 1)

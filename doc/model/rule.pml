@@ -165,7 +165,9 @@ inline decide_end(A, ownhold, owncool, policy_skip, v)
 inline settle_peer(s, slept, vc, r)
 {
 	if
+#ifndef MUT_no_hold2
 	:: ANSWERED(s) && s.hs && s.hold -> r = 1
+#endif
 	:: s.k == K_UNREACH && s.ans1 ->
 #ifdef MUT_no_vanished
 		r = 3
@@ -177,14 +179,15 @@ inline settle_peer(s, slept, vc, r)
 	:: else ->
 		if
 		:: !COUNTS(s) -> r = 0
-#if defined(MUT_unseen_strict)
-		/* a peer not reached in round 1, active now: withdraw, even
-		   when it reports a claim (README.md, "Findings") */
-		:: COUNTS(s) && !s.ans1 -> r = 1
-		:: COUNTS(s) && s.ans1 ->
-#elif !defined(MUT_no_unseen)
+#if defined(MUT_unseen_claim)
+		/* the rule before (README.md, "Findings", F1): a peer not
+		   reached in round 1 ordered by the claim it reports */
 		:: COUNTS(s) && !s.ans1 && !(s.hs && s.clm) -> r = 1
 		:: COUNTS(s) && (s.ans1 || (s.hs && s.clm)) ->
+#elif !defined(MUT_no_unseen)
+		/* a peer not reached in round 1, active now: withdraw */
+		:: COUNTS(s) && !s.ans1 -> r = 1
+		:: COUNTS(s) && s.ans1 ->
 #else
 		:: COUNTS(s) ->
 #endif
@@ -211,14 +214,12 @@ inline settle_peer(s, slept, vc, r)
 #endif
 			:: else ->
 				if
-#if defined(MUT_second_check) || defined(MUT_running_later)
-				:: s.lo > LATER(vc) -> r = 0
-#elif defined(MUT_later_vc)
-				:: s.lo > vc && !(s.hs && s.going) -> r = 0
+#if defined(MUT_later_vc)
+				:: s.lo > vc -> r = 0
 #elif defined(MUT_later_w)
-				:: s.lo > W && !(s.hs && s.going) -> r = 0
+				:: s.lo > W -> r = 0
 #else
-				:: s.lo > LATER(vc) && !(s.hs && s.going) -> r = 0
+				:: s.lo > LATER(vc) -> r = 0
 #endif
 				:: else ->
 					if

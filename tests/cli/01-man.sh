@@ -102,7 +102,7 @@ for kind in "global:Global section" "peer:Peer sections" \
 done
 
 # Exit statuses. What the code can return: the EX_* of sysexits.h named
-# anywhere in bin/ and lib/, the skips of lib/pollguard.h, the EXIT_*
+# anywhere in bin/ and lib/, the skips of lib/decide.h, the EXIT_*
 # of bin/, 0, and the statuses of a command that cannot run (126, 127).
 exval()
 {
@@ -113,7 +113,7 @@ exval()
 }
 {
 	exval "$PG_TOP"/bin/*.[ch] "$PG_TOP"/lib/*.[ch]
-	sed -n 's/^[[:space:]]*PG_SKIP_[A-Z]* = \([0-9]*\),.*/\1/p' "$PG_TOP/lib/pollguard.h"
+	sed -n 's/^[[:space:]]*PG_SKIP_[A-Z]* = \([0-9]*\),.*/\1/p' "$PG_TOP/lib/decide.h"
 	sed -n 's/^#define EXIT_[A-Z]*[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$PG_TOP"/bin/*.[ch]
 	grep -ho '_exit([^;]*\b12[67]\b[^;]*;' "$PG_TOP"/bin/*.c | grep -o '12[67]'
 	echo 0

@@ -7,8 +7,9 @@
 # activity and another node goes with a greater token, -r releases, a
 # lease revoked under a running job stops it (on_lease_lost = kill:
 # SIGKILL kill_after later to what ignores SIGTERM, however far off the
-# runtime limit) or only warns (warn), a wrong password is refused (76), and a stopped etcd
-# is a skip with exit 3, never a go.
+# runtime limit) or only warns (warn), a hold on the node stops its
+# checks, a wrong password is refused (76), and a stopped etcd is a skip
+# with exit 3, never a go.
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/etcd.sh"
 
@@ -110,6 +111,14 @@ etcd_lease mail >/dev/null && not_ok "-r left the key" ||
     ok "-r deleted the key"
 assert "-r removed b's lease record" test ! -f "$T/b.state/.mail.lease"
 exit_is 0 "b: -r again: nothing held, still 0" "$TOUCH" -c "$T/b.conf" -r mail
+# A hold on a stops a's checks in strict mode too; the key stays free.
+exit_is 0 "a: -H 1h holds a" "$TOUCH" -c "$T/a.conf" -H 1h -m maintenance mail
+exit_is 1 "a, held: skip, without asking etcd" "$CHECK" -v -c "$T/a.conf" mail
+err_like "skip: held by .* \(shown by this node\): maintenance" \
+    "a says who holds it and why"
+etcd_lease mail >/dev/null && not_ok "a held took the key" ||
+    ok "a held left the key free"
+exit_is 0 "a: -H 0 lifts the hold" "$TOUCH" -c "$T/a.conf" -H 0 mail
 exit_is 0 "a: go at once after the release" "$CHECK" -v -c "$T/a.conf" mail
 TOKEN_A2=$(sed -n 's/.*fencing token \([0-9]*\).*/\1/p' "$T/err")
 assert "a's new token $TOKEN_A2 is greater than b's $TOKEN_B" \

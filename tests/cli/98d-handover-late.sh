@@ -19,6 +19,16 @@
 #     policy, run, lets b claim in its cooldown.
 # (3) a run on b refreshes the record while b's check settles, after its
 #     claim: the claim is not lengthened over it, but withdrawn.
+# (4) b's last run was fine; a run by hand on b begins while b's check is
+#     held after its lengthened claim, and fails after that check has
+#     resumed past its horizon. Had the check gone (it found no failure),
+#     a, which rightly ignores b then, and b's job would both run: the
+#     check withdraws whenever its claim is no longer reported, failed
+#     or not (found by the model: doc/model, the handover configuration).
+# (5) b's claim became visible late (so it lengthens it), and b's check
+#     is held after round 2, before the lengthening, past the first
+#     horizon: a peer may have read no claim meanwhile, so b withdraws
+#     rather than lengthen a claim that has lapsed (found by the model).
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/http.sh"
 
@@ -84,7 +94,7 @@ attack()
 	wait_exit "$B" 30
 	is "$?" 1 "($1) b's check, no longer counted, withdraws: exit 1, not 0"
 	cp "$T/checkb.err" "$T/err"
-	err_has "claim withdrawn: this node's last run failed and the claim's horizon passed" \
+	err_has "claim withdrawn: the claim's horizon passed, or nearly, before it could go" \
 	    "($1) b says why, as a warning"
 }
 
@@ -136,5 +146,49 @@ err_has "claim withdrawn: the record was written over on this node while the cla
 e=$("$PGSTATE" -c "$T/b.conf" read mail) || bail "pgstate read b"
 assert "(3) the run's refresh stays ($e ms ago)" \
     eval '[[ $e =~ ^[0-9]+$ ]] && [ "$e" -lt 5000 ]'
+
+# (4) a reachable again from b; b's last run fine; b's check held 4 s
+# after its lengthened claim (a horizon of about 2.3 s).
+rm -f "$T/a.state/mail" "$T/b.state/mail" "$T"/[ab].state/.mail.side
+sed -i "/^\[peer a\]/,/^url/s|^url = .*|url = http://127.0.0.1:${FLEET_PORT[a]}/|" \
+    "$T/b.conf"
+exit_is 0 "(4) b's earlier job succeeds" "$TOUCH" -c "$T/b.conf" mail -- true
+"$PGSTATE" -c "$T/b.conf" write mail 5000 || bail "pgstate write b"
+bg checkb env LD_PRELOAD="$SHIM" PG_PREEMPT_RENAME_MS=100 \
+    PG_PREEMPT_RENAME2_MS=4000 "$CHECK" -v -c "$T/b.conf" mail
+B=$BGPID
+wait_for 10 b_claims || bail "(4) b's check did not claim"
+# the record's last field: the claim's horizon, 2150 ms until lengthened
+lengthened()
+{
+	[ "$(awk '{ print $NF }' "$T/b.state/mail")" -gt 2150 ] 2>/dev/null
+}
+wait_for 10 lengthened || bail "(4) b's check did not lengthen its claim"
+bg manual "$TOUCH" -c "$T/b.conf" mail -- sh -c \
+    "while [ ! -e '$T/fail4' ]; do sleep 0.05; done; exit 1"
+M=$BGPID
+wait_exit "$B" 30
+is "$?" 1 "(4) b's check, resumed past its horizon, withdraws: exit 1, not 0"
+cp "$T/checkb.err" "$T/err"
+err_has "claim withdrawn: the claim's horizon passed, or nearly, before it could go" \
+    "(4) b says why, as a warning"
+: >"$T/fail4"
+wait_exit "$M" 30
+is "$?" 1 "(4) the run by hand on b fails"
+exit_is 0 "(4) a does not count b (failed, no claim since): a goes" \
+    "$CHECK" -c "$T/a.conf" mail
+
+# (5)
+rm -f "$T/a.state/mail" "$T/b.state/mail" "$T"/[ab].state/.mail.side
+exit_is 0 "(5) b's earlier job succeeds" "$TOUCH" -c "$T/b.conf" mail -- true
+"$PGSTATE" -c "$T/b.conf" write mail 5000 || bail "pgstate write b"
+exit_is 1 "(5) b's check, held 3 s before it lengthens its claim, withdraws" \
+    env LD_PRELOAD="$SHIM" PG_PREEMPT_RENAME_MS=100 \
+    PG_PREEMPT_PRE_RENAME2_MS=3000 "$CHECK" -v -c "$T/b.conf" mail
+err_has "claim withdrawn: the claim's horizon passed, or nearly, before it could go" \
+    "(5) b says why, as a warning"
+e=$("$PGSTATE" -c "$T/b.conf" read mail) || bail "pgstate read b"
+assert "(5) b's record is back: the earlier job's ($e ms ago)" \
+    eval '[[ $e =~ ^[0-9]+$ ]] && [ "$e" -ge 5000 ]'
 
 finish

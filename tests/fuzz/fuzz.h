@@ -16,6 +16,7 @@
 #define FUZZ_UNUSED	__attribute__((__unused__))
 
 int	 LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+/* Optional: the targets that set something up once define it. */
 int	 LLVMFuzzerInitialize(int *, char ***);
 
 FUZZ_UNUSED static void __attribute__((__noreturn__, __format__(__printf__,

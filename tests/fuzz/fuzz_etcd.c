@@ -17,14 +17,6 @@
 
 #define KEY	"/pollguard/mail"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 static int
 zeroed(const struct pg_etcd_reply *r)
 {

@@ -29,14 +29,6 @@
 #include "pollguard.h"
 #include "fuzz.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 /* The digits and unit of a duration, read without the library: 0 when
  * the syntax is wrong, else 1 and the value (capped) in *v. */
 static int

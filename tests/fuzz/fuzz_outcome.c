@@ -17,14 +17,6 @@
 #include "pollguard.h"
 #include "fuzz.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 static int
 stamp_eq(const struct pg_stamp *a, const struct pg_stamp *b)
 {

@@ -17,14 +17,6 @@
 #include "pollguard.h"
 #include "fuzz.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 /* Printable ASCII and newlines only; with one_line, one line at the end. */
 static int
 text_ok(const char *s, int one_line)

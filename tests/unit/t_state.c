@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "pollguard.h"
+#include "state-int.h"
 #include "tap.h"
 
 #define MS	1000000LL		/* nanoseconds */
@@ -1279,6 +1280,7 @@ static void
 test_rec_lock(void)
 {
 	struct pg_state	 st;
+	struct pg_state_priv *priv = pg_state_priv(&st);	/* recfd, undolen */
 	struct pg_stamp	 rec, r, other;
 	struct stat	 sb;
 	struct timespec	 ts[2];
@@ -1308,15 +1310,15 @@ test_rec_lock(void)
 	ok(stat(p, &sb) == 0 && S_ISREG(sb.st_mode),
 	    "the record lock is STATE/.mail.rec");
 	is_int(sb.st_mode & 07777, 0600, "record lock file mode 0600");
-	ok(st.recfd >= 0 && (fcntl(st.recfd, F_GETFD) & FD_CLOEXEC),
+	ok(priv->recfd >= 0 && (fcntl(priv->recfd, F_GETFD) & FD_CLOEXEC),
 	    "record lock descriptor close-on-exec");
 	snprintf(p, sizeof(p), "%s/.mail.lock", dirp);
 	ok(access(p, F_OK) == -1, "touch makes no run lock file");
 	snprintf(p, sizeof(p), "%s/.mail.claim", dirp);
 	ok(access(p, F_OK) == -1, "touch makes no claim lock file");
-	fd = st.recfd;
+	fd = priv->recfd;
 	pg_state_touch(&st, "mail");
-	is_int(st.recfd, fd, "a second touch reuses the descriptor");
+	is_int(priv->recfd, fd, "a second touch reuses the descriptor");
 	is_int(pg_state_read(&st, "mail", &r), 1, "the lock is not a record");
 
 	/*
@@ -1353,7 +1355,7 @@ test_rec_lock(void)
 	    "the touch is put back, not the record read before it");
 	/* A claim this handle did not make: the bytes given come back. */
 	pg_state_claim(&st, "race", 5750, &rec, &vis);
-	st.undolen = -1;
+	priv->undolen = -1;
 	is_int(pg_state_restore(&st, "race", &rec, old, n), 1,
 	    "restore of a claim the handle forgot: 1");
 	ok(raw(&st, "race", cur) == n && memcmp(cur, old, n) == 0,
@@ -1385,7 +1387,7 @@ test_rec_lock(void)
 	 * shares: a child writing with its parent's handle must still wait
 	 * for the parent. (The test holds the handle's lock by hand.)
 	 */
-	flock(st.recfd, LOCK_EX);
+	flock(priv->recfd, LOCK_EX);
 	fflush(stdout);
 	if ((pid = fork()) == -1)
 		err(1, "fork");
@@ -1396,14 +1398,14 @@ test_rec_lock(void)
 		_exit(ms_now() - t0 >= 250 ? 0 : 1);
 	}
 	sleep_ms(300);
-	flock(st.recfd, LOCK_UN);
+	flock(priv->recfd, LOCK_UN);
 	waitpid(pid, &status, 0);
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "a forked child's touch waits for its parent's lock (status %d)",
 	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	alarm(0);
 	pg_state_close(&st);
-	is_int(st.recfd, -1, "close resets recfd");
+	is_int(priv->recfd, -1, "close resets recfd");
 
 	/* Lock files are not temporary files, even for a cluster "tmp". */
 	if (pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf)) == -1) {

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * conf-int.h: private to config.c, confkey.c and confval.c, the reader
+ * of pollguard.conf(5); conf.h has what the rest of the library and the
+ * tools use. The same contract as base.h: the functions that take a
+ * struct parse return 1 when the value is good, else 0 with the reason
+ * in the parse (conf_fail).
+ */
+#ifndef PG_CONF_INT_H
+#define PG_CONF_INT_H
+
+#include <stdio.h>
+
+#include "conf.h"
+
+enum section {
+	SEC_NONE,
+	SEC_GLOBAL,
+	SEC_SERVE,
+	SEC_PEER,
+	SEC_CLUSTER,
+	SEC_ETCD
+};
+
+struct parse {
+	FILE			*fp;
+	struct pg_config	*cfg;
+	int			 line;
+	enum section		 sec;
+	unsigned int		 seen;		/* keys of this section so far */
+	int			 seen_global;
+	int			 connect_line;	/* connect_timeout was set here */
+	int			 seen_serve;
+	unsigned int		 seen_strict;	/* etcd keys of a [cluster] */
+	int			 has_password;
+	char			**peerlists;	/* per cluster, NULL: default */
+	int			*peerlines;
+	int			*preferlines;	/* per cluster, 0: no prefer */
+	char			*err;
+	size_t			 errlen;
+	int			 failed;
+	int			 errline;
+};
+
+#define SEPARATORS	", \t"	/* between the items of a list */
+
+/*
+ * The parse fails, with this reason at this line (0: none): the first
+ * failure is kept, later ones are ignored. Returns 0 (confkey.c).
+ */
+int	 conf_fail(struct parse *, int, const char *, ...)
+	    __attribute__((__format__(__printf__, 3, 4)));
+
+/* A line "key = value" of the current section (confkey.c). */
+int	 conf_key(struct parse *, const char *, const char *);
+
+/*
+ * A peer's or an etcd endpoint's URL (confval.c): 0, or -1 and why it
+ * is not one, for people.
+ */
+int	 conf_url_check(const char *, char *, size_t);
+
+/* A system user name for run_as (confval.c). */
+int	 conf_user_name_valid(const char *);
+
+#endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * state-int.h: private to the sources of the state directory (stamp.c,
+ * statedir.c, lock.c, record.c, side.c, sidefmt.c); state.h has what
+ * the rest of the library and the tools use. The same contract: 0 or -1
+ * with errno unless stated otherwise.
+ */
+#ifndef PG_STATE_INT_H
+#define PG_STATE_INT_H
+
+#include "state.h"
+
+/*
+ * What a struct pg_state keeps for the sources of the state directory,
+ * in its priv.
+ */
+struct pg_state_priv {
+	dev_t		 dev;		/* dirfd's, as opened: a directory */
+	ino_t		 ino;		/* put in its place shows in a stat */
+	/*
+	 * Private to lock.c. The record lock's descriptor, opened by the
+	 * first write (-1 until then), for this cluster and this process.
+	 */
+	int		 recfd;
+	pid_t		 recpid;
+	char		 reccluster[PG_NAME_MAX + 1];
+	/*
+	 * What the last pg_state_claim replaced, for pg_state_restore:
+	 * undolen bytes (0: no record; -1: nothing kept), in the record
+	 * of undocluster, replaced by the claim record undoby.
+	 */
+	char		 undo[PG_RECORD_MAX];
+	ssize_t		 undolen;
+	char		 undoby[PG_RECORD_MAX];
+	char		 undocluster[PG_NAME_MAX + 1];
+};
+
+/* It fits in priv: else this array's size is -1, and the build fails. */
+typedef char	 pg_state_priv_fits[sizeof(struct pg_state_priv) <=
+		    PG_STATE_PRIV_MAX ? 1 : -1];
+
+/* The handle's private part. */
+static inline struct pg_state_priv *
+pg_state_priv(struct pg_state *st)
+{
+	return (struct pg_state_priv *)(void *)st->priv.bytes;
+}
+
+/* The longest name of a file beside a record, ".CLUSTER.SUFFIX". */
+#define PG_STATE_NAME_MAX	(PG_NAME_MAX + 16)
+
+/*
+ * The name of a file beside cluster's record: ".CLUSTER.SUFFIX", into buf
+ * (PG_STATE_NAME_MAX bytes are enough). The leading dot keeps it apart
+ * from every record: no cluster ID starts with one. -1: ENAMETOOLONG.
+ */
+int	 pg_state_name(char *, size_t, const char *, const char *);
+
+/*
+ * Read a whole small file of the directory into buf (len bytes at most):
+ * its length, 0 when it is absent, -1 with errno; EBADMSG when it is no
+ * regular file of 1 to len bytes.
+ */
+ssize_t	 pg_state_get(struct pg_state *, const char *, char *, size_t);
+
+/*
+ * Replace a file of the directory with these bytes, atomically: a
+ * temporary file, fsync, rename. The caller holds the record lock.
+ */
+int	 pg_state_put(struct pg_state *, const char *, const char *, size_t);
+
+/* Remove a file of the directory; none is success. Under the lock too. */
+int	 pg_state_unlink(struct pg_state *, const char *);
+
+/*
+ * The record lock of a cluster (lock.c): taken, waiting for it; and
+ * released, leaving errno as it was.
+ */
+int	 pg_rec_lock(struct pg_state *, const char *);
+void	 pg_rec_unlock(struct pg_state *);
+
+/* Two stamps of one boot (by boot ID, else by the monotonic clock). */
+int	 pg_stamp_same_boot(const struct pg_stamp *, const struct pg_stamp *);
+
+/*
+ * A stamp in the side record: the line "KEY BOOT MONO WALL" appended as
+ * pg_appendf does (0, or -1 when it does not fit); and the value "BOOT
+ * MONO WALL", the whole of s[0..n), read back (0, or -1).
+ */
+int	 pg_stamp_append(char *, size_t, size_t *, const char *,
+	    const struct pg_stamp *);
+int	 pg_stamp_value(const char *, size_t, struct pg_stamp *);
+
+#endif
