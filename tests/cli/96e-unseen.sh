@@ -19,8 +19,11 @@ SHIM=$PG_BUILD/tests/preempt.so
 PROXY=$PG_BUILD/tests/delayproxy
 need_built "$SHIM" "$PROXY"
 
+# Timeout 5s: round 1 fails at once (the proxies reset), and round 2
+# must reach the peer, also on a loaded machine (500ms was missed there:
+# a unreachable b again counts as never, and a went).
 fleet_start "settle = 100ms
-timeout = 500ms" a b
+timeout = 5s" a b
 
 # proxy NODE CTL: a delayproxy in front of NODE's serve, its behaviour
 # read from CTL at each accept; PPORT.
@@ -75,10 +78,16 @@ assert "a and b claimed, each not reaching the other" eval 'claims a && claims b
 printf 'drop 0\n' >"$T/ctl.new" && mv "$T/ctl.new" "$T/ctl"
 : >"$T/go_a"
 wait_exit "$A" 30
-is "$?" 1 "a withdraws: b, not reached in round 1, is active (exit 1, not 0)"
+RC=$?
 cp "$T/checka.err" "$T/err"
-err_has "claim withdrawn: b could not be reached in round 1 and is active" \
-    "a says why"
+if [ "$RC" = 0 ] && grep -q 'again: peer b .* unreachable' "$T/err"; then
+	diag_file "$T/err" "a's check"
+	skip "a busy machine: a's round 2 did not reach b within 5 s either" 2
+else
+	is "$RC" 1 "a withdraws: b, not reached in round 1, is active (exit 1, not 0)"
+	err_has "claim withdrawn: b could not be reached in round 1 and is active" \
+	    "a says why"
+fi
 err_like "peer b .* unreachable: .*counts as never" \
     "a did not reach b in round 1"
 : >"$T/go_b"
