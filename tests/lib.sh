@@ -591,19 +591,21 @@ serve_again()
 # (pollguard-serve, socat -d -d, the tests' fake peers) and set VAR to
 # the port; 1, VAR empty and the stderr shown, when none comes. With the
 # server's PID: as long as it runs, PG_CMD_TIMEOUT seconds at most (a
-# loaded machine, valgrind); without, 10 s.
+# loaded machine, valgrind); without, 10 s. The line counts once its
+# port is there: a writer may write it in pieces (perl's print of a list
+# to STDERR writes each item).
 listen_port()
 {
-	local l pid=${3:-} err=$T/$1.err
+	local l pid=${3:-} err=$T/$1.err re='listening on .*:[0-9]+$'
 	printf -v "$2" '%s' ""
 	if if [ -n "$pid" ]; then
 		wait_for "$PG_CMD_TIMEOUT" eval \
-		    'grep -qs "listening on " "$err" || ! _pg_alive $pid'
-		grep -qs "listening on " "$err"
+		    'grep -qsE "$re" "$err" || ! _pg_alive $pid'
+		grep -qsE "$re" "$err"
 	else
-		wait_for 10 grep -qs "listening on " "$err"
+		wait_for 10 grep -qsE "$re" "$err"
 	fi; then
-		l=$(grep -m1 "listening on " "$err")
+		l=$(grep -m1 -E "$re" "$err")
 		if [[ ${l##*:} =~ ^[0-9]+$ ]]; then
 			printf -v "$2" '%s' "${l##*:}"
 			return 0

@@ -52,7 +52,7 @@ $SIG{PIPE} = 'IGNORE';
 if ($mode eq 'closed') {
 	my $s = IO::Socket::INET->new(Proto => 'tcp',
 	    LocalAddr => '127.0.0.1', LocalPort => 0) or die "bind: $!\n";
-	print STDERR "listening on 127.0.0.1:", $s->sockport, "\n";
+	print STDERR "listening on 127.0.0.1:" . $s->sockport . "\n";
 	sleep 600;
 	exit 0;
 }
@@ -68,7 +68,7 @@ if ($mode eq 'dns') {
 
 my $l = IO::Socket::INET->new(Proto => 'tcp', LocalAddr => '127.0.0.1',
     LocalPort => 0, Listen => 64, ReuseAddr => 1) or die "listen: $!\n";
-print STDERR "listening on 127.0.0.1:", $l->sockport, "\n";
+print STDERR "listening on 127.0.0.1:" . $l->sockport . "\n";
 
 # The request head: at most 100 lines; its first line to stdout.
 sub head {

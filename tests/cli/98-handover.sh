@@ -23,7 +23,7 @@ my $resp = shift @ARGV;
 $SIG{CHLD} = 'IGNORE';
 my $l = IO::Socket::INET->new(Proto => 'tcp', LocalAddr => '127.0.0.1',
     LocalPort => 0, Listen => 16, ReuseAddr => 1) or die "listen: $!\n";
-print STDERR "listening on 127.0.0.1:", $l->sockport, "\n";
+print STDERR "listening on 127.0.0.1:" . $l->sockport . "\n";
 for (;;) {
 	my $c = $l->accept or next;
 	if (fork) { close $c; next; }
