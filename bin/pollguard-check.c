@@ -245,7 +245,7 @@ check(int argc, char *argv[])
 	 */
 	if (claim && ownp != NULL && own.claim_ms >= 0) {
 		tool_decided(&t, "%s: skip: another check on this node kept its "
-		    "claim %" PRId64 "ms ago; its run is starting", id,
+		    "claim %" PRId64 "ms ago, within its horizon", id,
 		    own.claim_ms);
 		return PG_SKIP_LOCAL;
 	}
