@@ -167,10 +167,9 @@ enum pg_settle_why {
 	PG_LOST_DISAGREE,	/* a fast peer's settle or timeout differs */
 	PG_LOST_UNSEEN,		/* active in round 2, unreachable in round 1:
 				   it may be polling since before */
-	PG_LOST_EXPIRED,	/* set by pollguard-check: our last run
-				   failed and our claim's horizon passed
-				   before we could go; peers no longer
-				   count it (pg_handover_ignores) */
+	PG_LOST_EXPIRED,	/* set by pollguard-check: our claim's
+				   horizon passed, or nearly, before we
+				   could go (pg_still_counted) */
 	PG_LOST_OVERWRITTEN,	/* set by pollguard-check: a writer on
 				   this node replaced our claim before we
 				   could lengthen it */
@@ -213,15 +212,15 @@ size_t	 pg_settle_disagrees(int64_t, int64_t, const struct pg_seen *, size_t);
  * pg_yield_ignores (with c->prev_check_ns, c->yield_slack_ms) or
  * pg_handover_ignores (with c->on_failure) is not active. An active
  * peer:
- * - not reached in round 1 and reporting no claim loses us the round
- *   (PG_LOST_UNSEEN): nothing bounds when it became active;
+ * - not reached in round 1 loses us the round (PG_LOST_UNSEEN), claim
+ *   or not: nothing bounds when it became active;
  * - without the settle sleep (c->slept not set), one that does not
  *   announce the rule (pg_peer_fast) does too (PG_LOST_RULE);
  * - one announcing another settle or timeout does too
  *   (PG_LOST_DISAGREE);
  * - is ignored when its claim certainly lies more than
- *   max(settle/4, visible - claim) after ours and it reports no run
- *   going: it saw ours as the earlier claim;
+ *   max(settle/4, visible - claim) after ours: it saw ours as the
+ *   earlier claim;
  * - else, when it announces the rule and our name sorts first
  *   (strcasecmp), is pending (pending[i] set: we keep only if it
  *   withdraws, pg_settle_poll);
