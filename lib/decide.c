@@ -34,14 +34,6 @@ pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
 	    st->last_end_ms - st->elapsed_ms <= PG_HANDOVER_SLACK_MS;
 }
 
-/* It answered the question: reachable, and its status (if any) read. */
-static int
-answered(const struct pg_seen *s)
-{
-	return s->answer.kind == PG_ANSWER_ELAPSED ||
-	    s->answer.kind == PG_ANSWER_NEVER;
-}
-
 /*
  * With this node in cooldown: hand over? Yes when some peer that answered
  * is not in cooldown itself; when all are, the node whose run ended last
@@ -57,7 +49,7 @@ hand_over(const struct pg_cluster *c, const char *node,
 	int			 last = 1;
 
 	for (i = 0; i < n; i++) {
-		if (!answered(&seen[i]))
+		if (!pg_answered(&seen[i]))
 			continue;
 		heard++;
 		st = &seen[i].status;
@@ -98,7 +90,7 @@ pg_decide(const struct pg_cluster *c, const char *node,
 		return;
 	}
 	for (i = 0; i < n; i++)
-		if (seen[i].has_status && answered(&seen[i]) &&
+		if (seen[i].has_status && pg_answered(&seen[i]) &&
 		    seen[i].status.hold_ms > 0) {
 			d->peer = i;
 			return;

@@ -282,6 +282,9 @@ int	 pg_settle_warns(enum pg_settle_why);
  * them; a cluster without prefer behaves as before.
  */
 
+/* The peer answered the question: reachable, its status (if any) read. */
+int	 pg_answered(const struct pg_seen *);
+
 /*
  * True when node a comes before node b in c's order: the prefer list
  * first, in its order, then the nodes it does not list by strcasecmp.

@@ -44,9 +44,8 @@ pg_prefer_before(const struct pg_cluster *c, const char *a, const char *b)
 	return strcasecmp(a, b) < 0;
 }
 
-/* It answered the question. */
-static int
-answered(const struct pg_seen *s)
+int
+pg_answered(const struct pg_seen *s)
 {
 	return s->answer.kind == PG_ANSWER_ELAPSED ||
 	    s->answer.kind == PG_ANSWER_NEVER;
@@ -59,7 +58,7 @@ pg_prefer_disagree(const struct pg_cluster *c, const struct pg_seen *seen,
 	size_t	 i;
 
 	for (i = 0; i < n; i++) {
-		if (!answered(&seen[i]))
+		if (!pg_answered(&seen[i]))
 			continue;
 		if (!seen[i].has_status) {
 			if (c->prefer[0] != '\0')
@@ -77,7 +76,7 @@ pg_prefer_eligible(const struct pg_cluster *c, const struct pg_seen *s)
 {
 	const struct pg_status	*st = &s->status;
 
-	return answered(s) && s->has_status && c->prefer[0] != '\0' &&
+	return pg_answered(s) && s->has_status && c->prefer[0] != '\0' &&
 	    strcasecmp(st->prefer, c->prefer) == 0 &&
 	    st->checked_ms < c->wait_ms + c->prefer_slack_ms &&
 	    !(c->on_failure == PG_ON_FAILURE_HANDOVER &&
