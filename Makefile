@@ -68,14 +68,14 @@ LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o confval.o \
 		prefer.o \
 		conn.o fleet.o fleetout.o listen.o local.o peers.o proto.o \
 		serve.o \
-		kv.o stamp.o statedir.o record.o lock.o side.o sidefmt.o \
+		kv.o stamp.o statedir.o record.o lock.o side.o \
 		status.o lease.o etcd.o etcdjson.o plugin.o ping.o)
 # lib/'s headers, one a layer (lib/pollguard.h lists them); those whose
 # names end in -int.h are private to the sources below them.
 LIB_HDRS =	$(filter-out %-int.h,$(wildcard lib/*.h))
 # lib/state-int.h: private to the state directory's sources.
 STATE_OBJS =	$(addprefix $(B)lib/,stamp.o statedir.o record.o lock.o side.o \
-		sidefmt.o)
+		lease.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
 		bin/pollguard-status
 LIBEXEC =	bin/pollguard-touch-curl

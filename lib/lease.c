@@ -4,7 +4,7 @@
  * (pollguard(7), STRICT MODE ON ETCD). pollguard-check writes it after a
  * go, pollguard-touch keeps the lease alive and hands the revision to the
  * job as its fencing token, -r removes it, pollguard-serve reads it for
- * its local view. Written by the state directory's atomic writer.
+ * its local view.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "lease.h"
+#include "state-int.h"
 
 #define LEASE_SUFFIX	"lease"
-
 #define LEASE_MAGIC	"pollguard-lease 1\n"
 
 enum { L_LEASE, L_REVISION, L_TTL, L_COUNT };
@@ -70,7 +70,7 @@ pg_lease_read(struct pg_state *st, const char *cluster, struct pg_lease *l)
 	char	 buf[PG_LEASE_MAX];
 	ssize_t	 n;
 
-	if ((n = pg_state_aux_read(st, cluster, LEASE_SUFFIX, buf,
+	if ((n = pg_state_get(st, cluster, LEASE_SUFFIX, buf,
 	    sizeof(buf))) <= 0)
 		return n;
 	return pg_lease_parse(buf, n, l) == -1 ? -1 : 1;
@@ -85,11 +85,11 @@ pg_lease_write(struct pg_state *st, const char *cluster,
 
 	if ((n = pg_lease_format(l, buf, sizeof(buf))) == -1)
 		return -1;
-	return pg_state_aux_write(st, cluster, LEASE_SUFFIX, buf, n);
+	return pg_state_set(st, cluster, LEASE_SUFFIX, buf, n);
 }
 
 int
 pg_lease_remove(struct pg_state *st, const char *cluster)
 {
-	return pg_state_aux_remove(st, cluster, LEASE_SUFFIX);
+	return pg_state_set(st, cluster, LEASE_SUFFIX, NULL, 0);
 }

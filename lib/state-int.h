@@ -50,27 +50,27 @@ pg_state_priv(struct pg_state *st)
 #define PG_STATE_NAME_MAX	(PG_NAME_MAX + 16)
 
 /*
- * The name of a file beside cluster's record: ".CLUSTER.SUFFIX", into buf
- * (PG_STATE_NAME_MAX bytes are enough). The leading dot keeps it apart
- * from every record: no cluster ID starts with one. -1: ENAMETOOLONG.
+ * The name of a file beside cluster's record, ".CLUSTER.SUFFIX", into buf
+ * (PG_STATE_NAME_MAX bytes). The leading dot keeps it apart from every
+ * record: no cluster ID starts with one. -1: ENAMETOOLONG.
  */
 int	 pg_state_name(char *, size_t, const char *, const char *);
 
 /*
- * Read a whole small file of the directory into buf (len bytes at most):
- * its length, 0 when it is absent, -1 with errno; EBADMSG when it is no
- * regular file of 1 to len bytes.
+ * The files of the directory are cluster's record (suffix NULL) and those
+ * beside it. get: read the whole file into buf (len bytes at most): its
+ * length, 0 when it is absent, -1 with errno; EBADMSG when it is no
+ * regular file of 1 to len bytes. put: replace it with buf[0..len)
+ * atomically (a temporary file, fsync, rename), or remove it when buf is
+ * NULL (none is success); the caller holds the record lock. set: put,
+ * taking the record lock for it.
  */
-ssize_t	 pg_state_get(struct pg_state *, const char *, char *, size_t);
-
-/*
- * Replace a file of the directory with these bytes, atomically: a
- * temporary file, fsync, rename. The caller holds the record lock.
- */
-int	 pg_state_put(struct pg_state *, const char *, const char *, size_t);
-
-/* Remove a file of the directory; none is success. Under the lock too. */
-int	 pg_state_unlink(struct pg_state *, const char *);
+ssize_t	 pg_state_get(struct pg_state *, const char *, const char *, char *,
+	    size_t);
+int	 pg_state_put(struct pg_state *, const char *, const char *,
+	    const char *, size_t);
+int	 pg_state_set(struct pg_state *, const char *, const char *,
+	    const char *, size_t);
 
 /*
  * The record lock of a cluster (lock.c): taken, waiting for it; and

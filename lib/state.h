@@ -127,8 +127,7 @@ struct pg_state	*pg_serve_state(struct pg_state *, const char *);
 int	 pg_write_all(int, const void *, size_t);
 
 /*
- * record.c: the activity record of a cluster, "CLUSTER", and the other
- * small files beside it.
+ * record.c: the activity record of a cluster, "CLUSTER".
  */
 
 /*
@@ -190,19 +189,6 @@ int	 pg_state_restore(struct pg_state *, const char *,
 
 /* Remove the record: the cluster reads as never. No record is success. */
 int	 pg_state_remove(struct pg_state *, const char *);
-
-/*
- * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
- * record). write: atomically, under the record lock, as
- * pg_state_write. read: the length (at most len), 0 when there is none,
- * -1 with errno (EBADMSG: not a regular file, empty or too long).
- * remove: no file is success.
- */
-int	 pg_state_aux_write(struct pg_state *, const char *, const char *,
-	    const char *, size_t);
-ssize_t	 pg_state_aux_read(struct pg_state *, const char *, const char *,
-	    char *, size_t);
-int	 pg_state_aux_remove(struct pg_state *, const char *, const char *);
 
 /*
  * lock.c: the run lock and the claim lock of a cluster (the record lock
@@ -363,14 +349,6 @@ int64_t	 pg_hold_left(const struct pg_hold *, const struct pg_stamp *);
  */
 int	 pg_hold_format(const struct pg_hold *, char *, size_t);
 int	 pg_hold_parse(const char *, size_t, struct pg_hold *);
-
-/*
- * Read the hold on a cluster: 1, *h and its time left in *left_ms while
- * it lasts; 0 when there is none or it has ended; -1 with errno
- * (EBADMSG: damaged). Readers never remove an ended hold.
- */
-int	 pg_hold_read(struct pg_state *, const char *, struct pg_hold *,
-	    int64_t *);
 
 /* Replace the hold atomically, under the record lock. -1 with errno. */
 int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the state directory (stamp.c, statedir.c, record.c,
- * lock.c, side.c, sidefmt.c): stamps, the elapsed rule, the record
+ * lock.c, side.c): stamps, the elapsed rule, the record
  * format, the state directory, the run lock and the record lock; the
  * outcome: its format, its starts and ends; the hold; the side record
  * that holds them, each part on its own.
@@ -1888,6 +1888,31 @@ test_hold_left(void)
 	}
 }
 
+/*
+ * The hold on a cluster, from the side record: 1, *h and its time left
+ * in *left_ms while it lasts; 0 when there is none or it has ended; -1
+ * with errno (EBADMSG: damaged).
+ */
+static int
+hold_read(struct pg_state *st, const char *cluster, struct pg_hold *h,
+    int64_t *left_ms)
+{
+	struct pg_side	 sd;
+	struct pg_stamp	 now;
+
+	if (pg_side_read(st, cluster, &sd) == -1)
+		return -1;
+	if (sd.hold == -1)
+		errno = EBADMSG;
+	if (sd.hold != 1)
+		return sd.hold;
+	*h = sd.h;
+	if (pg_stamp_now(&now) == -1)
+		return -1;
+	*left_ms = pg_hold_left(h, &now);
+	return *left_ms > 0;
+}
+
 static void
 test_hold_files(void)
 {
@@ -1904,14 +1929,14 @@ test_hold_files(void)
 		ok(0, "hold: state directory opened");
 		return;
 	}
-	is_int(pg_hold_read(&st, "c", &r, &left), 0, "hold_read: none");
+	is_int(hold_read(&st, "c", &r, &left), 0, "hold_read: none");
 	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove: none is success");
 	is_int(pg_hold_make(&h, 3600000, "ops@a", "disk swap"), 0,
 	    "hold_make: an hour");
 	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write");
 	snprintf(path, sizeof(path), "%s/.c.side", dir);
 	ok(access(path, F_OK) == 0, "the file is .CLUSTER.side");
-	is_int(pg_hold_read(&st, "c", &r, &left), 1, "hold_read: held");
+	is_int(hold_read(&st, "c", &r, &left), 1, "hold_read: held");
 	ok(left > 3590000 && left <= 3600000 && strcmp(r.by, "ops@a") == 0 &&
 	    strcmp(r.why, "disk swap") == 0, "hold_read: time left, by, why");
 	is_int(pg_state_read(&st, "c", &rec), 0,
@@ -1921,19 +1946,19 @@ test_hold_files(void)
 	is_int(pg_stamp_now(&h.until), 0, "hold: the clocks");
 	h.ms = 1000;
 	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write: an ended hold");
-	is_int(pg_hold_read(&st, "c", &r, &left), 0, "hold_read: ended is none");
+	is_int(hold_read(&st, "c", &r, &left), 0, "hold_read: ended is none");
 	ok(access(path, F_OK) == 0, "hold_read never removes the file");
 
 	is_int(pg_hold_make(&h, 60000, NULL, NULL), 0, "hold_make: a minute");
 	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write replaces");
-	is_int(pg_hold_read(&st, "c", &r, &left), 1, "hold_read: the new one");
+	is_int(hold_read(&st, "c", &r, &left), 1, "hold_read: the new one");
 	ok(r.by[0] == '\0' && r.why[0] == '\0', "hold: nothing said");
 	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove");
-	is_int(pg_hold_read(&st, "c", &r, &left), 0, "hold_read: lifted");
+	is_int(hold_read(&st, "c", &r, &left), 0, "hold_read: lifted");
 
 	write_file(path, "pollguard-hold 1\nuntil", 22);
 	errno = 0;
-	is_int(pg_hold_read(&st, "c", &r, &left), -1, "hold_read: damaged");
+	is_int(hold_read(&st, "c", &r, &left), -1, "hold_read: damaged");
 	is_int(errno, EBADMSG, "hold_read: damaged is EBADMSG");
 	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove: a damaged hold");
 	is_int(count_tmp(dir), 0, "hold: no temporary files left");
@@ -2036,7 +2061,7 @@ test_side_files(void)
 	    "side_read: the hold, kept by the finish");
 	ok(sd.checked == 1 && stamp_eq(&sd.ck.last, &ck.last),
 	    "side_read: the checked part, kept by the finish");
-	is_int(pg_hold_read(&st, "c", &hr, &left), 1, "hold_read: held");
+	is_int(hold_read(&st, "c", &hr, &left), 1, "hold_read: held");
 	is_int(pg_checked_read(&st, "c", &cr), 1, "checked_read: there");
 
 	/* Lifting the hold keeps the others byte for byte. */
@@ -2049,7 +2074,7 @@ test_side_files(void)
 	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove");
 	read_file(path, buf, sizeof(buf));
 	is_str(buf, before, "hold_remove: the rest as it was");
-	is_int(pg_hold_read(&st, "c", &hr, &left), 0, "hold_read: none");
+	is_int(hold_read(&st, "c", &hr, &left), 0, "hold_read: none");
 	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read: still there");
 
 	/* Each part is read on its own. */
@@ -2074,10 +2099,10 @@ test_side_files(void)
 	read_file(path, buf, sizeof(buf));
 	ok(strncmp(buf, reads[0].text, reads[0].len) == 0,
 	    "the damaged hold is kept as it was");
-	is_int(pg_hold_read(&st, "c", &hr, &left), -1,
+	is_int(hold_read(&st, "c", &hr, &left), -1,
 	    "and still reads as damaged");
 	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write replaces it");
-	is_int(pg_hold_read(&st, "c", &hr, &left), 1, "the hold reads");
+	is_int(hold_read(&st, "c", &hr, &left), 1, "the hold reads");
 	write_file(path, reads[2].text, reads[2].len);
 	is_int(pg_hold_write(&st, "c", &h), 0,
 	    "hold_write beside a later version's section");
