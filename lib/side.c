@@ -23,7 +23,8 @@
 
 #include "state-int.h"
 
-#define BIT(k)	(1U << (k))
+#define BIT(k)		(1U << (k))
+#define ALL(seen, m)	(((seen) & (m)) == (m))
 
 /* A structure of size bytes cleared; -1 with EBADMSG, for the parsers. */
 static int
@@ -113,7 +114,6 @@ int
 pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
 {
 	struct pg_kv	 kv;
-	unsigned int	 seen;
 	int		 r;
 
 	memset(o, 0, sizeof(*o));
@@ -124,19 +124,15 @@ pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
 	while ((r = pg_kv_next(&kv)) == 1)
 		if (outcome_value(o, &kv) == -1)
 			return bad(o, sizeof(*o));
-	seen = kv.seen;
-	if (r == -1)
-		return bad(o, sizeof(*o));
 	/* A run's start, its end with one result, or neither of those. */
-	o->ended = (seen & BIT(K_END)) != 0;
-	o->succeeded = (seen & BIT(K_SUCCESS)) != 0;
-	if ((seen & (BIT(K_RUNNING) | BIT(K_START) | BIT(K_FAILURES))) !=
-	    (BIT(K_RUNNING) | BIT(K_START) | BIT(K_FAILURES)) ||
-	    (!o->running && !o->ended))
+	o->ended = (kv.seen & BIT(K_END)) != 0;
+	o->succeeded = (kv.seen & BIT(K_SUCCESS)) != 0;
+	if (r == -1 || !ALL(kv.seen, BIT(K_RUNNING) | BIT(K_START) |
+	    BIT(K_FAILURES)) || (!o->running && !o->ended))
 		return bad(o, sizeof(*o));
-	if (o->ended ? !(seen & BIT(K_DURATION)) ||
-	    !(seen & BIT(K_EXIT)) == !(seen & BIT(K_SIGNAL)) :
-	    (seen & (BIT(K_DURATION) | BIT(K_EXIT) | BIT(K_SIGNAL) |
+	if (o->ended ? !(kv.seen & BIT(K_DURATION)) ||
+	    !(kv.seen & BIT(K_EXIT)) == !(kv.seen & BIT(K_SIGNAL)) :
+	    (kv.seen & (BIT(K_DURATION) | BIT(K_EXIT) | BIT(K_SIGNAL) |
 	    BIT(K_TIMED_OUT))) != 0)
 		return bad(o, sizeof(*o));
 	return 0;
@@ -269,8 +265,8 @@ pg_hold_parse(const char *buf, size_t len, struct pg_hold *h)
 			return bad(h, sizeof(*h));
 	}
 	/* The end cannot be earlier after boot than the time it was set for. */
-	if (r == -1 || (kv.seen & (BIT(H_UNTIL) | BIT(H_MS))) !=
-	    (BIT(H_UNTIL) | BIT(H_MS)) || h->until.mono_ns < h->ms * 1000000)
+	if (r == -1 || !ALL(kv.seen, BIT(H_UNTIL) | BIT(H_MS)) ||
+	    h->until.mono_ns < h->ms * 1000000)
 		return bad(h, sizeof(*h));
 	return 0;
 }
@@ -324,8 +320,7 @@ pg_checked_parse(const char *buf, size_t len, struct pg_checked *ck)
 		    &ck->yielded) == -1)
 			return bad(ck, sizeof(*ck));
 	}
-	if (r == -1 || (kv.seen & (BIT(C_LAST) | BIT(C_SINCE))) !=
-	    (BIT(C_LAST) | BIT(C_SINCE)) ||
+	if (r == -1 || !ALL(kv.seen, BIT(C_LAST) | BIT(C_SINCE)) ||
 	    !(kv.seen & BIT(C_YIELD)) != !(kv.seen & BIT(C_YIELDED)))
 		return bad(ck, sizeof(*ck));
 	return 0;
@@ -604,9 +599,7 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
 	o->ended = 1;
 	if (pg_stamp_now(&o->end) == -1)
 		return -1;
-	o->duration_ms = strcmp(o->end.boot_id, o->start.boot_id) == 0 &&
-	    o->end.mono_ns > o->start.mono_ns ?
-	    (o->end.mono_ns - o->start.mono_ns) / 1000000 : 0;
+	o->duration_ms = pg_stamp_elapsed(&o->start, &o->end);
 	if (WIFSIGNALED(status)) {
 		o->exit_status = -1;
 		o->signal = WTERMSIG(status);

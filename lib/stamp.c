@@ -23,21 +23,16 @@ boot_id(char *buf)
 	static char	 cached[PG_BOOT_ID_LEN + 1];
 	static int	 done;
 	char		 tmp[PG_BOOT_ID_LEN + 2];
-	ssize_t		 n;
 	int		 fd;
 
-	if (!done) {
-		done = 1;
-		if ((fd = open(BOOT_ID_FILE, O_RDONLY | O_CLOEXEC)) != -1) {
-			n = read(fd, tmp, sizeof(tmp));
-			close(fd);
-			if (n == PG_BOOT_ID_LEN + 1 &&
-			    tmp[PG_BOOT_ID_LEN] == '\n' &&
-			    strspn(tmp, "0123456789abcdef-") ==
-			    PG_BOOT_ID_LEN)
-				memcpy(cached, tmp, PG_BOOT_ID_LEN);
-		}
+	if (!done && (fd = open(BOOT_ID_FILE, O_RDONLY | O_CLOEXEC)) != -1) {
+		if (read(fd, tmp, sizeof(tmp)) == PG_BOOT_ID_LEN + 1 &&
+		    tmp[PG_BOOT_ID_LEN] == '\n' &&
+		    strspn(tmp, "0123456789abcdef-") == PG_BOOT_ID_LEN)
+			memcpy(cached, tmp, PG_BOOT_ID_LEN);
+		close(fd);
 	}
+	done = 1;
 	memcpy(buf, cached, sizeof(cached));
 }
 

@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * state-int.h: private to the sources of the state directory (stamp.c,
- * statedir.c, lock.c, record.c, side.c, sidefmt.c); state.h has what
- * the rest of the library and the tools use. The same contract: 0 or -1
- * with errno unless stated otherwise.
+ * state-int.h: private to the sources of the state directory (those of
+ * state.h, and lease.c). The same contract: 0 or -1 with errno unless
+ * stated otherwise.
  */
 #ifndef PG_STATE_INT_H
 #define PG_STATE_INT_H
 
 #include "state.h"
 
-/*
- * What a struct pg_state keeps for the sources of the state directory,
- * in its priv.
- */
+/* What a struct pg_state keeps for these sources, in its priv. */
 struct pg_state_priv {
 	dev_t		 dev;		/* dirfd's, as opened: a directory */
 	ino_t		 ino;		/* put in its place shows in a stat */
@@ -39,7 +35,6 @@ struct pg_state_priv {
 typedef char	 pg_state_priv_fits[sizeof(struct pg_state_priv) <=
 		    PG_STATE_PRIV_MAX ? 1 : -1];
 
-/* The handle's private part. */
 static inline struct pg_state_priv *
 pg_state_priv(struct pg_state *st)
 {
