@@ -182,7 +182,7 @@ $(TEST_PROGS): $(B)%: %.c $(LIB) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(TEST_LIBS) $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
-$(B)tests/unit/t_state: lib/state-int.h
+$(B)tests/unit/t_state $(B)tests/pgstate: lib/state-int.h
 $(B)tests/unit/t_etcdjson: TEST_LIBS = $(JANSSON_LIBS)
 $(B)tests/unit/t_plugin: TEST_LIBS = $(CURL_LIBS)
 

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * lease.c: ".CLUSTER.lease", this node's hold on an etcd-backed cluster
- * (pollguard(7), STRICT MODE ON ETCD). pollguard-check writes it after a
- * go, pollguard-touch keeps the lease alive and hands the revision to the
- * job as its fencing token, -r removes it, pollguard-serve reads it for
- * its local view.
+ * lease.c: this node's lease record, ".CLUSTER.lease" (lease.h), written
+ * and read as every file of the state directory is.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -45,36 +45,12 @@ pg_state_read(struct pg_state *st, const char *cluster, struct pg_stamp *rec)
 	return pg_stamp_parse(buf, n, rec) == -1 ? -1 : 1;
 }
 
-static int
-write_locked(struct pg_state *st, const char *cluster,
-    const struct pg_stamp *rec)
-{
-	char	 buf[RECORD_MAX];
-	int	 len;
-
-	if ((len = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
-		return -1;
-	return pg_state_put(st, cluster, NULL, buf, len);
-}
-
-int
-pg_state_write(struct pg_state *st, const char *cluster,
-    const struct pg_stamp *rec)
-{
-	int	 r;
-
-	if (pg_rec_lock(st, cluster) == -1)
-		return -1;
-	r = write_locked(st, cluster, rec);
-	pg_rec_unlock(st);
-	return r;
-}
-
 int
 pg_state_touch(struct pg_state *st, const char *cluster)
 {
 	struct pg_stamp	 now, old;
-	int		 r;
+	char		 buf[RECORD_MAX];
+	int		 len, r;
 
 	if (pg_rec_lock(st, cluster) == -1)
 		return -1;
@@ -82,20 +58,20 @@ pg_state_touch(struct pg_state *st, const char *cluster)
 	 * The time is read under the lock: touches then replace each other
 	 * in the order of their times, and the record is the latest.
 	 */
-	if (pg_stamp_now(&now) == -1) {
-		pg_rec_unlock(st);
-		return -1;
+	if ((r = pg_stamp_now(&now)) == 0) {
+		/*
+		 * Keep a claim while its horizon lasts: peers still settling a
+		 * claim of their own must see when this round was claimed. A
+		 * record that cannot be read has no claim to keep.
+		 */
+		if (pg_state_read(st, cluster, &old) == 1 &&
+		    pg_stamp_in_horizon(&old, &now)) {
+			now.claim_ns = old.claim_ns;
+			now.horizon_ms = old.horizon_ms;
+		}
+		r = (len = pg_stamp_format(&now, buf, sizeof(buf))) == -1 ?
+		    -1 : pg_state_put(st, cluster, NULL, buf, len);
 	}
-	/*
-	 * Keep a claim while its horizon lasts: peers still settling a claim
-	 * of their own must see when this round was claimed. A record that
-	 * cannot be read has no claim to keep.
-	 */
-	if (pg_state_read(st, cluster, &old) == 1 && pg_stamp_in_horizon(&old, &now)) {
-		now.claim_ns = old.claim_ns;
-		now.horizon_ms = old.horizon_ms;
-	}
-	r = write_locked(st, cluster, &now);
 	pg_rec_unlock(st);
 	return r;
 }

@@ -125,15 +125,10 @@ int	 pg_write_all(int, const void *, size_t);
 int	 pg_state_read(struct pg_state *, const char *, struct pg_stamp *);
 
 /*
- * Replace the record of a cluster atomically: a reader sees the old record
- * or the new one, never a mixture, and a failure (say, a full disk) leaves
- * the old one. -1 with errno on failure.
- */
-int	 pg_state_write(struct pg_state *, const char *, const struct pg_stamp *);
-
-/*
- * Record activity now: pg_state_write of pg_stamp_now, keeping the claim
- * of the record it replaces while that claim's horizon lasts.
+ * Record activity now: replace the record atomically with pg_stamp_now
+ * (a reader sees the old record or the new one, and a failure leaves the
+ * old one), keeping the claim of the record it replaces while that
+ * claim's horizon lasts. -1 with errno.
  */
 int	 pg_state_touch(struct pg_state *, const char *);
 
@@ -164,7 +159,7 @@ ssize_t	 pg_state_read_raw(struct pg_state *, const char *, char *, size_t);
 
 /*
  * Take back the claim rec: put back the record it replaced (atomically, as
- * pg_state_write), or remove the record when there was none; but only
+ * pg_state_touch), or remove the record when there was none; but only
  * while the record on disk is still rec: when someone wrote since, leave
  * theirs. The check and the replacement are one step under the record
  * lock, so a touch is never undone. What is put back is what
@@ -333,19 +328,18 @@ int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
 int	 pg_hold_remove(struct pg_state *, const char *);
 
 /*
- * The checked part, written by pollguard-check at each check that
- * decides of a cluster with prefer, published by pollguard-serve
- * (doc/PREFER.md).
+ * The checked part, written by pollguard-check at each check that decides
+ * of a cluster with prefer, published by pollguard-serve (doc/PREFER.md):
+ * since when checks have run without a gap longer than the cluster's wait
+ * plus prefer_slack, and the preferred node this node yields to.
  */
 #define PG_CHECKED_MAX	384	/* the longest checked part, in bytes */
 
 struct pg_checked {
 	struct pg_stamp	 last;		/* the latest check began (no claim) */
-	struct pg_stamp	 since;		/* checks without a gap longer than
-					   wait plus prefer_slack since */
-	char		 yield[PG_NAME_MAX + 1];	/* the preferred node it
-							   yields to; "": none */
-	struct pg_stamp	 yielded;	/* when it decided to (with yield) */
+	struct pg_stamp	 since;		/* checks without a longer gap since */
+	char		 yield[PG_NAME_MAX + 1];	/* "": no yield */
+	struct pg_stamp	 yielded;	/* when it decided to yield */
 };
 
 /* format: also -1 with EINVAL for a yield that is not a valid name. */

@@ -455,6 +455,19 @@ test_dir(void)
 		pg_state_close(&st);
 }
 
+/* Replace the record of cluster with rec, as the writers of record.c do. */
+static int
+state_write(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *rec)
+{
+	char	 buf[PG_RECORD_MAX];
+	int	 len;
+
+	if ((len = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
+		return -1;
+	return pg_state_set(st, cluster, NULL, buf, len);
+}
+
 static void
 test_records(void)
 {
@@ -477,7 +490,7 @@ test_records(void)
 	is_int(pg_state_read(&st, "mail", &r), 0, "no record: 0 (never)");
 
 	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
-	is_int(pg_state_write(&st, "mail", &w), 0, "write a record");
+	is_int(state_write(&st, "mail", &w), 0, "write a record");
 	memset(&r, 0, sizeof(r));
 	is_int(pg_state_read(&st, "mail", &r), 1, "read it: 1");
 	ok(stamp_eq(&w, &r), "read gives the stamp written");
@@ -497,7 +510,7 @@ test_records(void)
 	    "another cluster still reads never");
 
 	w = stamp(BOOT_B, 1, 2);
-	is_int(pg_state_write(&st, "mail", &w), 0, "replace the record");
+	is_int(state_write(&st, "mail", &w), 0, "replace the record");
 	memset(&r, 0, sizeof(r));
 	is_int(pg_state_read(&st, "mail", &r), 1, "read the new one");
 	ok(stamp_eq(&w, &r), "read gives the new stamp");
@@ -564,7 +577,7 @@ test_records(void)
 	snprintf(out, sizeof(out), "%s/blocked/x", dirp);
 	write_file(out, "x", 1);
 	errno = 0;
-	is_int(pg_state_write(&st, "blocked", &w), -1,
+	is_int(state_write(&st, "blocked", &w), -1,
 	    "write onto a non-empty directory fails");
 	ok(errno != 0, "with errno set");
 	is_int(count_tmp(dirp), 0, "and leaves no .tmp. file");
@@ -576,7 +589,7 @@ test_records(void)
 	bad = 0;
 	for (i = 0; i < 200; i++) {
 		w = stamp(BOOT_A, i * SEC, i * SEC);
-		if (pg_state_write(&st, i % 2 ? "a" : "b", &w) != 0)
+		if (state_write(&st, i % 2 ? "a" : "b", &w) != 0)
 			bad++;
 	}
 	is_int(bad, 0, "200 writes succeed");
@@ -593,7 +606,7 @@ test_records(void)
 	if (symlink(out, p) == -1)
 		err(1, "symlink");
 	w = stamp(BOOT_A, 5, 6);
-	is_int(pg_state_write(&st, "link", &w), 0, "write over a symlink");
+	is_int(state_write(&st, "link", &w), 0, "write over a symlink");
 	if ((fd = open(out, O_RDONLY)) != -1) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		buf[n > 0 ? n : 0] = '\0';
@@ -884,7 +897,7 @@ test_claim_records(void)
 	w.mono_ns = now.mono_ns - 1 * SEC;
 	w.claim_ns = now.mono_ns - 2 * SEC;
 	w.horizon_ms = 60000;
-	is_int(pg_state_write(&st, "mail", &w), 0, "write a claim 2s old");
+	is_int(state_write(&st, "mail", &w), 0, "write a claim 2s old");
 	is_int(pg_state_touch(&st, "mail"), 0, "touch it");
 	memset(&r, 0, sizeof(r));
 	is_int(pg_state_read(&st, "mail", &r), 1, "read after touch");
@@ -906,7 +919,7 @@ test_claim_records(void)
 	/* ... and drops it after. */
 	w.claim_ns = now.mono_ns - 10 * SEC;
 	w.horizon_ms = 5000;
-	pg_state_write(&st, "mail", &w);
+	state_write(&st, "mail", &w);
 	is_int(pg_state_touch(&st, "mail"), 0, "touch a claim past its "
 	    "horizon");
 	memset(&r, 0x5a, sizeof(r));
@@ -915,7 +928,7 @@ test_claim_records(void)
 	is_int(r.horizon_ms, 0, "touch after the horizon drops horizon_ms");
 	w.claim_ns = now.mono_ns - 3 * SEC;
 	w.horizon_ms = 3000;
-	pg_state_write(&st, "mail", &w);
+	state_write(&st, "mail", &w);
 	pg_state_touch(&st, "mail");
 	memset(&r, 0x5a, sizeof(r));
 	pg_state_read(&st, "mail", &r);
@@ -925,7 +938,7 @@ test_claim_records(void)
 	if (strcmp(now.boot_id, BOOT_B) != 0) {
 		w = claimed(BOOT_B, now.mono_ns, now.wall_ns, now.mono_ns -
 		    1 * SEC, 60000);
-		pg_state_write(&st, "mail", &w);
+		state_write(&st, "mail", &w);
 		pg_state_touch(&st, "mail");
 		memset(&r, 0x5a, sizeof(r));
 		pg_state_read(&st, "mail", &r);
@@ -934,7 +947,7 @@ test_claim_records(void)
 	}
 	/* No claim: touch adds none. */
 	w = stamp(now.boot_id, now.mono_ns - SEC, now.wall_ns);
-	pg_state_write(&st, "mail", &w);
+	state_write(&st, "mail", &w);
 	pg_state_touch(&st, "mail");
 	memset(&r, 0x5a, sizeof(r));
 	pg_state_read(&st, "mail", &r);
@@ -959,7 +972,7 @@ restore:
 
 	/* A record before: put back byte for byte. */
 	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
-	pg_state_write(&st, "prev", &w);
+	state_write(&st, "prev", &w);
 	n = raw(&st, "prev", old);
 	m = pg_stamp_format(&w, fmt, sizeof(fmt));
 	ok(n > 0 && n == m && memcmp(old, fmt, n) == 0,
@@ -981,7 +994,7 @@ restore:
 	 * what the claim replaced under the lock, not the caller's copy.
 	 */
 	w = stamp(BOOT_A, 78 * SEC, 1700000000 * SEC);
-	pg_state_write(&st, "prev", &w);
+	state_write(&st, "prev", &w);
 	n = raw(&st, "prev", old);
 	pg_state_claim(&st, "prev", 5750, &rec, &vis);
 	r = rec;
@@ -1010,7 +1023,7 @@ restore:
 
 	/* A previous claim record of another round comes back whole. */
 	w = claimed(BOOT_A, 80 * SEC, 1700000000 * SEC, 79 * SEC, 5750);
-	pg_state_write(&st, "prev", &w);
+	state_write(&st, "prev", &w);
 	n = raw(&st, "prev", old);
 	pg_state_claim(&st, "prev", 9000, &rec, &vis);
 	is_int(pg_state_restore(&st, "prev", &rec, old, n), 1,
@@ -1032,11 +1045,11 @@ restore:
 
 	/* Someone wrote since: theirs stays. */
 	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
-	pg_state_write(&st, "race", &w);
+	state_write(&st, "race", &w);
 	n = raw(&st, "race", old);
 	pg_state_claim(&st, "race", 5750, &rec, &vis);
 	other = stamp(BOOT_B, 5 * SEC, 6 * SEC);
-	pg_state_write(&st, "race", &other);
+	state_write(&st, "race", &other);
 	is_int(pg_state_restore(&st, "race", &rec, old, n), 0,
 	    "restore after someone else wrote: 0");
 	memset(&r, 0, sizeof(r));
@@ -1344,7 +1357,7 @@ test_rec_lock(void)
 	    "the holder wrote its record");
 
 	/* A touch between the caller's read and the claim comes back. */
-	pg_state_write(&st, "race", &other);
+	state_write(&st, "race", &other);
 	n = raw(&st, "race", old);
 	pg_state_touch(&st, "race");
 	m = raw(&st, "race", touched);
