@@ -47,18 +47,13 @@ pg_lease_parse(const char *buf, size_t len, struct pg_lease *l)
 	memset(l, 0, sizeof(*l));
 	if (pg_kv_begin(&kv, buf, len, PG_LEASE_MAX, LEASE_MAGIC, lease_keys,
 	    PG_KV_STRICT) == -1)
-		goto bad;
+		return pg_bad_msg(l, sizeof(*l));
 	while ((r = pg_kv_next(&kv)) == 1)
 		if (kv.key != k++ || kv.val[0] == '0' || pg_kv_num(kv.val,
 		    kv.vlen, 1, kv.key == L_TTL ? PG_ETCD_TTL_MAX : INT64_MAX,
 		    v[kv.key]) == -1)
-			goto bad;
-	if (r == 0 && k == L_COUNT)
-		return 0;
-bad:
-	memset(l, 0, sizeof(*l));
-	errno = EBADMSG;
-	return -1;
+			return pg_bad_msg(l, sizeof(*l));
+	return r == 0 && k == L_COUNT ? 0 : pg_bad_msg(l, sizeof(*l));
 }
 
 int

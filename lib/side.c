@@ -26,15 +26,6 @@
 #define BIT(k)		(1U << (k))
 #define ALL(seen, m)	(((seen) & (m)) == (m))
 
-/* A structure of size bytes cleared; -1 with EBADMSG, for the parsers. */
-static int
-bad(void *p, size_t size)
-{
-	memset(p, 0, size);
-	errno = EBADMSG;
-	return -1;
-}
-
 #define OUTCOME_MAGIC	"pollguard-outcome 1\n"
 
 enum {
@@ -120,21 +111,21 @@ pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
 	o->exit_status = -1;
 	if (pg_kv_begin(&kv, buf, len, PG_OUTCOME_MAX, OUTCOME_MAGIC,
 	    outcome_keys, 0) == -1)
-		return bad(o, sizeof(*o));
+		return pg_bad_msg(o, sizeof(*o));
 	while ((r = pg_kv_next(&kv)) == 1)
 		if (outcome_value(o, &kv) == -1)
-			return bad(o, sizeof(*o));
+			return pg_bad_msg(o, sizeof(*o));
 	/* A run's start, its end with one result, or neither of those. */
 	o->ended = (kv.seen & BIT(K_END)) != 0;
 	o->succeeded = (kv.seen & BIT(K_SUCCESS)) != 0;
 	if (r == -1 || !ALL(kv.seen, BIT(K_RUNNING) | BIT(K_START) |
 	    BIT(K_FAILURES)) || (!o->running && !o->ended))
-		return bad(o, sizeof(*o));
+		return pg_bad_msg(o, sizeof(*o));
 	if (o->ended ? !(kv.seen & BIT(K_DURATION)) ||
 	    !(kv.seen & BIT(K_EXIT)) == !(kv.seen & BIT(K_SIGNAL)) :
 	    (kv.seen & (BIT(K_DURATION) | BIT(K_EXIT) | BIT(K_SIGNAL) |
 	    BIT(K_TIMED_OUT))) != 0)
-		return bad(o, sizeof(*o));
+		return pg_bad_msg(o, sizeof(*o));
 	return 0;
 }
 
@@ -244,7 +235,7 @@ pg_hold_parse(const char *buf, size_t len, struct pg_hold *h)
 	memset(h, 0, sizeof(*h));
 	if (pg_kv_begin(&kv, buf, len, PG_HOLD_FILE_MAX, HOLD_MAGIC,
 	    hold_keys, 0) == -1)
-		return bad(h, sizeof(*h));
+		return pg_bad_msg(h, sizeof(*h));
 	while ((r = pg_kv_next(&kv)) == 1) {
 		switch (kv.key) {
 		case H_UNTIL:
@@ -262,12 +253,12 @@ pg_hold_parse(const char *buf, size_t len, struct pg_hold *h)
 			break;
 		}
 		if (r == -1)
-			return bad(h, sizeof(*h));
+			return pg_bad_msg(h, sizeof(*h));
 	}
 	/* The end cannot be earlier after boot than the time it was set for. */
 	if (r == -1 || !ALL(kv.seen, BIT(H_UNTIL) | BIT(H_MS)) ||
 	    h->until.mono_ns < h->ms * 1000000)
-		return bad(h, sizeof(*h));
+		return pg_bad_msg(h, sizeof(*h));
 	return 0;
 }
 
@@ -307,22 +298,22 @@ pg_checked_parse(const char *buf, size_t len, struct pg_checked *ck)
 	memset(ck, 0, sizeof(*ck));
 	if (pg_kv_begin(&kv, buf, len, PG_CHECKED_MAX, CHECKED_MAGIC,
 	    checked_keys, 0) == -1)
-		return bad(ck, sizeof(*ck));
+		return pg_bad_msg(ck, sizeof(*ck));
 	while ((r = pg_kv_next(&kv)) == 1) {
 		if (kv.key == C_YIELD) {
 			if (kv.vlen == 0 || kv.vlen > PG_NAME_MAX)
-				return bad(ck, sizeof(*ck));
+				return pg_bad_msg(ck, sizeof(*ck));
 			memcpy(ck->yield, kv.val, kv.vlen);
 			if (!pg_peer_name_valid(ck->yield))
-				return bad(ck, sizeof(*ck));
+				return pg_bad_msg(ck, sizeof(*ck));
 		} else if (pg_stamp_value(kv.val, kv.vlen, kv.key == C_LAST ?
 		    &ck->last : kv.key == C_SINCE ? &ck->since :
 		    &ck->yielded) == -1)
-			return bad(ck, sizeof(*ck));
+			return pg_bad_msg(ck, sizeof(*ck));
 	}
 	if (r == -1 || !ALL(kv.seen, BIT(C_LAST) | BIT(C_SINCE)) ||
 	    !(kv.seen & BIT(C_YIELD)) != !(kv.seen & BIT(C_YIELDED)))
-		return bad(ck, sizeof(*ck));
+		return pg_bad_msg(ck, sizeof(*ck));
 	return 0;
 }
 
@@ -408,12 +399,12 @@ split(const char *buf, size_t len, struct parts *p)
 		return 0;
 	if (len > PG_SIDE_MAX || buf[len - 1] != '\n' ||
 	    memchr(buf, '\0', len) != NULL || !is_section(buf, len))
-		return bad(p, sizeof(*p));
+		return pg_bad_msg(p, sizeof(*p));
 	for (q = buf; next_section(&q, buf + len, &sec, &n);) {
 		if ((k = part_of(sec, n)) == P_COUNT)
 			continue;	/* a later version's */
 		if (p->part[k] != NULL)
-			return bad(p, sizeof(*p));
+			return pg_bad_msg(p, sizeof(*p));
 		p->part[k] = sec;
 		p->len[k] = n;
 	}

@@ -86,4 +86,7 @@ int	 pg_stamp_append(char *, size_t, size_t *, const char *,
 	    const struct pg_stamp *);
 int	 pg_stamp_value(const char *, size_t, struct pg_stamp *);
 
+/* Clear size bytes at p and fail with EBADMSG: -1. The parsers' way out. */
+int	 pg_bad_msg(void *, size_t);
+
 #endif
