@@ -219,9 +219,7 @@ proc_locks_held(dev_t dev, ino_t ino)
 /*
  * The claim lock is taken only as a write lock (pg_claim_lock), so only a
  * write lock means a check: a read lock, which anyone who could open the
- * file could take, says nothing. The test needs no write access: it is
- * made by pollguard-serve, which may run as another user; with the lock
- * file closed to that user (0600), the kernel's list of locks says it.
+ * file could take, says nothing.
  */
 int
 pg_claim_held(struct pg_state *st, const char *cluster)

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * side.c: the side record of a cluster, ".CLUSTER.side": what this node
- * did besides being active, kept apart from the activity record so that
- * a damaged side record never affects it. Its parts, the job's outcome,
- * a hold and this node's checks, are each a section of "key value" lines
- * (kv.c) after a version line of its own; doc/STATE.md has their text
- * and the rules for a damaged file. A reader ignores keys it does not
- * know and checks those it knows in full.
+ * side.c: the side record of a cluster, ".CLUSTER.side". Each part is a
+ * section of "key value" lines (kv.c) after a version line of its own;
+ * doc/STATE.md has their text and the rules for a damaged file. A reader
+ * ignores keys it does not know and checks those it knows in full.
  *
  * Readers take no lock: the file is replaced by rename. Writers change
  * one part under the cluster's record lock (lock.c): they read the file,
