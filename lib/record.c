@@ -11,8 +11,6 @@
 
 #include "state-int.h"
 
-#define RECORD_MAX	PG_RECORD_MAX
-
 int
 pg_state_set(struct pg_state *st, const char *cluster, const char *suffix,
     const char *buf, size_t len)
@@ -30,14 +28,14 @@ ssize_t
 pg_state_read_raw(struct pg_state *st, const char *cluster, char *buf,
     size_t len)
 {
-	return pg_state_get(st, cluster, NULL, buf, len < RECORD_MAX ? len :
-	    RECORD_MAX);
+	return pg_state_get(st, cluster, NULL, buf, len < PG_RECORD_MAX ? len :
+	    PG_RECORD_MAX);
 }
 
 int
 pg_state_read(struct pg_state *st, const char *cluster, struct pg_stamp *rec)
 {
-	char		 buf[RECORD_MAX];
+	char		 buf[PG_RECORD_MAX];
 	ssize_t		 n;
 
 	if ((n = pg_state_read_raw(st, cluster, buf, sizeof(buf))) <= 0)
@@ -49,7 +47,7 @@ int
 pg_state_touch(struct pg_state *st, const char *cluster)
 {
 	struct pg_stamp	 now, old;
-	char		 buf[RECORD_MAX];
+	char		 buf[PG_RECORD_MAX];
 	int		 len, r;
 
 	if (pg_rec_lock(st, cluster) == -1)
@@ -119,7 +117,7 @@ static int
 replace_ours(struct pg_state *st, const char *cluster, const char *buf,
     int blen, const char *new, size_t len)
 {
-	char	 now[RECORD_MAX];
+	char	 now[PG_RECORD_MAX];
 	ssize_t	 n;
 	int	 r;
 
@@ -150,7 +148,7 @@ pg_state_lengthen(struct pg_state *st, const char *cluster,
 {
 	struct pg_state_priv	*p = pg_state_priv(st);
 	struct pg_stamp		 longer = *rec;
-	char			 buf[RECORD_MAX], by[RECORD_MAX];
+	char			 buf[PG_RECORD_MAX], by[PG_RECORD_MAX];
 	int			 blen, len, r;
 
 	longer.horizon_ms = horizon_ms;
@@ -171,7 +169,7 @@ pg_state_restore(struct pg_state *st, const char *cluster,
     const struct pg_stamp *rec, const char *old, size_t len)
 {
 	struct pg_state_priv	*p = pg_state_priv(st);
-	char			 buf[RECORD_MAX];
+	char			 buf[PG_RECORD_MAX];
 	int			 blen, r;
 
 	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
@@ -185,7 +183,7 @@ pg_state_restore(struct pg_state *st, const char *cluster,
 		old = p->undo;
 		len = p->undolen;
 	}
-	if (len > RECORD_MAX) {
+	if (len > PG_RECORD_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
