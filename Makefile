@@ -68,14 +68,14 @@ LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o confval.o \
 		prefer.o \
 		conn.o fleet.o fleetout.o listen.o local.o peers.o proto.o \
 		serve.o \
-		kv.o stamp.o statedir.o record.o lock.o side.o sidefmt.o \
+		kv.o stamp.o statedir.o record.o lock.o side.o \
 		status.o lease.o etcd.o etcdjson.o plugin.o ping.o)
 # lib/'s headers, one a layer (lib/pollguard.h lists them); those whose
 # names end in -int.h are private to the sources below them.
 LIB_HDRS =	$(filter-out %-int.h,$(wildcard lib/*.h))
 # lib/state-int.h: private to the state directory's sources.
 STATE_OBJS =	$(addprefix $(B)lib/,stamp.o statedir.o record.o lock.o side.o \
-		sidefmt.o)
+		lease.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
 		bin/pollguard-status
 LIBEXEC =	bin/pollguard-touch-curl
@@ -182,7 +182,7 @@ $(TEST_PROGS): $(B)%: %.c $(LIB) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(TEST_LIBS) $(BASE_LIBS)
 $(UNIT_TESTS): tests/unit/tap.h
-$(B)tests/unit/t_state: lib/state-int.h
+$(B)tests/unit/t_state $(B)tests/pgstate: lib/state-int.h
 $(B)tests/unit/t_etcdjson: TEST_LIBS = $(JANSSON_LIBS)
 $(B)tests/unit/t_plugin: TEST_LIBS = $(CURL_LIBS)
 

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * kv.c: the "key value" format, both ends. The side record (side.c),
- * the lease record (lease.c) and the status answer (status.c) are lines
- * of a key, one space and a value; one reader splits them, checks each
- * line and tells which known key it is, and one number reader bounds
- * every number. No I/O here.
+ * kv.c: the "key value" format, both ends (base.h): one reader splits
+ * the lines, checks each and tells which known key it is, and one number
+ * reader bounds every number.
  */
 #include <errno.h>
 #include <stdarg.h>

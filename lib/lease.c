@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * lease.c: ".CLUSTER.lease", this node's hold on an etcd-backed cluster
- * (pollguard(7), STRICT MODE ON ETCD). pollguard-check writes it after a
- * go, pollguard-touch keeps the lease alive and hands the revision to the
- * job as its fencing token, -r removes it, pollguard-serve reads it for
- * its local view. Written by the state directory's atomic writer.
+ * lease.c: this node's lease record, ".CLUSTER.lease" (lease.h), written
+ * and read as every file of the state directory is.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,9 +10,9 @@
 #include <string.h>
 
 #include "lease.h"
+#include "state-int.h"
 
 #define LEASE_SUFFIX	"lease"
-
 #define LEASE_MAGIC	"pollguard-lease 1\n"
 
 enum { L_LEASE, L_REVISION, L_TTL, L_COUNT };
@@ -50,18 +47,13 @@ pg_lease_parse(const char *buf, size_t len, struct pg_lease *l)
 	memset(l, 0, sizeof(*l));
 	if (pg_kv_begin(&kv, buf, len, PG_LEASE_MAX, LEASE_MAGIC, lease_keys,
 	    PG_KV_STRICT) == -1)
-		goto bad;
+		return pg_bad_msg(l, sizeof(*l));
 	while ((r = pg_kv_next(&kv)) == 1)
 		if (kv.key != k++ || kv.val[0] == '0' || pg_kv_num(kv.val,
 		    kv.vlen, 1, kv.key == L_TTL ? PG_ETCD_TTL_MAX : INT64_MAX,
 		    v[kv.key]) == -1)
-			goto bad;
-	if (r == 0 && k == L_COUNT)
-		return 0;
-bad:
-	memset(l, 0, sizeof(*l));
-	errno = EBADMSG;
-	return -1;
+			return pg_bad_msg(l, sizeof(*l));
+	return r == 0 && k == L_COUNT ? 0 : pg_bad_msg(l, sizeof(*l));
 }
 
 int
@@ -70,7 +62,7 @@ pg_lease_read(struct pg_state *st, const char *cluster, struct pg_lease *l)
 	char	 buf[PG_LEASE_MAX];
 	ssize_t	 n;
 
-	if ((n = pg_state_aux_read(st, cluster, LEASE_SUFFIX, buf,
+	if ((n = pg_state_get(st, cluster, LEASE_SUFFIX, buf,
 	    sizeof(buf))) <= 0)
 		return n;
 	return pg_lease_parse(buf, n, l) == -1 ? -1 : 1;
@@ -85,11 +77,11 @@ pg_lease_write(struct pg_state *st, const char *cluster,
 
 	if ((n = pg_lease_format(l, buf, sizeof(buf))) == -1)
 		return -1;
-	return pg_state_aux_write(st, cluster, LEASE_SUFFIX, buf, n);
+	return pg_state_set(st, cluster, LEASE_SUFFIX, buf, n);
 }
 
 int
 pg_lease_remove(struct pg_state *st, const char *cluster)
 {
-	return pg_state_aux_remove(st, cluster, LEASE_SUFFIX);
+	return pg_state_set(st, cluster, LEASE_SUFFIX, NULL, 0);
 }

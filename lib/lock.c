@@ -20,30 +20,30 @@
 
 #include "state-int.h"
 
+/* A lock file of cluster: ".CLUSTER.KIND". */
+static int
+lock_open(struct pg_state *st, const char *cluster, const char *kind,
+    int flags)
+{
+	char	 name[PG_STATE_NAME_MAX];
+
+	if (pg_state_name(name, sizeof(name), cluster, kind) == -1)
+		return -1;
+	return openat(st->dirfd, name,
+	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+}
+
 /*
- * The record lock: an flock(2) lock on ".CLUSTER.rec", held by every
- * writer of the record (write, touch, claim, restore, remove) and of the
- * side record around its read-modify-write, so that a restore's "is my
- * claim still there?" and its rename are one step that no touch can fall
- * between, and an update of one part of the side record never loses
- * another's.
- *
- * Lock order: claim lock (".CLUSTER.claim") -> record lock, never the
- * reverse: nothing takes the claim lock while holding the record lock.
- * The run lock (".CLUSTER.lock") is never waited for (pg_lock_take and
- * pg_claim_lock do not wait; pg_lock_held only tests). The record lock
- * is held only inside the writers of record.c and side.c, across a few
- * system calls and one fsync, and nothing else is taken or waited for
- * while it is held: no cycle is possible.
- *
- * Readers (pollguard-serve, pg_state_read) never take it: a record is
- * replaced by rename, so a reader sees the old one or the new one, never
- * waits, and needs no write access to the directory. The lock file is
- * created by the first writer, mode 0600 (anyone who could open it could
- * hold the lock and stall every writer), and never removed: removing a
- * lock file that is held would let a second holder in. sweep() leaves it.
- * A writer killed while holding the lock holds it no longer: the kernel
- * closes its descriptors, and the flock lock goes with the last one.
+ * The record lock, an flock(2) lock on ".CLUSTER.rec", is held by every
+ * writer of the files of a cluster (doc/STATE.md, Locks): a restore's "is
+ * my claim still there?" and its rename are then one step that no touch
+ * can fall between, and an update of one part of the side record never
+ * loses another's. It is held only inside the writers of record.c and
+ * side.c, across a few system calls and one fsync, and nothing else is
+ * taken or waited for while it is held: no cycle is possible. The lock
+ * file is mode 0600 (anyone who could open it could hold the lock and
+ * stall every writer) and never removed: removing a lock file that is
+ * held would let a second holder in.
  *
  * The descriptor is opened once per state handle, cluster and process
  * (pollguard-touch -f refreshes every second: one flock pair each time,
@@ -51,8 +51,6 @@
  * description, which a forked child shares: a child (a new PID) opens its
  * own, so that it excludes its parent as any other process would.
  */
-static int	 lock_open(struct pg_state *, const char *, const char *, int);
-
 int
 pg_rec_lock(struct pg_state *st, const char *cluster)
 {
@@ -107,18 +105,6 @@ pg_rec_unlock(struct pg_state *st)
 #define LOCK_GET	F_GETLK
 #endif
 
-static int
-lock_open(struct pg_state *st, const char *cluster, const char *kind,
-    int flags)
-{
-	char	 name[PG_STATE_NAME_MAX];
-
-	if (pg_state_name(name, sizeof(name), cluster, kind) == -1)
-		return -1;
-	return openat(st->dirfd, name,
-	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
-}
-
 /* F_OFD_SETLK or _GETLK (cmd) of a write lock on the whole file at fd. */
 static int
 lock_fcntl(int fd, int cmd, struct flock *fl)
@@ -145,19 +131,13 @@ lock_take(struct pg_state *st, const char *cluster, const char *kind,
 	 * made it 0644).
 	 */
 	if (fstat(fd, &sb) == -1 ||
-	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1)) {
+	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1) ||
+	    lock_fcntl(fd, LOCK_SET, &fl) == -1) {
 		saved = errno;
 		close(fd);
 		errno = saved;
-		return -1;
-	}
-	if (lock_fcntl(fd, LOCK_SET, &fl) == -1) {
-		saved = errno;
-		close(fd);
-		if (saved == EACCES || saved == EAGAIN)
-			return 0;
-		errno = saved;
-		return -1;
+		/* Only the lock sets these: another process holds it. */
+		return saved == EACCES || saved == EAGAIN ? 0 : -1;
 	}
 	*fdp = fd;
 	return 1;
@@ -176,33 +156,31 @@ pg_claim_lock(struct pg_state *st, const char *cluster, int *fdp)
 }
 
 /*
- * The strongest lock another process holds on the lock file open at fd,
- * which it closes: F_UNLCK, F_RDLCK or F_WRLCK; -1 with errno.
+ * The strongest lock another process holds on a cluster's lock file of
+ * this kind: F_UNLCK (also when there is no such file), F_RDLCK or
+ * F_WRLCK; -1 with errno.
  */
 static int
-lock_test(int fd)
+lock_test(struct pg_state *st, const char *cluster, const char *kind)
 {
 	struct flock	 fl;
-	int		 saved;
+	int		 fd, r, saved;
 
-	if (lock_fcntl(fd, LOCK_GET, &fl) == -1) {
-		saved = errno;
-		close(fd);
-		errno = saved;
-		return -1;
-	}
+	if ((fd = lock_open(st, cluster, kind, O_RDONLY)) == -1)
+		return errno == ENOENT ? F_UNLCK : -1;
+	r = lock_fcntl(fd, LOCK_GET, &fl);
+	saved = errno;
 	close(fd);
-	return fl.l_type;
+	errno = saved;
+	return r == -1 ? -1 : fl.l_type;
 }
 
 int
 pg_lock_held(struct pg_state *st, const char *cluster)
 {
-	int	 fd, type;
+	int	 type;
 
-	if ((fd = lock_open(st, cluster, "lock", O_RDONLY)) == -1)
-		return errno == ENOENT ? 0 : -1;
-	if ((type = lock_test(fd)) == -1)
+	if ((type = lock_test(st, cluster, "lock")) == -1)
 		return -1;
 	return type != F_UNLCK;
 }
@@ -241,28 +219,21 @@ proc_locks_held(dev_t dev, ino_t ino)
 /*
  * The claim lock is taken only as a write lock (pg_claim_lock), so only a
  * write lock means a check: a read lock, which anyone who could open the
- * file could take, says nothing. The test needs no write access: it is
- * made by pollguard-serve, which may run as another user; with the lock
- * file closed to that user (0600), the kernel's list of locks says it.
+ * file could take, says nothing.
  */
 int
 pg_claim_held(struct pg_state *st, const char *cluster)
 {
 	struct stat	 sb;
 	char		 name[PG_STATE_NAME_MAX];
-	int		 fd, type;
+	int		 type;
 
-	if ((fd = lock_open(st, cluster, "claim", O_RDONLY)) == -1) {
-		if (errno == ENOENT)
-			return 0;
-		if (errno != EACCES && errno != EPERM)
-			return -1;
-		pg_state_name(name, sizeof(name), cluster, "claim");
-		if (fstatat(st->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
-			return errno == ENOENT ? 0 : -1;
-		return proc_locks_held(sb.st_dev, sb.st_ino);
-	}
-	if ((type = lock_test(fd)) == -1)
+	if ((type = lock_test(st, cluster, "claim")) != -1)
+		return type == F_WRLCK;
+	if (errno != EACCES && errno != EPERM)
 		return -1;
-	return type == F_WRLCK;
+	pg_state_name(name, sizeof(name), cluster, "claim");
+	if (fstatat(st->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? 0 : -1;
+	return proc_locks_held(sb.st_dev, sb.st_ino);
 }

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * record.c: the activity record of a cluster, "CLUSTER" in the state
- * directory: read by anyone without a lock, replaced atomically by
- * writers that exclude each other with the record lock (lock.c). A touch
- * records activity; a check claims a round, may lengthen its claim, and
- * takes it back when it withdraws. And the other small files beside a
- * record, written the same way.
+ * directory: a touch records activity; a check claims a round, may
+ * lengthen its claim, and takes it back when it withdraws. And the
+ * writer of the other small files beside a record.
  */
 #include <errno.h>
 #include <string.h>
@@ -13,20 +11,31 @@
 
 #include "state-int.h"
 
-#define RECORD_MAX	PG_RECORD_MAX
+int
+pg_state_set(struct pg_state *st, const char *cluster, const char *suffix,
+    const char *buf, size_t len)
+{
+	int	 r;
+
+	if (pg_rec_lock(st, cluster) == -1)
+		return -1;
+	r = pg_state_put(st, cluster, suffix, buf, len);
+	pg_rec_unlock(st);
+	return r;
+}
 
 ssize_t
 pg_state_read_raw(struct pg_state *st, const char *cluster, char *buf,
     size_t len)
 {
-	return pg_state_get(st, cluster, buf, len < RECORD_MAX ? len :
-	    RECORD_MAX);
+	return pg_state_get(st, cluster, NULL, buf, len < PG_RECORD_MAX ? len :
+	    PG_RECORD_MAX);
 }
 
 int
 pg_state_read(struct pg_state *st, const char *cluster, struct pg_stamp *rec)
 {
-	char		 buf[RECORD_MAX];
+	char		 buf[PG_RECORD_MAX];
 	ssize_t		 n;
 
 	if ((n = pg_state_read_raw(st, cluster, buf, sizeof(buf))) <= 0)
@@ -34,36 +43,12 @@ pg_state_read(struct pg_state *st, const char *cluster, struct pg_stamp *rec)
 	return pg_stamp_parse(buf, n, rec) == -1 ? -1 : 1;
 }
 
-static int
-write_locked(struct pg_state *st, const char *cluster,
-    const struct pg_stamp *rec)
-{
-	char	 buf[RECORD_MAX];
-	int	 len;
-
-	if ((len = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
-		return -1;
-	return pg_state_put(st, cluster, buf, len);
-}
-
-int
-pg_state_write(struct pg_state *st, const char *cluster,
-    const struct pg_stamp *rec)
-{
-	int	 r;
-
-	if (pg_rec_lock(st, cluster) == -1)
-		return -1;
-	r = write_locked(st, cluster, rec);
-	pg_rec_unlock(st);
-	return r;
-}
-
 int
 pg_state_touch(struct pg_state *st, const char *cluster)
 {
 	struct pg_stamp	 now, old;
-	int		 r;
+	char		 buf[PG_RECORD_MAX];
+	int		 len, r;
 
 	if (pg_rec_lock(st, cluster) == -1)
 		return -1;
@@ -71,20 +56,20 @@ pg_state_touch(struct pg_state *st, const char *cluster)
 	 * The time is read under the lock: touches then replace each other
 	 * in the order of their times, and the record is the latest.
 	 */
-	if (pg_stamp_now(&now) == -1) {
-		pg_rec_unlock(st);
-		return -1;
+	if ((r = pg_stamp_now(&now)) == 0) {
+		/*
+		 * Keep a claim while its horizon lasts: peers still settling a
+		 * claim of their own must see when this round was claimed. A
+		 * record that cannot be read has no claim to keep.
+		 */
+		if (pg_state_read(st, cluster, &old) == 1 &&
+		    pg_stamp_in_horizon(&old, &now)) {
+			now.claim_ns = old.claim_ns;
+			now.horizon_ms = old.horizon_ms;
+		}
+		r = (len = pg_stamp_format(&now, buf, sizeof(buf))) == -1 ?
+		    -1 : pg_state_put(st, cluster, NULL, buf, len);
 	}
-	/*
-	 * Keep a claim while its horizon lasts: peers still settling a claim
-	 * of their own must see when this round was claimed. A record that
-	 * cannot be read has no claim to keep.
-	 */
-	if (pg_state_read(st, cluster, &old) == 1 && pg_stamp_in_horizon(&old, &now)) {
-		now.claim_ns = old.claim_ns;
-		now.horizon_ms = old.horizon_ms;
-	}
-	r = write_locked(st, cluster, &now);
 	pg_rec_unlock(st);
 	return r;
 }
@@ -109,7 +94,7 @@ pg_state_claim(struct pg_state *st, const char *cluster, int64_t horizon_ms,
 	/* What the claim replaces, for pg_state_restore (-1: unreadable). */
 	p->undolen = pg_state_read_raw(st, cluster, p->undo,
 	    sizeof(p->undo));
-	if (pg_state_put(st, cluster, p->undoby, len) == -1 ||
+	if (pg_state_put(st, cluster, NULL, p->undoby, len) == -1 ||
 	    pg_stamp_now(&done) == -1) {
 		p->undolen = -1;
 		goto out;
@@ -123,20 +108,29 @@ out:
 }
 
 /*
- * Under the record lock: is the record on disk still the bytes buf (our
- * claim)? 1 yes, 0 no (someone wrote since, or it is damaged), -1 with
- * errno.
+ * Replace the record with new[0..len) (NULL: remove it) only while it is
+ * still the bytes buf, our claim (a later writer's record stays), the
+ * check and the replacement one step under the record lock. 1: replaced,
+ * 0: not (someone wrote since, or it is damaged), -1 with errno.
  */
 static int
-still_ours(struct pg_state *st, const char *cluster, const char *buf,
-    int blen)
+replace_ours(struct pg_state *st, const char *cluster, const char *buf,
+    int blen, const char *new, size_t len)
 {
-	char	 now[RECORD_MAX];
+	char	 now[PG_RECORD_MAX];
 	ssize_t	 n;
+	int	 r;
 
+	if (pg_rec_lock(st, cluster) == -1)
+		return -1;
 	if ((n = pg_state_read_raw(st, cluster, now, sizeof(now))) == -1)
-		return errno == EBADMSG ? 0 : -1;
-	return n == blen && memcmp(now, buf, blen) == 0;
+		r = errno == EBADMSG ? 0 : -1;
+	else if (n == blen && memcmp(now, buf, blen) == 0)
+		r = pg_state_put(st, cluster, NULL, new, len) == -1 ? -1 : 1;
+	else
+		r = 0;
+	pg_rec_unlock(st);
+	return r;
 }
 
 /* This handle's last pg_state_claim wrote buf to cluster's record. */
@@ -154,19 +148,14 @@ pg_state_lengthen(struct pg_state *st, const char *cluster,
 {
 	struct pg_state_priv	*p = pg_state_priv(st);
 	struct pg_stamp		 longer = *rec;
-	char			 buf[RECORD_MAX], by[RECORD_MAX];
+	char			 buf[PG_RECORD_MAX], by[PG_RECORD_MAX];
 	int			 blen, len, r;
 
 	longer.horizon_ms = horizon_ms;
 	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1 ||
 	    (len = pg_stamp_format(&longer, by, sizeof(by))) == -1)
 		return -1;
-	if (pg_rec_lock(st, cluster) == -1)
-		return -1;
-	if ((r = still_ours(st, cluster, buf, blen)) == 1)
-		r = pg_state_put(st, cluster, by, len) == -1 ? -1 : 1;
-	pg_rec_unlock(st);
-	if (r != 1)
+	if ((r = replace_ours(st, cluster, buf, blen, by, len)) != 1)
 		return r;
 	/* The longer claim is ours to take back, as the claim was. */
 	if (made_claim(p, cluster, buf))
@@ -180,7 +169,7 @@ pg_state_restore(struct pg_state *st, const char *cluster,
     const struct pg_stamp *rec, const char *old, size_t len)
 {
 	struct pg_state_priv	*p = pg_state_priv(st);
-	char			 buf[RECORD_MAX], prev[RECORD_MAX];
+	char			 buf[PG_RECORD_MAX];
 	int			 blen, r;
 
 	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
@@ -191,21 +180,14 @@ pg_state_restore(struct pg_state *st, const char *cluster,
 	 * misses a touch made between that read and the claim.
 	 */
 	if (made_claim(p, cluster, buf)) {
-		memcpy(prev, p->undo, p->undolen);
-		old = prev;
+		old = p->undo;
 		len = p->undolen;
 	}
-	if (len > sizeof(prev)) {
+	if (len > PG_RECORD_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (pg_rec_lock(st, cluster) == -1)
-		return -1;
-	/* Only our own claim is taken back; a later writer's record stays. */
-	if ((r = still_ours(st, cluster, buf, blen)) == 1)
-		r = (len == 0 ? pg_state_unlink(st, cluster) :
-		    pg_state_put(st, cluster, old, len)) == -1 ? -1 : 1;
-	pg_rec_unlock(st);
+	r = replace_ours(st, cluster, buf, blen, len == 0 ? NULL : old, len);
 	if (r != -1)
 		p->undolen = -1;
 	return r;
@@ -214,57 +196,5 @@ pg_state_restore(struct pg_state *st, const char *cluster,
 int
 pg_state_remove(struct pg_state *st, const char *cluster)
 {
-	int	 r;
-
-	if (pg_rec_lock(st, cluster) == -1)
-		return -1;
-	r = pg_state_unlink(st, cluster);
-	pg_rec_unlock(st);
-	return r;
-}
-
-/*
- * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
- * record, lib/lease.c): the same atomic replacement under the record
- * lock, and the same bounded read. buf NULL: remove the file.
- */
-static int
-aux_change(struct pg_state *st, const char *cluster, const char *suffix,
-    const char *buf, size_t len)
-{
-	char	 name[PG_STATE_NAME_MAX];
-	int	 r;
-
-	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1 ||
-	    pg_rec_lock(st, cluster) == -1)
-		return -1;
-	r = buf != NULL ? pg_state_put(st, name, buf, len) :
-	    pg_state_unlink(st, name);
-	pg_rec_unlock(st);
-	return r;
-}
-
-int
-pg_state_aux_write(struct pg_state *st, const char *cluster,
-    const char *suffix, const char *buf, size_t len)
-{
-	return aux_change(st, cluster, suffix, buf, len);
-}
-
-ssize_t
-pg_state_aux_read(struct pg_state *st, const char *cluster,
-    const char *suffix, char *buf, size_t len)
-{
-	char	 name[PG_STATE_NAME_MAX];
-
-	if (pg_state_name(name, sizeof(name), cluster, suffix) == -1)
-		return -1;
-	return pg_state_get(st, name, buf, len);
-}
-
-int
-pg_state_aux_remove(struct pg_state *st, const char *cluster,
-    const char *suffix)
-{
-	return aux_change(st, cluster, suffix, NULL, 0);
+	return pg_state_set(st, cluster, NULL, NULL, 0);
 }

@@ -1,20 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * side.c: the side record of a cluster, ".CLUSTER.side": what this node
- * did besides being active, kept apart from the activity record so that
- * a damaged side record never affects it. Three parts, each a section of
- * "key value" lines after a version line of its own (sidefmt.c):
- *
- *	pollguard-outcome 1	the job's runs (pollguard-touch --)
- *	pollguard-hold 1	a hold on the cluster (pollguard-touch -H)
- *	pollguard-checked 1	this node's checks (pollguard-check, prefer)
- *
- * in this order, each only when there is one; a section begins at each
- * line that begins with "pollguard-". Each part is read on its own: a
- * damaged section reads as a damaged part and leaves the others readable.
- * A file that is damaged as a whole (no LF at its end, a NUL, too long,
- * not a section first, a part twice) reads as damaged in every part.
- * Sections of later versions are skipped, and kept by writers.
+ * side.c: the side record of a cluster, ".CLUSTER.side". Each part is a
+ * section of "key value" lines (kv.c) after a version line of its own;
+ * doc/STATE.md has their text and the rules for a damaged file. A reader
+ * ignores keys it does not know and checks those it knows in full.
  *
  * Readers take no lock: the file is replaced by rename. Writers change
  * one part under the cluster's record lock (lock.c): they read the file,
@@ -24,17 +13,313 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 
 #include "state-int.h"
 
+#define BIT(k)		(1U << (k))
+#define ALL(seen, m)	(((seen) & (m)) == (m))
+
+#define OUTCOME_MAGIC	"pollguard-outcome 1\n"
+
+enum {
+	K_RUNNING, K_PID, K_START, K_END, K_DURATION, K_EXIT, K_SIGNAL,
+	K_TIMED_OUT, K_FAILURES, K_SUCCESS
+};
+static const char *const outcome_keys[] = {
+	"running", "pid", "start", "end", "duration_ms", "exit", "signal",
+	"timed_out", "failures", "success", NULL
+};
+
+int
+pg_outcome_format(const struct pg_outcome *o, char *buf, size_t len)
+{
+	size_t	 off = 0;
+	int	 r = 0;
+
+	r |= pg_appendf(buf, len, &off, OUTCOME_MAGIC "running %d\npid %ld\n",
+	    o->running ? 1 : 0, (long)o->pid);
+	r |= pg_stamp_append(buf, len, &off, "start", &o->start);
+	if (o->ended) {
+		r |= pg_stamp_append(buf, len, &off, "end", &o->end);
+		r |= pg_appendf(buf, len, &off, "duration_ms %" PRId64 "\n"
+		    "%s %d\ntimed_out %d\n", o->duration_ms, o->signal > 0 ?
+		    "signal" : "exit", o->signal > 0 ? o->signal :
+		    o->exit_status, o->timed_out ? 1 : 0);
+	}
+	if (o->succeeded)
+		r |= pg_stamp_append(buf, len, &off, "success", &o->success);
+	r |= pg_appendf(buf, len, &off, "failures %" PRId64 "\n",
+	    o->failures);
+	return pg_kv_done(r, off);
+}
+
+/* One line of the outcome into o: 0, or -1 when its value is not valid. */
+static int
+outcome_value(struct pg_outcome *o, const struct pg_kv *kv)
+{
+	int64_t	 v;
+
+	switch (kv->key) {
+	case K_START:
+	case K_END:
+	case K_SUCCESS:
+		return pg_stamp_value(kv->val, kv->vlen, kv->key == K_START ?
+		    &o->start : kv->key == K_END ? &o->end : &o->success);
+	case K_PID:
+		if (pg_kv_num(kv->val, kv->vlen, 0, INT_MAX, &v) == -1)
+			return -1;
+		o->pid = v;
+		return 0;
+	case K_EXIT:
+		if (pg_kv_num(kv->val, kv->vlen, 0, 255, &v) == -1)
+			return -1;
+		o->exit_status = v;
+		return 0;
+	case K_SIGNAL:
+		if (pg_kv_num(kv->val, kv->vlen, 1, 127, &v) == -1)
+			return -1;
+		o->signal = v;
+		return 0;
+	case K_DURATION:
+		return pg_kv_num(kv->val, kv->vlen, 0, INT64_MAX,
+		    &o->duration_ms);
+	case K_FAILURES:
+		return pg_kv_num(kv->val, kv->vlen, 0, INT64_MAX,
+		    &o->failures);
+	default:	/* running, timed_out: flags */
+		if (pg_kv_num(kv->val, kv->vlen, 0, 1, &v) == -1)
+			return -1;
+		*(kv->key == K_RUNNING ? &o->running : &o->timed_out) = v;
+		return 0;
+	}
+}
+
+int
+pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
+{
+	struct pg_kv	 kv;
+	int		 r;
+
+	memset(o, 0, sizeof(*o));
+	o->exit_status = -1;
+	if (pg_kv_begin(&kv, buf, len, PG_OUTCOME_MAX, OUTCOME_MAGIC,
+	    outcome_keys, 0) == -1)
+		return pg_bad_msg(o, sizeof(*o));
+	while ((r = pg_kv_next(&kv)) == 1)
+		if (outcome_value(o, &kv) == -1)
+			return pg_bad_msg(o, sizeof(*o));
+	/* A run's start, its end with one result, or neither of those. */
+	o->ended = (kv.seen & BIT(K_END)) != 0;
+	o->succeeded = (kv.seen & BIT(K_SUCCESS)) != 0;
+	if (r == -1 || !ALL(kv.seen, BIT(K_RUNNING) | BIT(K_START) |
+	    BIT(K_FAILURES)) || (!o->running && !o->ended))
+		return pg_bad_msg(o, sizeof(*o));
+	if (o->ended ? !(kv.seen & BIT(K_DURATION)) ||
+	    !(kv.seen & BIT(K_EXIT)) == !(kv.seen & BIT(K_SIGNAL)) :
+	    (kv.seen & (BIT(K_DURATION) | BIT(K_EXIT) | BIT(K_SIGNAL) |
+	    BIT(K_TIMED_OUT))) != 0)
+		return pg_bad_msg(o, sizeof(*o));
+	return 0;
+}
+
+/*
+ * The hold stores its end rather than its start so that, within a boot,
+ * the time left is a difference of monotonic clocks like every elapsed
+ * time; ms bounds a hold read after a reboot, when only the wall clock is
+ * left.
+ */
+#define HOLD_MAGIC	"pollguard-hold 1\n"
+
+enum { H_UNTIL, H_MS, H_BY, H_WHY };
+static const char *const hold_keys[] = { "until", "ms", "by", "why", NULL };
+
+/*
+ * A text of a hold, s[0..n): printable ASCII, no blank at either end, so
+ * that it stays one line of the file and of the status answer. 0, or -1
+ * with errno.
+ */
+static int
+hold_text(const char *s, size_t n)
+{
+	if (n >= PG_HOLD_TEXT_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (!pg_bytes_within(s, n, 0x20, 0x7e) ||
+	    (n > 0 && (s[0] == ' ' || s[n - 1] == ' '))) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/* A hold's length and texts, as pg_hold_make takes them. */
+static int
+hold_valid(int64_t ms, const char *by, const char *why)
+{
+	if (ms < 1 || ms > PG_HOLD_MAX_MS) {
+		errno = EINVAL;
+		return -1;
+	}
+	return hold_text(by, strnlen(by, PG_HOLD_TEXT_MAX)) == -1 ||
+	    hold_text(why, strnlen(why, PG_HOLD_TEXT_MAX)) == -1 ? -1 : 0;
+}
+
+int
+pg_hold_make(struct pg_hold *h, int64_t ms, const char *by, const char *why)
+{
+	memset(h, 0, sizeof(*h));
+	if (by == NULL)
+		by = "";
+	if (why == NULL)
+		why = "";
+	if (hold_valid(ms, by, why) == -1 || pg_stamp_now(&h->until) == -1)
+		return -1;
+	h->until.mono_ns += ms * 1000000;
+	h->until.wall_ns += ms * 1000000;
+	h->ms = ms;
+	strlcpy(h->by, by, sizeof(h->by));
+	strlcpy(h->why, why, sizeof(h->why));
+	return 0;
+}
+
+int64_t
+pg_hold_left(const struct pg_hold *h, const struct pg_stamp *now)
+{
+	struct pg_stamp	 set = h->until;
+	int64_t		 left;
+
+	/* The moment it was set; its boot is the boot of the hold. */
+	set.mono_ns -= h->ms * 1000000;
+	set.wall_ns -= h->ms * 1000000;
+	if (pg_stamp_same_boot(&set, now))
+		left = (h->until.mono_ns - now->mono_ns) / 1000000;
+	else
+		left = h->ms - pg_stamp_elapsed(&set, now);
+	if (left > h->ms)
+		left = h->ms;
+	return left > 0 ? left : 0;
+}
+
+int
+pg_hold_format(const struct pg_hold *h, char *buf, size_t len)
+{
+	size_t	 off = 0;
+	int	 r = 0;
+
+	if (hold_valid(h->ms, h->by, h->why) == -1)
+		return -1;
+	r |= pg_appendf(buf, len, &off, HOLD_MAGIC);
+	r |= pg_stamp_append(buf, len, &off, "until", &h->until);
+	r |= pg_appendf(buf, len, &off, "ms %" PRId64 "\n", h->ms);
+	if (h->by[0] != '\0')
+		r |= pg_appendf(buf, len, &off, "by %s\n", h->by);
+	if (h->why[0] != '\0')
+		r |= pg_appendf(buf, len, &off, "why %s\n", h->why);
+	return pg_kv_done(r, off);
+}
+
+int
+pg_hold_parse(const char *buf, size_t len, struct pg_hold *h)
+{
+	struct pg_kv	 kv;
+	int		 r;
+
+	memset(h, 0, sizeof(*h));
+	if (pg_kv_begin(&kv, buf, len, PG_HOLD_FILE_MAX, HOLD_MAGIC,
+	    hold_keys, 0) == -1)
+		return pg_bad_msg(h, sizeof(*h));
+	while ((r = pg_kv_next(&kv)) == 1) {
+		switch (kv.key) {
+		case H_UNTIL:
+			r = pg_stamp_value(kv.val, kv.vlen, &h->until);
+			break;
+		case H_MS:
+			r = pg_kv_num(kv.val, kv.vlen, 1, PG_HOLD_MAX_MS,
+			    &h->ms);
+			break;
+		default:	/* by, why */
+			if ((r = kv.vlen == 0 ? -1 :
+			    hold_text(kv.val, kv.vlen)) == 0)
+				memcpy(kv.key == H_BY ? h->by : h->why,
+				    kv.val, kv.vlen);
+			break;
+		}
+		if (r == -1)
+			return pg_bad_msg(h, sizeof(*h));
+	}
+	/* The end cannot be earlier after boot than the time it was set for. */
+	if (r == -1 || !ALL(kv.seen, BIT(H_UNTIL) | BIT(H_MS)) ||
+	    h->until.mono_ns < h->ms * 1000000)
+		return pg_bad_msg(h, sizeof(*h));
+	return 0;
+}
+
+#define CHECKED_MAGIC	"pollguard-checked 1\n"
+
+enum { C_LAST, C_SINCE, C_YIELD, C_YIELDED };
+static const char *const checked_keys[] = {
+	"last", "since", "yield", "yielded", NULL
+};
+
+int
+pg_checked_format(const struct pg_checked *ck, char *buf, size_t len)
+{
+	size_t	 off = 0;
+	int	 r = 0;
+
+	if (ck->yield[0] != '\0' && !pg_peer_name_valid(ck->yield)) {
+		errno = EINVAL;
+		return -1;
+	}
+	r |= pg_appendf(buf, len, &off, CHECKED_MAGIC);
+	r |= pg_stamp_append(buf, len, &off, "last", &ck->last);
+	r |= pg_stamp_append(buf, len, &off, "since", &ck->since);
+	if (ck->yield[0] != '\0') {
+		r |= pg_appendf(buf, len, &off, "yield %s\n", ck->yield);
+		r |= pg_stamp_append(buf, len, &off, "yielded", &ck->yielded);
+	}
+	return pg_kv_done(r, off);
+}
+
+int
+pg_checked_parse(const char *buf, size_t len, struct pg_checked *ck)
+{
+	struct pg_kv	 kv;
+	int		 r;
+
+	memset(ck, 0, sizeof(*ck));
+	if (pg_kv_begin(&kv, buf, len, PG_CHECKED_MAX, CHECKED_MAGIC,
+	    checked_keys, 0) == -1)
+		return pg_bad_msg(ck, sizeof(*ck));
+	while ((r = pg_kv_next(&kv)) == 1) {
+		if (kv.key == C_YIELD) {
+			if (kv.vlen == 0 || kv.vlen > PG_NAME_MAX)
+				return pg_bad_msg(ck, sizeof(*ck));
+			memcpy(ck->yield, kv.val, kv.vlen);
+			if (!pg_peer_name_valid(ck->yield))
+				return pg_bad_msg(ck, sizeof(*ck));
+		} else if (pg_stamp_value(kv.val, kv.vlen, kv.key == C_LAST ?
+		    &ck->last : kv.key == C_SINCE ? &ck->since :
+		    &ck->yielded) == -1)
+			return pg_bad_msg(ck, sizeof(*ck));
+	}
+	if (r == -1 || !ALL(kv.seen, BIT(C_LAST) | BIT(C_SINCE)) ||
+	    !(kv.seen & BIT(C_YIELD)) != !(kv.seen & BIT(C_YIELDED)))
+		return pg_bad_msg(ck, sizeof(*ck));
+	return 0;
+}
+
 #define SIDE_SUFFIX	"side"
 #define SECTION		"pollguard-"
 
 enum part { P_OUTCOME, P_HOLD, P_CHECKED, P_COUNT };
-static const char *const part_names[P_COUNT] = {
-	"pollguard-outcome", "pollguard-hold", "pollguard-checked"
+static const char *const part_magic[P_COUNT] = {
+	OUTCOME_MAGIC, HOLD_MAGIC, CHECKED_MAGIC
 };
 
 /* Each part's section in the bytes of a side record; NULL: none. */
@@ -68,8 +353,8 @@ part_of(const char *sec, size_t n)
 	for (w = 0; w < n && sec[w] != ' ' && sec[w] != '\n'; w++)
 		;
 	for (k = 0; k < P_COUNT; k++)
-		if (strlen(part_names[k]) == w &&
-		    memcmp(part_names[k], sec, w) == 0)
+		if (strcspn(part_magic[k], " ") == w &&
+		    memcmp(part_magic[k], sec, w) == 0)
 			break;
 	return k;
 }
@@ -96,8 +381,8 @@ next_section(const char **p, const char *end, const char **sec,
 }
 
 /*
- * Find the parts of buf[0..len): 0, or -1 when it is damaged as a whole
- * (p then has none).
+ * Find the parts of buf[0..len): 0, or -1 with EBADMSG when it is
+ * damaged as a whole (p then has none).
  */
 static int
 split(const char *buf, size_t len, struct parts *p)
@@ -111,19 +396,32 @@ split(const char *buf, size_t len, struct parts *p)
 		return 0;
 	if (len > PG_SIDE_MAX || buf[len - 1] != '\n' ||
 	    memchr(buf, '\0', len) != NULL || !is_section(buf, len))
-		goto bad;
+		return pg_bad_msg(p, sizeof(*p));
 	for (q = buf; next_section(&q, buf + len, &sec, &n);) {
 		if ((k = part_of(sec, n)) == P_COUNT)
 			continue;	/* a later version's */
 		if (p->part[k] != NULL)
-			goto bad;
+			return pg_bad_msg(p, sizeof(*p));
 		p->part[k] = sec;
 		p->len[k] = n;
 	}
 	return 0;
-bad:
-	memset(p, 0, sizeof(*p));
-	return -1;
+}
+
+/* Part k of p parsed into v, its structure: 1, 0: none, -1 (EBADMSG). */
+static int
+part_parse(const struct parts *p, enum part k, void *v)
+{
+	const char	*sec = p->part[k];
+	size_t		 n = p->len[k];
+
+	if (sec == NULL)
+		return 0;
+	if (k == P_OUTCOME)
+		return pg_outcome_parse(sec, n, v) == -1 ? -1 : 1;
+	if (k == P_HOLD)
+		return pg_hold_parse(sec, n, v) == -1 ? -1 : 1;
+	return pg_checked_parse(sec, n, v) == -1 ? -1 : 1;
 }
 
 /*
@@ -133,34 +431,29 @@ bad:
 static int
 side_get(struct pg_state *st, const char *cluster, struct side *s)
 {
-	char		 name[PG_STATE_NAME_MAX];
 	ssize_t		 n;
 
 	memset(&s->p, 0, sizeof(s->p));
 	s->len = 0;
-	s->damaged = 0;
-	if (pg_state_name(name, sizeof(name), cluster, SIDE_SUFFIX) == -1 ||
-	    (n = pg_state_get(st, name, s->buf, sizeof(s->buf))) == -1) {
+	if ((n = pg_state_get(st, cluster, SIDE_SUFFIX, s->buf,
+	    sizeof(s->buf))) == -1 || split(s->buf, n, &s->p) == -1) {
 		s->damaged = errno == EBADMSG;
 		return -1;
 	}
-	if (split(s->buf, n, &s->p) == -1) {
-		s->damaged = 1;
-		errno = EBADMSG;
-		return -1;
-	}
+	s->damaged = 0;
 	s->len = n;
 	return 0;
 }
 
-/* Part k of the side record: 1 and its section, 0: none, -1 with errno. */
+/* Read part k into v: 1, 0 when there is none, -1 with errno. */
 static int
-part_get(struct pg_state *st, const char *cluster, enum part k,
-    struct side *s)
+part_read(struct pg_state *st, const char *cluster, enum part k, void *v)
 {
-	if (side_get(st, cluster, s) == -1)
+	struct side	 s;
+
+	if (side_get(st, cluster, &s) == -1)
 		return -1;
-	return s->p.part[k] != NULL;
+	return part_parse(&s.p, k, v);
 }
 
 /*
@@ -200,35 +493,29 @@ static int
 side_write(struct pg_state *st, const char *cluster, struct side *s,
     enum part k, const char *text, size_t len)
 {
-	char		 name[PG_STATE_NAME_MAX], out[PG_SIDE_MAX];
+	char		 out[PG_SIDE_MAX];
 	const char	*p, *sec;
 	size_t		 off = 0, n;
 	enum part	 i;
-	int		 r;
+	int		 r = 0;
 
-	if (len > sizeof(out) ||
-	    pg_state_name(name, sizeof(name), cluster, SIDE_SUFFIX) == -1) {
+	if (len > sizeof(out)) {
 		errno = ENAMETOOLONG;
 		r = -1;
-		goto out;
-	}
-	/* Nothing to remove: no write. */
-	if (len == 0 && s->p.part[k] == NULL && !s->damaged) {
-		r = 0;
-		goto out;
-	}
-	for (i = 0; i < P_COUNT; i++)
-		if (i == k)
-			keep(out, &off, sizeof(out), text, len);
-		else
-			keep(out, &off, sizeof(out) - (i < k ? len : 0),
-			    s->p.part[i], s->p.len[i]);
-	for (p = s->buf; next_section(&p, s->buf + s->len, &sec, &n);)
-		if (part_of(sec, n) == P_COUNT)
-			keep(out, &off, sizeof(out), sec, n);
-	r = off > 0 ? pg_state_put(st, name, out, off) :
-	    pg_state_unlink(st, name);
-out:
+	} else if (len > 0 || s->p.part[k] != NULL || s->damaged) {
+		for (i = 0; i < P_COUNT; i++)
+			if (i == k)
+				keep(out, &off, sizeof(out), text, len);
+			else
+				keep(out, &off, sizeof(out) -
+				    (i < k ? len : 0), s->p.part[i],
+				    s->p.len[i]);
+		for (p = s->buf; next_section(&p, s->buf + s->len, &sec, &n);)
+			if (part_of(sec, n) == P_COUNT)
+				keep(out, &off, sizeof(out), sec, n);
+		r = pg_state_put(st, cluster, SIDE_SUFFIX, off > 0 ? out :
+		    NULL, off);
+	}	/* else nothing to remove: no write */
 	pg_rec_unlock(st);
 	return r;
 }
@@ -245,25 +532,11 @@ side_put(struct pg_state *st, const char *cluster, enum part k,
 	return side_write(st, cluster, &s, k, text, len);
 }
 
-/* The outcome part into o: 1, 0 when there is none, -1 (EBADMSG). */
-static int
-outcome_of(const struct parts *p, struct pg_outcome *o)
-{
-	if (p->part[P_OUTCOME] == NULL)
-		return 0;
-	return pg_outcome_parse(p->part[P_OUTCOME], p->len[P_OUTCOME],
-	    o) == -1 ? -1 : 1;
-}
-
 int
 pg_outcome_read(struct pg_state *st, const char *cluster,
     struct pg_outcome *o)
 {
-	struct side	 s;
-
-	if (part_get(st, cluster, P_OUTCOME, &s) == -1)
-		return -1;
-	return outcome_of(&s.p, o);
+	return part_read(st, cluster, P_OUTCOME, o);
 }
 
 int
@@ -282,7 +555,7 @@ pg_outcome_start(struct pg_state *st, const char *cluster, pid_t pid,
 		saved = errno;
 		side_get(st, cluster, &s);
 	}
-	if (outcome_of(&s.p, o) != 1) {
+	if (part_parse(&s.p, P_OUTCOME, o) != 1) {
 		memset(o, 0, sizeof(*o));
 		o->exit_status = -1;
 	}
@@ -314,9 +587,7 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
 	o->ended = 1;
 	if (pg_stamp_now(&o->end) == -1)
 		return -1;
-	o->duration_ms = strcmp(o->end.boot_id, o->start.boot_id) == 0 &&
-	    o->end.mono_ns > o->start.mono_ns ?
-	    (o->end.mono_ns - o->start.mono_ns) / 1000000 : 0;
+	o->duration_ms = pg_stamp_elapsed(&o->start, &o->end);
 	if (WIFSIGNALED(status)) {
 		o->exit_status = -1;
 		o->signal = WTERMSIG(status);
@@ -364,23 +635,6 @@ pg_outcome_run(struct pg_state *st, const char *cluster,
 }
 
 int
-pg_hold_read(struct pg_state *st, const char *cluster, struct pg_hold *h,
-    int64_t *left_ms)
-{
-	struct side	 s;
-	struct pg_stamp	 now;
-	int		 r;
-
-	if ((r = part_get(st, cluster, P_HOLD, &s)) != 1)
-		return r;
-	if (pg_hold_parse(s.p.part[P_HOLD], s.p.len[P_HOLD], h) == -1 ||
-	    pg_stamp_now(&now) == -1)
-		return -1;
-	*left_ms = pg_hold_left(h, &now);
-	return *left_ms > 0;
-}
-
-int
 pg_hold_write(struct pg_state *st, const char *cluster,
     const struct pg_hold *h)
 {
@@ -402,13 +656,7 @@ int
 pg_checked_read(struct pg_state *st, const char *cluster,
     struct pg_checked *ck)
 {
-	struct side	 s;
-	int		 r;
-
-	if ((r = part_get(st, cluster, P_CHECKED, &s)) != 1)
-		return r;
-	return pg_checked_parse(s.p.part[P_CHECKED], s.p.len[P_CHECKED],
-	    ck) == -1 ? -1 : 1;
+	return part_read(st, cluster, P_CHECKED, ck);
 }
 
 int
@@ -431,28 +679,22 @@ pg_side_parse(const char *buf, size_t len, struct pg_side *sd)
 	memset(sd, 0, sizeof(*sd));
 	if (split(buf, len, &p) == -1) {
 		sd->outcome = sd->hold = sd->checked = -1;
-		errno = EBADMSG;
 		return -1;
 	}
-	sd->outcome = outcome_of(&p, &sd->o);
-	if ((sd->hold = p.part[P_HOLD] != NULL) &&
-	    pg_hold_parse(p.part[P_HOLD], p.len[P_HOLD], &sd->h) == -1)
-		sd->hold = -1;
-	if ((sd->checked = p.part[P_CHECKED] != NULL) &&
-	    pg_checked_parse(p.part[P_CHECKED], p.len[P_CHECKED],
-	    &sd->ck) == -1)
-		sd->checked = -1;
+	sd->outcome = part_parse(&p, P_OUTCOME, &sd->o);
+	sd->hold = part_parse(&p, P_HOLD, &sd->h);
+	sd->checked = part_parse(&p, P_CHECKED, &sd->ck);
 	return 0;
 }
 
 int
 pg_side_read(struct pg_state *st, const char *cluster, struct pg_side *sd)
 {
-	char		 name[PG_STATE_NAME_MAX], buf[PG_SIDE_MAX];
+	char		 buf[PG_SIDE_MAX];
 	ssize_t		 n;
 
-	if (pg_state_name(name, sizeof(name), cluster, SIDE_SUFFIX) == -1 ||
-	    (n = pg_state_get(st, name, buf, sizeof(buf))) == -1) {
+	if ((n = pg_state_get(st, cluster, SIDE_SUFFIX, buf,
+	    sizeof(buf))) == -1) {
 		memset(sd, 0, sizeof(*sd));
 		sd->outcome = sd->hold = sd->checked = -1;
 		return -1;

@@ -23,21 +23,16 @@ boot_id(char *buf)
 	static char	 cached[PG_BOOT_ID_LEN + 1];
 	static int	 done;
 	char		 tmp[PG_BOOT_ID_LEN + 2];
-	ssize_t		 n;
 	int		 fd;
 
-	if (!done) {
-		done = 1;
-		if ((fd = open(BOOT_ID_FILE, O_RDONLY | O_CLOEXEC)) != -1) {
-			n = read(fd, tmp, sizeof(tmp));
-			close(fd);
-			if (n == PG_BOOT_ID_LEN + 1 &&
-			    tmp[PG_BOOT_ID_LEN] == '\n' &&
-			    strspn(tmp, "0123456789abcdef-") ==
-			    PG_BOOT_ID_LEN)
-				memcpy(cached, tmp, PG_BOOT_ID_LEN);
-		}
+	if (!done && (fd = open(BOOT_ID_FILE, O_RDONLY | O_CLOEXEC)) != -1) {
+		if (read(fd, tmp, sizeof(tmp)) == PG_BOOT_ID_LEN + 1 &&
+		    tmp[PG_BOOT_ID_LEN] == '\n' &&
+		    strspn(tmp, "0123456789abcdef-") == PG_BOOT_ID_LEN)
+			memcpy(cached, tmp, PG_BOOT_ID_LEN);
+		close(fd);
 	}
+	done = 1;
 	memcpy(buf, cached, sizeof(cached));
 }
 
@@ -167,16 +162,22 @@ stamp_fields(const char **f, const size_t *flen, struct pg_stamp *st)
 }
 
 int
+pg_bad_msg(void *p, size_t size)
+{
+	memset(p, 0, size);
+	errno = EBADMSG;
+	return -1;
+}
+
+int
 pg_stamp_value(const char *s, size_t n, struct pg_stamp *st)
 {
 	const char	*f[3];
 	size_t		 flen[3];
 
 	memset(st, 0, sizeof(*st));
-	if (fields(s, n, f, flen, 3) != 3 || stamp_fields(f, flen, st) == -1) {
-		memset(st, 0, sizeof(*st));
-		return -1;
-	}
+	if (fields(s, n, f, flen, 3) != 3 || stamp_fields(f, flen, st) == -1)
+		return pg_bad_msg(st, sizeof(*st));
 	return 0;
 }
 
@@ -191,18 +192,13 @@ pg_stamp_parse(const char *buf, size_t len, struct pg_stamp *st)
 	if (len <= sizeof(MAGIC) - 1 || len > PG_RECORD_MAX ||
 	    buf[len - 1] != '\n' || memchr(buf, '\0', len) != NULL ||
 	    memcmp(buf, MAGIC, sizeof(MAGIC) - 1) != 0)
-		goto bad;
+		return pg_bad_msg(st, sizeof(*st));
 	/* A moment, or that and a claim: its moment and its horizon. */
 	nf = fields(buf + sizeof(MAGIC) - 1, len - sizeof(MAGIC), f, flen, 5);
-	if ((nf != 3 && nf != 5) || stamp_fields(f, flen, st) == -1)
-		goto bad;
-	if (nf == 5 && (pg_kv_num(f[3], flen[3], 1, st->mono_ns,
+	if ((nf != 3 && nf != 5) || stamp_fields(f, flen, st) == -1 ||
+	    (nf == 5 && (pg_kv_num(f[3], flen[3], 1, st->mono_ns,
 	    &st->claim_ns) == -1 || pg_kv_num(f[4], flen[4], 0,
-	    PG_WAIT_MAX_MS, &st->horizon_ms) == -1))
-		goto bad;
+	    PG_WAIT_MAX_MS, &st->horizon_ms) == -1)))
+		return pg_bad_msg(st, sizeof(*st));
 	return 0;
-bad:
-	memset(st, 0, sizeof(*st));
-	errno = EBADMSG;
-	return -1;
 }

@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * state-int.h: private to the sources of the state directory (stamp.c,
- * statedir.c, lock.c, record.c, side.c, sidefmt.c); state.h has what
- * the rest of the library and the tools use. The same contract: 0 or -1
- * with errno unless stated otherwise.
+ * state-int.h: private to the sources of the state directory (those of
+ * state.h, and lease.c). The same contract: 0 or -1 with errno unless
+ * stated otherwise.
  */
 #ifndef PG_STATE_INT_H
 #define PG_STATE_INT_H
 
 #include "state.h"
 
-/*
- * What a struct pg_state keeps for the sources of the state directory,
- * in its priv.
- */
+/* What a struct pg_state keeps for these sources, in its priv. */
 struct pg_state_priv {
 	dev_t		 dev;		/* dirfd's, as opened: a directory */
 	ino_t		 ino;		/* put in its place shows in a stat */
@@ -39,7 +35,6 @@ struct pg_state_priv {
 typedef char	 pg_state_priv_fits[sizeof(struct pg_state_priv) <=
 		    PG_STATE_PRIV_MAX ? 1 : -1];
 
-/* The handle's private part. */
 static inline struct pg_state_priv *
 pg_state_priv(struct pg_state *st)
 {
@@ -50,27 +45,27 @@ pg_state_priv(struct pg_state *st)
 #define PG_STATE_NAME_MAX	(PG_NAME_MAX + 16)
 
 /*
- * The name of a file beside cluster's record: ".CLUSTER.SUFFIX", into buf
- * (PG_STATE_NAME_MAX bytes are enough). The leading dot keeps it apart
- * from every record: no cluster ID starts with one. -1: ENAMETOOLONG.
+ * The name of a file beside cluster's record, ".CLUSTER.SUFFIX", into buf
+ * (PG_STATE_NAME_MAX bytes). The leading dot keeps it apart from every
+ * record: no cluster ID starts with one. -1: ENAMETOOLONG.
  */
 int	 pg_state_name(char *, size_t, const char *, const char *);
 
 /*
- * Read a whole small file of the directory into buf (len bytes at most):
- * its length, 0 when it is absent, -1 with errno; EBADMSG when it is no
- * regular file of 1 to len bytes.
+ * The files of the directory are cluster's record (suffix NULL) and those
+ * beside it. get: read the whole file into buf (len bytes at most): its
+ * length, 0 when it is absent, -1 with errno; EBADMSG when it is no
+ * regular file of 1 to len bytes. put: replace it with buf[0..len)
+ * atomically (a temporary file, fsync, rename), or remove it when buf is
+ * NULL (none is success); the caller holds the record lock. set: put,
+ * taking the record lock for it.
  */
-ssize_t	 pg_state_get(struct pg_state *, const char *, char *, size_t);
-
-/*
- * Replace a file of the directory with these bytes, atomically: a
- * temporary file, fsync, rename. The caller holds the record lock.
- */
-int	 pg_state_put(struct pg_state *, const char *, const char *, size_t);
-
-/* Remove a file of the directory; none is success. Under the lock too. */
-int	 pg_state_unlink(struct pg_state *, const char *);
+ssize_t	 pg_state_get(struct pg_state *, const char *, const char *, char *,
+	    size_t);
+int	 pg_state_put(struct pg_state *, const char *, const char *,
+	    const char *, size_t);
+int	 pg_state_set(struct pg_state *, const char *, const char *,
+	    const char *, size_t);
 
 /*
  * The record lock of a cluster (lock.c): taken, waiting for it; and
@@ -90,5 +85,8 @@ int	 pg_stamp_same_boot(const struct pg_stamp *, const struct pg_stamp *);
 int	 pg_stamp_append(char *, size_t, size_t *, const char *,
 	    const struct pg_stamp *);
 int	 pg_stamp_value(const char *, size_t, struct pg_stamp *);
+
+/* Clear size bytes at p and fail with EBADMSG: -1. The parsers' way out. */
+int	 pg_bad_msg(void *, size_t);
 
 #endif

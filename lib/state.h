@@ -1,18 +1,15 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * state.h: the state directory of a node and the files in it: moments
- * and the activity record's text (stamp.c), the directory (statedir.c),
- * the activity record (record.c), the locks (lock.c) and the side record
- * (side.c, sidefmt.c). What only these sources share is in state-int.h.
+ * state.h: the state directory of a node and the files in it (formats
+ * and locks: doc/STATE.md). What only their sources share is in
+ * state-int.h.
  */
 #ifndef PG_STATE_H
 #define PG_STATE_H
 
 #include "base.h"
 
-/*
- * stamp.c: moments of this host and the activity record's text.
- */
+/* stamp.c: moments of this host and the activity record's text. */
 
 #define PG_BOOT_ID_LEN	36
 
@@ -98,15 +95,8 @@ struct pg_state {
  * files that writers killed mid-write left behind (older than a minute).
  * Refuses a path that is not absolute, not a directory, or writable by
  * group or others. On failure return -1 and write the reason, naming the
- * directory, to err.
- *
- * Writers of a record (pg_state_write, _touch, _claim, _restore, _remove)
- * and of the files beside it exclude each other with the record lock, a
- * short flock(2) on ".CLUSTER.rec" that they wait for; readers
- * (pg_state_read, _read_raw, the side record's) never take it. Lock
- * order: the claim lock before the record lock, never the reverse; the
- * run lock is never waited for. pg_state_close releases the handle's
- * record lock descriptor.
+ * directory, to err. pg_state_close also closes the handle's descriptor
+ * of the record lock, which the writers take (lock.c); readers never do.
  */
 int	 pg_state_open(struct pg_state *, const char *, int, char *, size_t);
 void	 pg_state_close(struct pg_state *);
@@ -126,10 +116,7 @@ struct pg_state	*pg_serve_state(struct pg_state *, const char *);
 /* write(2) all of a buffer, going on after EINTR. -1 with errno. */
 int	 pg_write_all(int, const void *, size_t);
 
-/*
- * record.c: the activity record of a cluster, "CLUSTER", and the other
- * small files beside it.
- */
+/* record.c: the activity record of a cluster, "CLUSTER". */
 
 /*
  * Read the record of a cluster: 1 and *rec when there is one, 0 when there
@@ -138,15 +125,10 @@ int	 pg_write_all(int, const void *, size_t);
 int	 pg_state_read(struct pg_state *, const char *, struct pg_stamp *);
 
 /*
- * Replace the record of a cluster atomically: a reader sees the old record
- * or the new one, never a mixture, and a failure (say, a full disk) leaves
- * the old one. -1 with errno on failure.
- */
-int	 pg_state_write(struct pg_state *, const char *, const struct pg_stamp *);
-
-/*
- * Record activity now: pg_state_write of pg_stamp_now, keeping the claim
- * of the record it replaces while that claim's horizon lasts.
+ * Record activity now: replace the record atomically with pg_stamp_now
+ * (a reader sees the old record or the new one, and a failure leaves the
+ * old one), keeping the claim of the record it replaces while that
+ * claim's horizon lasts. -1 with errno.
  */
 int	 pg_state_touch(struct pg_state *, const char *);
 
@@ -177,7 +159,7 @@ ssize_t	 pg_state_read_raw(struct pg_state *, const char *, char *, size_t);
 
 /*
  * Take back the claim rec: put back the record it replaced (atomically, as
- * pg_state_write), or remove the record when there was none; but only
+ * pg_state_touch), or remove the record when there was none; but only
  * while the record on disk is still rec: when someone wrote since, leave
  * theirs. The check and the replacement are one step under the record
  * lock, so a touch is never undone. What is put back is what
@@ -191,23 +173,7 @@ int	 pg_state_restore(struct pg_state *, const char *,
 /* Remove the record: the cluster reads as never. No record is success. */
 int	 pg_state_remove(struct pg_state *, const char *);
 
-/*
- * Other small files beside a record, ".CLUSTER.SUFFIX" (the etcd lease
- * record). write: atomically, under the record lock, as
- * pg_state_write. read: the length (at most len), 0 when there is none,
- * -1 with errno (EBADMSG: not a regular file, empty or too long).
- * remove: no file is success.
- */
-int	 pg_state_aux_write(struct pg_state *, const char *, const char *,
-	    const char *, size_t);
-ssize_t	 pg_state_aux_read(struct pg_state *, const char *, const char *,
-	    char *, size_t);
-int	 pg_state_aux_remove(struct pg_state *, const char *, const char *);
-
-/*
- * lock.c: the run lock and the claim lock of a cluster (the record lock
- * is the writers' own: pg_state_open says how).
- */
+/* lock.c: the run lock and the claim lock of a cluster. */
 
 /*
  * Take the cluster's run lock without waiting. 1: taken, the descriptor
@@ -238,13 +204,10 @@ int	 pg_lock_held(struct pg_state *, const char *);
 int	 pg_claim_held(struct pg_state *, const char *);
 
 /*
- * side.c: the side record of a cluster, ".CLUSTER.side", beside its
- * activity record: the outcome of the job's runs, a hold, this node's
- * checks. Each is a part of its own, a section with a version line
- * (pollguard(7), FILES): its writer replaces it under the record lock
- * and keeps the others as they were; its reader reads it on its own, so
- * that a damaged part reads as damaged and leaves the other parts and
- * the activity record readable. A 0.3 state directory has none.
+ * side.c: the side record of a cluster, ".CLUSTER.side": the outcome of
+ * the job's runs, a hold, this node's checks, each a part written and
+ * read on its own: a damaged part reads as damaged and leaves the others
+ * and the activity record readable. A 0.3 state directory has none.
  */
 
 #define PG_SIDE_MAX	2048	/* the longest side record, in bytes */
@@ -253,8 +216,7 @@ int	 pg_claim_held(struct pg_state *, const char *);
  * The outcome of the cluster's job on this node, as pollguard-touch --
  * records it. "start" is the latest run's; "end" and the result (exit or
  * signal, timed_out, duration_ms) are the last finished run's, so that
- * they still read while the next run is going. The part is versioned,
- * one "key value" line each; readers ignore unknown keys.
+ * they still read while the next run is going.
  */
 struct pg_outcome {
 	int		 running;	/* a run started and has not ended */
@@ -275,17 +237,16 @@ struct pg_outcome {
 #define PG_OUTCOME_MAX	512	/* the longest outcome part, in bytes */
 
 /*
- * The outcome part's text and back. format: the length, or -1 (errno
- * ENAMETOOLONG) when it does not fit. parse: 0, or -1 with EBADMSG when
- * it is not a version 1 outcome; unknown keys are skipped.
+ * A part's text and back, as for each part below. format: the length, or
+ * -1 (ENAMETOOLONG) when it does not fit. parse: 0, or -1 with EBADMSG
+ * when it is not a version 1 part; unknown keys are skipped.
  */
 int	 pg_outcome_format(const struct pg_outcome *, char *, size_t);
 int	 pg_outcome_parse(const char *, size_t, struct pg_outcome *);
 
 /*
- * Read the outcome of a cluster: 1 and *o, 0 when no run was recorded (a
- * 0.3 state directory has none), -1 with errno (EBADMSG: damaged). The
- * activity record is read apart: a damaged outcome never affects it.
+ * Read the outcome of a cluster: 1 and *o, 0 when no run was recorded,
+ * -1 with errno (EBADMSG: damaged).
  */
 int	 pg_outcome_read(struct pg_state *, const char *, struct pg_outcome *);
 
@@ -356,21 +317,9 @@ int	 pg_hold_make(struct pg_hold *, int64_t, const char *, const char *);
 /* The hold's time left at now in ms; 0: it has ended. */
 int64_t	 pg_hold_left(const struct pg_hold *, const struct pg_stamp *);
 
-/*
- * The hold part's text and back, as the outcome's. format: the length,
- * or -1 (EINVAL: a field that pg_hold_make refuses; ENAMETOOLONG). parse:
- * 0, or -1 with EBADMSG; unknown keys are skipped.
- */
+/* format: also -1 with EINVAL for a field that pg_hold_make refuses. */
 int	 pg_hold_format(const struct pg_hold *, char *, size_t);
 int	 pg_hold_parse(const char *, size_t, struct pg_hold *);
-
-/*
- * Read the hold on a cluster: 1, *h and its time left in *left_ms while
- * it lasts; 0 when there is none or it has ended; -1 with errno
- * (EBADMSG: damaged). Readers never remove an ended hold.
- */
-int	 pg_hold_read(struct pg_state *, const char *, struct pg_hold *,
-	    int64_t *);
 
 /* Replace the hold atomically, under the record lock. -1 with errno. */
 int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
@@ -379,12 +328,10 @@ int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
 int	 pg_hold_remove(struct pg_state *, const char *);
 
 /*
- * The checked part, written by pollguard-check at each check that
- * decides (not with -n) of a cluster with prefer, read and published by
- * pollguard-serve (pollguard(7), PREFERRED NODE): when the latest check
- * began, since when checks have run without a gap longer than the
- * cluster's wait plus prefer_slack, and the preferred node this node
- * yields to, with the moment it decided to.
+ * The checked part, written by pollguard-check at each check that decides
+ * of a cluster with prefer, published by pollguard-serve (doc/PREFER.md):
+ * since when checks have run without a gap longer than the cluster's wait
+ * plus prefer_slack, and the preferred node this node yields to.
  */
 #define PG_CHECKED_MAX	384	/* the longest checked part, in bytes */
 
@@ -392,14 +339,10 @@ struct pg_checked {
 	struct pg_stamp	 last;		/* the latest check began (no claim) */
 	struct pg_stamp	 since;		/* checks without a longer gap since */
 	char		 yield[PG_NAME_MAX + 1];	/* "": no yield */
-	struct pg_stamp	 yielded;	/* set with yield */
+	struct pg_stamp	 yielded;	/* when it decided to yield */
 };
 
-/*
- * The checked part's text and back. format: the length, or -1 (EINVAL: a
- * yield that is not a valid name; ENAMETOOLONG). parse: 0, or -1 with
- * EBADMSG; unknown keys are skipped.
- */
+/* format: also -1 with EINVAL for a yield that is not a valid name. */
 int	 pg_checked_format(const struct pg_checked *, char *, size_t);
 int	 pg_checked_parse(const char *, size_t, struct pg_checked *);
 

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * statedir.c: the state directory. Opening it (and sweeping what killed
- * writers left), and opening it again for serve when it was replaced;
- * the names of the files beside a record, and the two primitives every
- * file there is read and written with: a bounded read of a whole small
- * file, and an atomic replacement by rename.
+ * statedir.c: the state directory: opening it (and sweeping what killed
+ * writers left), opening it again for serve when it was replaced, and
+ * the two primitives every file in it is read and written with.
  */
 #include <sys/stat.h>
 
@@ -136,10 +134,11 @@ pg_state_close(struct pg_state *st)
 	struct pg_state_priv	*p = pg_state_priv(st);
 
 	/* recfd is set only by pg_state_open, which sets dirfd too. */
-	if (st->dirfd != -1 && p->recfd != -1)
-		close(p->recfd);
-	if (st->dirfd != -1)
+	if (st->dirfd != -1) {
+		if (p->recfd != -1)
+			close(p->recfd);
 		close(st->dirfd);
+	}
 	st->dirfd = p->recfd = -1;
 }
 
@@ -181,24 +180,35 @@ pg_state_name(char *buf, size_t len, const char *cluster, const char *suffix)
 	return 0;
 }
 
+/* cluster's record (suffix NULL) or the file beside it; NULL: too long. */
+static const char *
+file_name(char *buf, size_t len, const char *cluster, const char *suffix)
+{
+	if (suffix == NULL)
+		return cluster;
+	return pg_state_name(buf, len, cluster, suffix) == -1 ? NULL : buf;
+}
+
 /*
- * Read a whole small file of the directory: its length, 0 when absent.
- * No fstat (pollguard-serve reads a record for every request): a record
- * is replaced by rename, never rewritten, so one read sees all of it,
- * and a file that fills buf is read once more to tell "exactly len"
- * from "too long". Anything but a regular file of 1 to len bytes is
- * EBADMSG: a directory fails the read (EISDIR), a FIFO gives EOF or
- * EAGAIN (O_NONBLOCK: one planted here must not hang the reader), and
- * a device (only root can make one) gives too little, too much, or
- * bytes that are no record.
+ * No fstat (pollguard-serve reads a record for every request): a file is
+ * replaced by rename, never rewritten, so one read sees all of it, and a
+ * file that fills buf is read once more to tell "exactly len" from "too
+ * long". A directory fails the read (EISDIR), a FIFO gives EOF or EAGAIN
+ * (O_NONBLOCK: one planted here must not hang the reader), and a device
+ * (only root can make one) gives too little, too much, or bytes that are
+ * no record.
  */
 ssize_t
-pg_state_get(struct pg_state *st, const char *name, char *buf, size_t len)
+pg_state_get(struct pg_state *st, const char *cluster, const char *suffix,
+    char *buf, size_t len)
 {
+	char		 nbuf[PG_STATE_NAME_MAX], b;
+	const char	*name;
 	ssize_t		 n, more;
-	char		 b;
 	int		 fd, saved;
 
+	if ((name = file_name(nbuf, sizeof(nbuf), cluster, suffix)) == NULL)
+		return -1;
 	fd = openat(st->dirfd, name,
 	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd == -1)
@@ -245,14 +255,19 @@ pg_write_all(int fd, const void *p, size_t len)
 	return 0;
 }
 
-/* Replace a file with these bytes: temporary file, fsync, rename. */
 int
-pg_state_put(struct pg_state *st, const char *name, const char *buf,
-    size_t len)
+pg_state_put(struct pg_state *st, const char *cluster, const char *suffix,
+    const char *buf, size_t len)
 {
-	char	 tmp[32];
-	int	 fd, saved;
+	char		 nbuf[PG_STATE_NAME_MAX], tmp[32];
+	const char	*name;
+	int		 fd, saved;
 
+	if ((name = file_name(nbuf, sizeof(nbuf), cluster, suffix)) == NULL)
+		return -1;
+	if (buf == NULL)
+		return unlinkat(st->dirfd, name, 0) == -1 && errno != ENOENT ?
+		    -1 : 0;
 	/* Cluster IDs never start with a dot, so this cannot clash. */
 	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%08x%08x", arc4random(),
 	    arc4random());
@@ -270,11 +285,8 @@ pg_state_put(struct pg_state *st, const char *name, const char *buf,
 		close(fd);
 		goto fail;
 	}
-	if (close(fd) == -1) {
-		saved = errno;
-		goto fail;
-	}
-	if (renameat(st->dirfd, tmp, st->dirfd, name) == -1) {
+	if (close(fd) == -1 ||
+	    renameat(st->dirfd, tmp, st->dirfd, name) == -1) {
 		saved = errno;
 		goto fail;
 	}
@@ -283,12 +295,4 @@ fail:
 	unlinkat(st->dirfd, tmp, 0);
 	errno = saved;
 	return -1;
-}
-
-int
-pg_state_unlink(struct pg_state *st, const char *name)
-{
-	if (unlinkat(st->dirfd, name, 0) == -1 && errno != ENOENT)
-		return -1;
-	return 0;
 }

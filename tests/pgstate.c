@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "pollguard.h"
+#include "state-int.h"
 
 /* Static, so the configuration is still reachable at exit (LeakSanitizer). */
 static struct pg_config	*cfg;
@@ -134,9 +135,9 @@ main(int argc, char *argv[])
 	struct pg_state		 st;
 	struct pg_stamp		 now, rec;
 	const char		*conf = NULL, *errstr;
-	char			 msg[PG_ERR_MAX];
+	char			 msg[PG_ERR_MAX], buf[PG_RECORD_MAX];
 	long long		 num = 0;
-	int			 ch, r, fd;
+	int			 ch, r, fd, len;
 
 	while ((ch = getopt(argc, argv, "c:")) != -1) {
 		if (ch != 'c')
@@ -200,7 +201,8 @@ main(int argc, char *argv[])
 		return hammer(&st, argv[1], num, argc == 4 ? argv[3] : NULL);
 	else
 		usage();
-	if (pg_state_write(&st, argv[1], &rec) == -1)
+	if ((len = pg_stamp_format(&rec, buf, sizeof(buf))) == -1 ||
+	    pg_state_set(&st, argv[1], NULL, buf, len) == -1)
 		err(1, "%s/%s", st.path, argv[1]);
 	return 0;
 }

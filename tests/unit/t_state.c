@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the state directory (stamp.c, statedir.c, record.c,
- * lock.c, side.c, sidefmt.c): stamps, the elapsed rule, the record
+ * lock.c, side.c): stamps, the elapsed rule, the record
  * format, the state directory, the run lock and the record lock; the
  * outcome: its format, its starts and ends; the hold; the side record
  * that holds them, each part on its own.
@@ -455,6 +455,19 @@ test_dir(void)
 		pg_state_close(&st);
 }
 
+/* Replace the record of cluster with rec, as the writers of record.c do. */
+static int
+state_write(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *rec)
+{
+	char	 buf[PG_RECORD_MAX];
+	int	 len;
+
+	if ((len = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
+		return -1;
+	return pg_state_set(st, cluster, NULL, buf, len);
+}
+
 static void
 test_records(void)
 {
@@ -477,7 +490,7 @@ test_records(void)
 	is_int(pg_state_read(&st, "mail", &r), 0, "no record: 0 (never)");
 
 	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
-	is_int(pg_state_write(&st, "mail", &w), 0, "write a record");
+	is_int(state_write(&st, "mail", &w), 0, "write a record");
 	memset(&r, 0, sizeof(r));
 	is_int(pg_state_read(&st, "mail", &r), 1, "read it: 1");
 	ok(stamp_eq(&w, &r), "read gives the stamp written");
@@ -497,7 +510,7 @@ test_records(void)
 	    "another cluster still reads never");
 
 	w = stamp(BOOT_B, 1, 2);
-	is_int(pg_state_write(&st, "mail", &w), 0, "replace the record");
+	is_int(state_write(&st, "mail", &w), 0, "replace the record");
 	memset(&r, 0, sizeof(r));
 	is_int(pg_state_read(&st, "mail", &r), 1, "read the new one");
 	ok(stamp_eq(&w, &r), "read gives the new stamp");
@@ -564,7 +577,7 @@ test_records(void)
 	snprintf(out, sizeof(out), "%s/blocked/x", dirp);
 	write_file(out, "x", 1);
 	errno = 0;
-	is_int(pg_state_write(&st, "blocked", &w), -1,
+	is_int(state_write(&st, "blocked", &w), -1,
 	    "write onto a non-empty directory fails");
 	ok(errno != 0, "with errno set");
 	is_int(count_tmp(dirp), 0, "and leaves no .tmp. file");
@@ -576,7 +589,7 @@ test_records(void)
 	bad = 0;
 	for (i = 0; i < 200; i++) {
 		w = stamp(BOOT_A, i * SEC, i * SEC);
-		if (pg_state_write(&st, i % 2 ? "a" : "b", &w) != 0)
+		if (state_write(&st, i % 2 ? "a" : "b", &w) != 0)
 			bad++;
 	}
 	is_int(bad, 0, "200 writes succeed");
@@ -593,7 +606,7 @@ test_records(void)
 	if (symlink(out, p) == -1)
 		err(1, "symlink");
 	w = stamp(BOOT_A, 5, 6);
-	is_int(pg_state_write(&st, "link", &w), 0, "write over a symlink");
+	is_int(state_write(&st, "link", &w), 0, "write over a symlink");
 	if ((fd = open(out, O_RDONLY)) != -1) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		buf[n > 0 ? n : 0] = '\0';
@@ -884,7 +897,7 @@ test_claim_records(void)
 	w.mono_ns = now.mono_ns - 1 * SEC;
 	w.claim_ns = now.mono_ns - 2 * SEC;
 	w.horizon_ms = 60000;
-	is_int(pg_state_write(&st, "mail", &w), 0, "write a claim 2s old");
+	is_int(state_write(&st, "mail", &w), 0, "write a claim 2s old");
 	is_int(pg_state_touch(&st, "mail"), 0, "touch it");
 	memset(&r, 0, sizeof(r));
 	is_int(pg_state_read(&st, "mail", &r), 1, "read after touch");
@@ -906,7 +919,7 @@ test_claim_records(void)
 	/* ... and drops it after. */
 	w.claim_ns = now.mono_ns - 10 * SEC;
 	w.horizon_ms = 5000;
-	pg_state_write(&st, "mail", &w);
+	state_write(&st, "mail", &w);
 	is_int(pg_state_touch(&st, "mail"), 0, "touch a claim past its "
 	    "horizon");
 	memset(&r, 0x5a, sizeof(r));
@@ -915,7 +928,7 @@ test_claim_records(void)
 	is_int(r.horizon_ms, 0, "touch after the horizon drops horizon_ms");
 	w.claim_ns = now.mono_ns - 3 * SEC;
 	w.horizon_ms = 3000;
-	pg_state_write(&st, "mail", &w);
+	state_write(&st, "mail", &w);
 	pg_state_touch(&st, "mail");
 	memset(&r, 0x5a, sizeof(r));
 	pg_state_read(&st, "mail", &r);
@@ -925,7 +938,7 @@ test_claim_records(void)
 	if (strcmp(now.boot_id, BOOT_B) != 0) {
 		w = claimed(BOOT_B, now.mono_ns, now.wall_ns, now.mono_ns -
 		    1 * SEC, 60000);
-		pg_state_write(&st, "mail", &w);
+		state_write(&st, "mail", &w);
 		pg_state_touch(&st, "mail");
 		memset(&r, 0x5a, sizeof(r));
 		pg_state_read(&st, "mail", &r);
@@ -934,7 +947,7 @@ test_claim_records(void)
 	}
 	/* No claim: touch adds none. */
 	w = stamp(now.boot_id, now.mono_ns - SEC, now.wall_ns);
-	pg_state_write(&st, "mail", &w);
+	state_write(&st, "mail", &w);
 	pg_state_touch(&st, "mail");
 	memset(&r, 0x5a, sizeof(r));
 	pg_state_read(&st, "mail", &r);
@@ -959,7 +972,7 @@ restore:
 
 	/* A record before: put back byte for byte. */
 	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
-	pg_state_write(&st, "prev", &w);
+	state_write(&st, "prev", &w);
 	n = raw(&st, "prev", old);
 	m = pg_stamp_format(&w, fmt, sizeof(fmt));
 	ok(n > 0 && n == m && memcmp(old, fmt, n) == 0,
@@ -981,7 +994,7 @@ restore:
 	 * what the claim replaced under the lock, not the caller's copy.
 	 */
 	w = stamp(BOOT_A, 78 * SEC, 1700000000 * SEC);
-	pg_state_write(&st, "prev", &w);
+	state_write(&st, "prev", &w);
 	n = raw(&st, "prev", old);
 	pg_state_claim(&st, "prev", 5750, &rec, &vis);
 	r = rec;
@@ -1010,7 +1023,7 @@ restore:
 
 	/* A previous claim record of another round comes back whole. */
 	w = claimed(BOOT_A, 80 * SEC, 1700000000 * SEC, 79 * SEC, 5750);
-	pg_state_write(&st, "prev", &w);
+	state_write(&st, "prev", &w);
 	n = raw(&st, "prev", old);
 	pg_state_claim(&st, "prev", 9000, &rec, &vis);
 	is_int(pg_state_restore(&st, "prev", &rec, old, n), 1,
@@ -1032,11 +1045,11 @@ restore:
 
 	/* Someone wrote since: theirs stays. */
 	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
-	pg_state_write(&st, "race", &w);
+	state_write(&st, "race", &w);
 	n = raw(&st, "race", old);
 	pg_state_claim(&st, "race", 5750, &rec, &vis);
 	other = stamp(BOOT_B, 5 * SEC, 6 * SEC);
-	pg_state_write(&st, "race", &other);
+	state_write(&st, "race", &other);
 	is_int(pg_state_restore(&st, "race", &rec, old, n), 0,
 	    "restore after someone else wrote: 0");
 	memset(&r, 0, sizeof(r));
@@ -1344,7 +1357,7 @@ test_rec_lock(void)
 	    "the holder wrote its record");
 
 	/* A touch between the caller's read and the claim comes back. */
-	pg_state_write(&st, "race", &other);
+	state_write(&st, "race", &other);
 	n = raw(&st, "race", old);
 	pg_state_touch(&st, "race");
 	m = raw(&st, "race", touched);
@@ -1888,6 +1901,31 @@ test_hold_left(void)
 	}
 }
 
+/*
+ * The hold on a cluster, from the side record: 1, *h and its time left
+ * in *left_ms while it lasts; 0 when there is none or it has ended; -1
+ * with errno (EBADMSG: damaged).
+ */
+static int
+hold_read(struct pg_state *st, const char *cluster, struct pg_hold *h,
+    int64_t *left_ms)
+{
+	struct pg_side	 sd;
+	struct pg_stamp	 now;
+
+	if (pg_side_read(st, cluster, &sd) == -1)
+		return -1;
+	if (sd.hold == -1)
+		errno = EBADMSG;
+	if (sd.hold != 1)
+		return sd.hold;
+	*h = sd.h;
+	if (pg_stamp_now(&now) == -1)
+		return -1;
+	*left_ms = pg_hold_left(h, &now);
+	return *left_ms > 0;
+}
+
 static void
 test_hold_files(void)
 {
@@ -1904,14 +1942,14 @@ test_hold_files(void)
 		ok(0, "hold: state directory opened");
 		return;
 	}
-	is_int(pg_hold_read(&st, "c", &r, &left), 0, "hold_read: none");
+	is_int(hold_read(&st, "c", &r, &left), 0, "hold_read: none");
 	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove: none is success");
 	is_int(pg_hold_make(&h, 3600000, "ops@a", "disk swap"), 0,
 	    "hold_make: an hour");
 	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write");
 	snprintf(path, sizeof(path), "%s/.c.side", dir);
 	ok(access(path, F_OK) == 0, "the file is .CLUSTER.side");
-	is_int(pg_hold_read(&st, "c", &r, &left), 1, "hold_read: held");
+	is_int(hold_read(&st, "c", &r, &left), 1, "hold_read: held");
 	ok(left > 3590000 && left <= 3600000 && strcmp(r.by, "ops@a") == 0 &&
 	    strcmp(r.why, "disk swap") == 0, "hold_read: time left, by, why");
 	is_int(pg_state_read(&st, "c", &rec), 0,
@@ -1921,19 +1959,19 @@ test_hold_files(void)
 	is_int(pg_stamp_now(&h.until), 0, "hold: the clocks");
 	h.ms = 1000;
 	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write: an ended hold");
-	is_int(pg_hold_read(&st, "c", &r, &left), 0, "hold_read: ended is none");
+	is_int(hold_read(&st, "c", &r, &left), 0, "hold_read: ended is none");
 	ok(access(path, F_OK) == 0, "hold_read never removes the file");
 
 	is_int(pg_hold_make(&h, 60000, NULL, NULL), 0, "hold_make: a minute");
 	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write replaces");
-	is_int(pg_hold_read(&st, "c", &r, &left), 1, "hold_read: the new one");
+	is_int(hold_read(&st, "c", &r, &left), 1, "hold_read: the new one");
 	ok(r.by[0] == '\0' && r.why[0] == '\0', "hold: nothing said");
 	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove");
-	is_int(pg_hold_read(&st, "c", &r, &left), 0, "hold_read: lifted");
+	is_int(hold_read(&st, "c", &r, &left), 0, "hold_read: lifted");
 
 	write_file(path, "pollguard-hold 1\nuntil", 22);
 	errno = 0;
-	is_int(pg_hold_read(&st, "c", &r, &left), -1, "hold_read: damaged");
+	is_int(hold_read(&st, "c", &r, &left), -1, "hold_read: damaged");
 	is_int(errno, EBADMSG, "hold_read: damaged is EBADMSG");
 	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove: a damaged hold");
 	is_int(count_tmp(dir), 0, "hold: no temporary files left");
@@ -2036,7 +2074,7 @@ test_side_files(void)
 	    "side_read: the hold, kept by the finish");
 	ok(sd.checked == 1 && stamp_eq(&sd.ck.last, &ck.last),
 	    "side_read: the checked part, kept by the finish");
-	is_int(pg_hold_read(&st, "c", &hr, &left), 1, "hold_read: held");
+	is_int(hold_read(&st, "c", &hr, &left), 1, "hold_read: held");
 	is_int(pg_checked_read(&st, "c", &cr), 1, "checked_read: there");
 
 	/* Lifting the hold keeps the others byte for byte. */
@@ -2049,7 +2087,7 @@ test_side_files(void)
 	is_int(pg_hold_remove(&st, "c"), 0, "hold_remove");
 	read_file(path, buf, sizeof(buf));
 	is_str(buf, before, "hold_remove: the rest as it was");
-	is_int(pg_hold_read(&st, "c", &hr, &left), 0, "hold_read: none");
+	is_int(hold_read(&st, "c", &hr, &left), 0, "hold_read: none");
 	is_int(pg_outcome_read(&st, "c", &r), 1, "outcome_read: still there");
 
 	/* Each part is read on its own. */
@@ -2074,10 +2112,10 @@ test_side_files(void)
 	read_file(path, buf, sizeof(buf));
 	ok(strncmp(buf, reads[0].text, reads[0].len) == 0,
 	    "the damaged hold is kept as it was");
-	is_int(pg_hold_read(&st, "c", &hr, &left), -1,
+	is_int(hold_read(&st, "c", &hr, &left), -1,
 	    "and still reads as damaged");
 	is_int(pg_hold_write(&st, "c", &h), 0, "hold_write replaces it");
-	is_int(pg_hold_read(&st, "c", &hr, &left), 1, "the hold reads");
+	is_int(hold_read(&st, "c", &hr, &left), 1, "the hold reads");
 	write_file(path, reads[2].text, reads[2].len);
 	is_int(pg_hold_write(&st, "c", &h), 0,
 	    "hold_write beside a later version's section");
