@@ -27,11 +27,12 @@ struct parse {
 	struct pg_config	*cfg;
 	int			 line;
 	enum section		 sec;
+	void			*base;		/* the section's struct */
+	char			 label[PG_NAME_MAX + 16];	/* "peer NAME" */
 	unsigned int		 seen;		/* keys of this section so far */
 	int			 seen_global;
 	int			 connect_line;	/* connect_timeout was set here */
 	int			 seen_serve;
-	unsigned int		 seen_strict;	/* etcd keys of a [cluster] */
 	int			 has_password;
 	char			**peerlists;	/* per cluster, NULL: default */
 	int			*peerlines;
@@ -59,8 +60,5 @@ int	 conf_key(struct parse *, const char *, const char *);
  * is not one, for people.
  */
 int	 conf_url_check(const char *, char *, size_t);
-
-/* A system user name for run_as (confval.c). */
-int	 conf_user_name_valid(const char *);
 
 #endif

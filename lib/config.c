@@ -29,18 +29,6 @@
  * rejects what inih would misread, and sees every section header.
  */
 
-static int
-etcd_section(struct parse *p)
-{
-	if (p->cfg->etcd.line)
-		return conf_fail(p, p->line, "[etcd] repeats line %d",
-		    p->cfg->etcd.line);
-	p->cfg->etcd.line = p->line;
-	p->sec = SEC_ETCD;
-	return 1;
-}
-
-
 /*
  * What needs the whole file: an etcd cluster needs [etcd] endpoints and
  * asks no peers (a peers list for it is an error, the default list is
@@ -130,7 +118,10 @@ new_peer(struct parse *p, const char *name)
 		return 0;
 	strlcpy(cfg->peers[cfg->npeers].name, name,
 	    sizeof(cfg->peers[0].name));
-	cfg->peers[cfg->npeers++].line = p->line;
+	cfg->peers[cfg->npeers].line = p->line;
+	p->sec = SEC_PEER;
+	p->base = &cfg->peers[cfg->npeers++];
+	snprintf(p->label, sizeof(p->label), "peer %s", name);
 	return 1;
 }
 
@@ -164,6 +155,24 @@ new_cluster(struct parse *p, const char *id)
 	cfg->clusters[n].failback = 1;
 	cfg->clusters[n].failback_after_ms = -1;	/* not set: the wait */
 	cfg->nclusters++;
+	p->sec = SEC_CLUSTER;
+	p->base = &cfg->clusters[n];
+	snprintf(p->label, sizeof(p->label), "cluster %s", id);
+	return 1;
+}
+
+/* A section that appears once: [pollguard], [serve], [etcd]. */
+static int
+single(struct parse *p, const char *name, enum section sec, int *line,
+    void *base)
+{
+	if (*line)
+		return conf_fail(p, p->line, "[%s] repeats line %d", name,
+		    *line);
+	*line = p->line;
+	p->sec = sec;
+	p->base = base;
+	strlcpy(p->label, name, sizeof(p->label));
 	return 1;
 }
 
@@ -171,9 +180,10 @@ new_cluster(struct parse *p, const char *id)
 static int
 section(struct parse *p, const char *line)
 {
-	char		 name[PG_VALUE_MAX], *arg;
-	const char	*end;
-	size_t		 n;
+	struct pg_config	*cfg = p->cfg;
+	char			 name[PG_VALUE_MAX], *arg;
+	const char		*end;
+	size_t			 n;
 
 	if ((end = strchr(line, ']')) == NULL)
 		return conf_fail(p, p->line, "section header without ']'");
@@ -185,37 +195,20 @@ section(struct parse *p, const char *line)
 	if (*end != '\0' && *end != ';' && *end != '#')
 		return conf_fail(p, p->line, "text after the section header");
 	p->seen = 0;
-	p->seen_strict = 0;
 	if ((arg = strchr(name, ' ')) != NULL) {
 		*arg++ = '\0';
 		arg += strspn(arg, " \t");
 	}
-	if (strcmp(name, "pollguard") == 0 && arg == NULL) {
-		if (p->seen_global)
-			return conf_fail(p, p->line, "[pollguard] repeats line "
-			    "%d", p->seen_global);
-		p->seen_global = p->line;
-		p->sec = SEC_GLOBAL;
-		return 1;
-	}
-	if (strcmp(name, "serve") == 0 && arg == NULL) {
-		if (p->seen_serve)
-			return conf_fail(p, p->line, "[serve] repeats line %d",
-			    p->seen_serve);
-		p->seen_serve = p->line;
-		p->sec = SEC_SERVE;
-		return 1;
-	}
-	if (strcmp(name, "peer") == 0 && arg != NULL) {
-		p->sec = SEC_PEER;
-		return new_peer(p, arg);
-	}
-	if (strcmp(name, "cluster") == 0 && arg != NULL) {
-		p->sec = SEC_CLUSTER;
-		return new_cluster(p, arg);
-	}
+	if (strcmp(name, "pollguard") == 0 && arg == NULL)
+		return single(p, name, SEC_GLOBAL, &p->seen_global, cfg);
+	if (strcmp(name, "serve") == 0 && arg == NULL)
+		return single(p, name, SEC_SERVE, &p->seen_serve, &cfg->serve);
 	if (strcmp(name, "etcd") == 0 && arg == NULL)
-		return etcd_section(p);
+		return single(p, name, SEC_ETCD, &cfg->etcd.line, &cfg->etcd);
+	if (strcmp(name, "peer") == 0 && arg != NULL)
+		return new_peer(p, arg);
+	if (strcmp(name, "cluster") == 0 && arg != NULL)
+		return new_cluster(p, arg);
 	if (arg != NULL)
 		arg[-1] = ' ';
 	return conf_fail(p, p->line, "unknown section [%s] (expected "
@@ -452,24 +445,20 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 	size_t			 i;
 	int			 fd, r;
 
-	memset(&p, 0, sizeof(p));
+	if (path[0] == '\0' || strlen(path) >= sizeof(cfg->path)) {
+		snprintf(err, errlen, "config file name %s", path[0] == '\0' ?
+		    "is empty" : "too long");
+		return -1;
+	}
 	if ((cfg = calloc(1, sizeof(*cfg))) == NULL) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
+	memset(&p, 0, sizeof(p));
 	p.cfg = cfg;
 	p.err = err;
 	p.errlen = errlen;
-	if (path[0] == '\0') {
-		snprintf(err, errlen, "config file name is empty");
-		free(cfg);
-		return -1;
-	}
-	if (strlcpy(cfg->path, path, sizeof(cfg->path)) >= sizeof(cfg->path)) {
-		snprintf(err, errlen, "config file name too long");
-		free(cfg);
-		return -1;
-	}
+	strlcpy(cfg->path, path, sizeof(cfg->path));
 	strlcpy(cfg->state, PG_STATE_DEFAULT, sizeof(cfg->state));
 	cfg->timeout_ms = 2000;
 	cfg->connect_timeout_ms = 1000;
@@ -479,20 +468,14 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 
 	/* O_NONBLOCK: a FIFO named as the config must not hang the tool. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) ==
-	    -1 ||
-	    fstat(fd, &sb) == -1) {
+	    -1 || fstat(fd, &sb) == -1)
 		conf_fail(&p, 0, "%s", strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
+	else if (!S_ISREG(sb.st_mode))
 		conf_fail(&p, 0, "not a regular file");
-		goto out;
-	}
-	if ((p.fp = fdopen(fd, "r")) == NULL) {
+	else if ((p.fp = fdopen(fd, "r")) == NULL)
 		conf_fail(&p, 0, "%s", strerror(errno));
+	if (p.failed)
 		goto out;
-	}
-	fd = -1;
 	r = ini_parse_stream(reader, &p, handler, &p);
 	if (!p.failed && ferror(p.fp))
 		conf_fail(&p, 0, "read error");

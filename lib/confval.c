@@ -9,7 +9,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,16 +194,6 @@ conf_url_check(const char *url, char *why, size_t len)
 	return 0;
 }
 
-
-int
-conf_user_name_valid(const char *s)
-{
-	size_t	 n;
-
-	n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-");
-	return n > 0 && n <= 32 && s[n] == '\0' &&
-	    (islower((unsigned char)s[0]) || s[0] == '_');
-}
 
 int
 pg_net_parse(const char *s, struct pg_net *net)
