@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,18 @@ static int
 in_set(int c, const char *set)
 {
 	return c != '\0' && strchr(set, c) != NULL;
+}
+
+/* Why a value is wrong, for people: returns -1. */
+static int __attribute__((__format__(__printf__, 3, 4)))
+bad(char *why, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 #define ALNUM	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
@@ -65,41 +78,31 @@ url_host(const char *s, size_t n, char *why, size_t len)
 	unsigned char	 buf[sizeof(struct in6_addr)];
 	struct in_addr	 in;
 
-	if (n == 0) {
-		snprintf(why, len, "no host");
-		return -1;
-	}
-	if (n >= sizeof(host)) {
-		snprintf(why, len, "host longer than 253 characters");
-		return -1;
-	}
+	if (n == 0)
+		return bad(why, len, "no host");
+	if (n >= sizeof(host))
+		return bad(why, len, "host longer than 253 characters");
 	memcpy(host, s, n);
 	host[n] = '\0';
 	if (host[0] == '[') {
 		host[n - 1] = '\0';
 		if (n < 3 || s[n - 1] != ']' ||
-		    inet_pton(AF_INET6, host + 1, buf) != 1) {
-			snprintf(why, len, "'%.*s' is not an IPv6 address in "
+		    inet_pton(AF_INET6, host + 1, buf) != 1)
+			return bad(why, len, "'%.*s' is not an IPv6 address in "
 			    "brackets", (int)n, s);
-			return -1;
-		}
 		return 0;
 	}
 	if (inet_pton(AF_INET, host, buf) == 1)
 		return 0;
 	/* The resolver would read "127.1" or "0x7f.0.0.1" as an address. */
 	if (inet_aton(host, &in) != 0 ||
-	    strspn(host, "0123456789.") == n) {
-		snprintf(why, len, "'%s' is not an IPv4 address of four "
+	    strspn(host, "0123456789.") == n)
+		return bad(why, len, "'%s' is not an IPv4 address of four "
 		    "decimal numbers 0 to 255 without leading zeros", host);
-		return -1;
-	}
-	if (!host_name_valid(host, n)) {
-		snprintf(why, len, "'%s' is not a host name (labels of 1 to 63 "
-		    "letters, digits and '-' joined by '.'), an IPv4 address "
-		    "or an [IPv6] address", host);
-		return -1;
-	}
+	if (!host_name_valid(host, n))
+		return bad(why, len, "'%s' is not a host name (labels of 1 to "
+		    "63 letters, digits and '-' joined by '.'), an IPv4 "
+		    "address or an [IPv6] address", host);
 	return 0;
 }
 
@@ -122,54 +125,38 @@ conf_url_check(const char *url, char *why, size_t len)
 		host = url + 7;
 	else if (strncasecmp(url, "https://", 8) == 0)
 		host = url + 8;
-	else {
-		snprintf(why, len, "does not start with http:// or https://");
-		return -1;
-	}
-	if (strchr(url, ' ') != NULL) {
-		snprintf(why, len, "white space");
-		return -1;
-	}
-	if (strpbrk(url, "?#") != NULL) {
-		snprintf(why, len, "a query or fragment ('?' or '#'); "
+	else
+		return bad(why, len, "does not start with http:// or https://");
+	if (strchr(url, ' ') != NULL)
+		return bad(why, len, "white space");
+	if (strpbrk(url, "?#") != NULL)
+		return bad(why, len, "a query or fragment ('?' or '#'); "
 		    "pollguard appends a path to this URL");
-		return -1;
-	}
 	path = host + strcspn(host, "/");
-	if (memchr(host, '@', path - host) != NULL) {
-		snprintf(why, len, "user information (user@); credentials "
+	if (memchr(host, '@', path - host) != NULL)
+		return bad(why, len, "user information (user@); credentials "
 		    "go in user and password");
-		return -1;
-	}
 	/* The port's ':' is the last one outside an IPv6 address. */
 	end = host[0] == '[' ? memchr(host, ']', path - host) : host;
-	if (end == NULL) {
-		snprintf(why, len, "'[' without ']'");
-		return -1;
-	}
+	if (end == NULL)
+		return bad(why, len, "'[' without ']'");
 	end += strcspn(end, ":/");
 	if (url_host(host, end - host, why, len) == -1)
 		return -1;
 	if (*end == ':') {
 		port = end + 1;
 		n = path - port;
-		if (n == 0) {
-			snprintf(why, len, "':' without a port");
-			return -1;
-		}
-		if (n > 5 || strspn(port, "0123456789") != n) {
-			snprintf(why, len, "port '%.*s' is not a number from 1 "
-			    "to 65535", (int)n, port);
-			return -1;
-		}
+		if (n == 0)
+			return bad(why, len, "':' without a port");
+		if (n > 5 || strspn(port, "0123456789") != n)
+			return bad(why, len, "port '%.*s' is not a number from "
+			    "1 to 65535", (int)n, port);
 		memcpy(num, port, n);
 		num[n] = '\0';
 		strtonum(num, 1, 65535, &errstr);
-		if (errstr != NULL) {
-			snprintf(why, len, "port %s is not from 1 to 65535",
+		if (errstr != NULL)
+			return bad(why, len, "port %s is not from 1 to 65535",
 			    num);
-			return -1;
-		}
 	}
 	for (; *path != '\0'; path++) {
 		if (in_set(*path, ALNUM "-._~!$&'()*+,;=:@/"))
@@ -180,16 +167,13 @@ conf_url_check(const char *url, char *why, size_t len)
 			continue;
 		}
 		if (*path == '%')
-			snprintf(why, len, "'%%' in the path is not followed "
+			return bad(why, len, "'%%' in the path is not followed "
 			    "by two hex digits");
-		else if ((unsigned char)*path < 0x80)
-			snprintf(why, len, "'%c' in the path must be written "
+		if ((unsigned char)*path < 0x80)
+			return bad(why, len, "'%c' in the path must be written "
 			    "%%%02X", *path, (unsigned char)*path);
-		else
-			snprintf(why, len, "byte 0x%02X in the path must be "
-			    "written %%%02X", (unsigned char)*path,
-			    (unsigned char)*path);
-		return -1;
+		return bad(why, len, "byte 0x%02X in the path must be written "
+		    "%%%02X", (unsigned char)*path, (unsigned char)*path);
 	}
 	return 0;
 }
