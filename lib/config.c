@@ -302,8 +302,9 @@ prefer_list(struct parse *p, size_t i)
 	struct pg_config	*cfg = p->cfg;
 	struct pg_cluster	*c = &cfg->clusters[i];
 	char			 list[PG_VALUE_MAX], out[PG_VALUE_MAX];
-	char			*tok, *last, *o;
-	size_t			 j, k, len;
+	char			*tok, *last;
+	unsigned char		 named[PG_PEERS_MAX + 1];	/* and node */
+	size_t			 j, k;
 
 	if (c->failback_after_ms == -1)
 		c->failback_after_ms = c->wait_ms;
@@ -318,6 +319,7 @@ prefer_list(struct parse *p, size_t i)
 		    "backend = etcd in [cluster %s]", c->id);
 	strlcpy(list, c->prefer, sizeof(list));
 	out[0] = '\0';
+	memset(named, 0, sizeof(named));
 	for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
 	    tok = strtok_r(NULL, SEPARATORS, &last)) {
 		for (k = 0; k < c->npeers; k++)
@@ -327,14 +329,10 @@ prefer_list(struct parse *p, size_t i)
 			return conf_fail(p, p->preferlines[i], "prefer: %s is "
 			    "neither this node (%s) nor a peer of [cluster %s]",
 			    tok, cfg->node, c->id);
-		len = strlen(tok);
-		for (o = out; *o != '\0'; o += strcspn(o, ",") +
-		    (o[strcspn(o, ",")] == ',')) {
-			if (strcspn(o, ",") == len &&
-			    strncasecmp(o, tok, len) == 0)
-				return conf_fail(p, p->preferlines[i],
-				    "prefer: %s listed twice", tok);
-		}
+		/* k: the peer, or c->npeers for this node (never a peer). */
+		if (named[k]++)
+			return conf_fail(p, p->preferlines[i], "prefer: %s "
+			    "listed twice", tok);
 		if (out[0] != '\0')
 			strlcat(out, ",", sizeof(out));
 		strlcat(out, tok, sizeof(out));

@@ -80,21 +80,18 @@ duration(struct parse *p, const char *key, const char *val, int64_t min,
     int64_t max, int64_t *ms)
 {
 	const char	*errstr;
-	char		 lo[32], hi[32];
+	char		 lim[PG_DURATION_MAX];
+	int		 small;
 
 	if (pg_duration_parse(val, min, max, ms, &errstr) == 0)
 		return 1;
-	if (pg_duration_format(min, lo, sizeof(lo)) == -1 ||
-	    pg_duration_format(max, hi, sizeof(hi)) == -1)
-		lo[0] = hi[0] = '\0';
 	if (strcmp(errstr, "invalid") == 0)
 		return conf_fail(p, p->line, "%s: invalid duration '%s' (a "
 		    "whole number with a unit ms, s, m, h or d)", key, val);
-	if (strcmp(errstr, "too small") == 0)
-		return conf_fail(p, p->line, "%s: %s is too small (minimum %s)",
-		    key, val, lo);
-	return conf_fail(p, p->line, "%s: %s is too large (maximum %s)", key,
-	    val, hi);
+	small = strcmp(errstr, "too small") == 0;
+	return conf_fail(p, p->line, "%s: %s is %s (%s %s)", key, val, errstr,
+	    small ? "minimum" : "maximum",
+	    pg_duration_text(small ? min : max, lim));
 }
 
 /* A whole number from min to max, digits only. */
