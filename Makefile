@@ -63,7 +63,7 @@ endif
 # check-sanitize uses it); by default they are built in place.
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
-LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o confval.o \
+LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o \
 		decide.o duration.o \
 		prefer.o \
 		conn.o fleet.o fleetout.o listen.o local.o peers.o proto.o \
@@ -110,7 +110,7 @@ $(B)%.o: %.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(LIB_OBJS) $(BIN_OBJS): $(LIB_HDRS)
 $(STATE_OBJS): lib/state-int.h
-$(addprefix $(B)lib/,config.o confkey.o confval.o): lib/conf-int.h
+$(addprefix $(B)lib/,config.o confkey.o): lib/conf-int.h
 $(addprefix $(B)lib/,fleet.o fleetout.o): lib/fleet-int.h
 # The default config path and LIBEXECDIR (where pollguard-touch finds
 # pollguard-touch-curl) are compiled in: rebuild when either changes, so

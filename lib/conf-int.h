@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * conf-int.h: private to config.c, confkey.c and confval.c, the reader
+ * conf-int.h: private to config.c and confkey.c, the reader
  * of pollguard.conf(5); conf.h has what the rest of the library and the
  * tools use. The same contract as base.h: the functions that take a
  * struct parse return 1 when the value is good, else 0 with the reason
@@ -54,11 +54,5 @@ int	 conf_fail(struct parse *, int, const char *, ...)
 
 /* A line "key = value" of the current section (confkey.c). */
 int	 conf_key(struct parse *, const char *, const char *);
-
-/*
- * A peer's or an etcd endpoint's URL (confval.c): 0, or -1 and why it
- * is not one, for people.
- */
-int	 conf_url_check(const char *, char *, size_t);
 
 #endif

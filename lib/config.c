@@ -3,8 +3,7 @@
  * config.c: pg_config_load reads pollguard.conf(5) and checks every value
  * in full, so that the tools never act on a half-understood file. Here:
  * the lines, the sections and what needs the whole file; the keys of
- * each section are in confkey.c, the values checked on their own (URLs,
- * user names, address ranges) in confval.c.
+ * each section and their values are in confkey.c.
  */
 #include <sys/stat.h>
 
@@ -20,14 +19,6 @@
 
 #include "conf-int.h"
 #include "decide.h"
-
-/*
- * Debian's inih calls the handler without a line number, never for an
- * empty section, splits lines longer than 199 characters silently and
- * reads an indented line after a key as a continuation of its value. We
- * therefore feed it through our own line reader, which counts lines,
- * rejects what inih would misread, and sees every section header.
- */
 
 /*
  * What needs the whole file: an etcd cluster needs [etcd] endpoints and
@@ -215,6 +206,13 @@ section(struct parse *p, const char *line)
 	    "[pollguard], [serve], [etcd], [peer NAME] or [cluster ID])", name);
 }
 
+/*
+ * Debian's inih calls the handler without a line number, never for an
+ * empty section, splits lines longer than 199 characters silently and
+ * reads an indented line after a key as a continuation of its value. We
+ * therefore feed it through our own line reader, which counts lines,
+ * rejects what inih would misread, and sees every section header.
+ */
 static char *
 reader(char *buf, int size, void *arg)
 {
