@@ -33,26 +33,6 @@ static int64_t			 deadline;	/* ms: the margin before the
 static int64_t			 due;		/* next keepalive, ms */
 static int			 lost;
 
-/* The exit status of a failed request: 3, 76 or EX_OSERR. */
-static int
-etcd_status(enum pg_etcd_result r)
-{
-	switch (r) {
-	case PG_ETCD_OK:
-		return 0;
-	case PG_ETCD_HELD:
-	case PG_ETCD_LOST:
-		return 1;
-	case PG_ETCD_UNREACHABLE:
-		return 3;
-	case PG_ETCD_REFUSED:
-	case PG_ETCD_INVALID:
-		return EX_PROTOCOL;
-	default:
-		return EX_OSERR;
-	}
-}
-
 static struct pg_etcd_conn *
 open_conn(const struct pg_config *cfg)
 {
@@ -65,30 +45,26 @@ open_conn(const struct pg_config *cfg)
 	return conn;
 }
 
-/* What went wrong with etcd, loudly: strict mode never goes on it. */
+/*
+ * What went wrong with etcd (r: a failure, not HELD or LOST), loudly:
+ * strict mode never goes on it. The exit status: 3, 76 or EX_OSERR.
+ */
 static int
 failed(const struct tool *t, enum pg_etcd_result r, const char *doing)
 {
-	const char	*what;
+	const char	*what = strerror(errno);
 
-	switch (r) {
-	case PG_ETCD_UNREACHABLE:
+	if (r == PG_ETCD_UNREACHABLE)
 		what = "etcd unreachable or without quorum";
-		break;
-	case PG_ETCD_REFUSED:
+	else if (r == PG_ETCD_REFUSED)
 		what = "refused by etcd (check [etcd] user, password, cert, "
 		    "key and cafile)";
-		break;
-	case PG_ETCD_INVALID:
+	else if (r == PG_ETCD_INVALID)
 		what = "etcd answered nonsense";
-		break;
-	default:
-		what = strerror(errno);
-		break;
-	}
 	tool_error("cluster %s: %s: %s: %s", t->cluster->id, doing, what,
 	    r == PG_ETCD_ERROR ? "" : pg_etcd_why(conn));
-	return etcd_status(r);
+	return r == PG_ETCD_UNREACHABLE ? 3 : r == PG_ETCD_ERROR ? EX_OSERR :
+	    EX_PROTOCOL;
 }
 
 /* This node's lease record: 1 and *l, or 0 (none, or damaged: said). */

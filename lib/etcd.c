@@ -511,7 +511,6 @@ call(struct pg_etcd_conn *c, enum pg_etcd_op op, json_t *o, const char *key,
 	enum pg_etcd_result	 res;
 	char			*json;
 
-	memset(r, 0, sizeof(*r));
 	if ((json = dump(o)) == NULL)
 		return PG_ETCD_ERROR;
 	res = ask(c, op, json, key, r);
@@ -587,14 +586,6 @@ holder(const struct pg_etcd_reply *r, struct pg_etcd_holder *h)
 	h->revision = r->kv.create_revision;
 }
 
-/* The key as it is: a linearizable read, no write. */
-static enum pg_etcd_result
-range(struct pg_etcd_conn *c, const char *key, const char *k64,
-    struct pg_etcd_reply *r)
-{
-	return call(c, PG_ETCD_RANGE, json_pack("{s:s}", "key", k64), key, r);
-}
-
 /* The key of a cluster, PREFIX and ID, and its base64. */
 static int
 cluster_key(struct pg_etcd_conn *c, const struct pg_cluster *cl, char *key,
@@ -620,7 +611,8 @@ pg_etcd_peek(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	memset(h, 0, sizeof(*h));
 	if (cluster_key(c, cl, key, k64) == -1)
 		return PG_ETCD_ERROR;
-	res = range(c, key, k64, &r);
+	/* The key as it is: a linearizable read, no write. */
+	res = call(c, PG_ETCD_RANGE, json_pack("{s:s}", "key", k64), key, &r);
 	if (res == PG_ETCD_OK && r.found) {
 		*found = 1;
 		holder(&r, h);
@@ -692,7 +684,9 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 		} else
 			known = 1;	/* the failure branch read it */
 	} else {
-		if ((res = range(c, key, k64, &r)) != PG_ETCD_OK)
+		res = call(c, PG_ETCD_RANGE, json_pack("{s:s}", "key", k64),
+		    key, &r);
+		if (res != PG_ETCD_OK)
 			return res;
 		known = 1;
 	}
