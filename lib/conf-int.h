@@ -27,8 +27,8 @@ struct parse {
 	struct pg_config	*cfg;
 	int			 line;
 	enum section		 sec;
-	void			*base;		/* the section's struct */
-	char			 label[PG_NAME_MAX + 16];	/* "peer NAME" */
+	void			*base;		/* its struct */
+	char			 label[PG_NAME_MAX + 16]; /* "peer a" */
 	unsigned int		 seen;		/* keys of this section so far */
 	int			 seen_global;
 	int			 connect_line;	/* connect_timeout was set here */

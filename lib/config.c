@@ -301,7 +301,7 @@ prefer_list(struct parse *p, size_t i)
 	struct pg_cluster	*c = &cfg->clusters[i];
 	char			 list[PG_VALUE_MAX], out[PG_VALUE_MAX];
 	char			*tok, *last;
-	unsigned char		 named[PG_PEERS_MAX + 1];	/* and node */
+	unsigned char		 named[PG_PEERS_MAX + 1];
 	size_t			 j, k;
 
 	if (c->failback_after_ms == -1)

@@ -55,7 +55,7 @@ enum kind {
 	PASSWORD,	/* a STRING that makes the file's mode matter */
 	DURATION,	/* an int64_t of ms, from min to max */
 	COUNT,		/* an int, from min to max */
-	CHOICE,		/* an int or enum: min for the word a, max for b */
+	CHOICE,		/* an int or enum: min for word a, max for b */
 	OTHER
 };
 
@@ -289,7 +289,8 @@ node_name(struct parse *p, const char *key, const char *val)
 {
 	if (!pg_peer_name_valid(val))
 		return conf_fail(p, p->line, "%s: invalid name '%s' (letters, "
-		    "digits, '.', '_', '-'; at most %d)", key, val, PG_NAME_MAX);
+		    "digits, '.', '_', '-'; at most %d)", key, val,
+		    PG_NAME_MAX);
 	return 1;
 }
 
@@ -477,7 +478,7 @@ static const struct key global_keys[] = {
 	{ "timeout", DURATION, FIELD(pg_config, timeout_ms), 100, 60 * 1000 },
 	{ "connect_timeout", OTHER, .check = connect_timeout },
 	{ "settle", OTHER, .check = settle },
-	{ NULL }
+	{ 0 }
 };
 
 static const struct key peer_keys[] = {
@@ -485,7 +486,7 @@ static const struct key peer_keys[] = {
 	{ "user", STRING, FIELD(pg_peer, user), .check = basic_user },
 	{ "password", PASSWORD, FIELD(pg_peer, password) },
 	{ "cafile", STRING, FIELD(pg_peer, cafile), .check = absolute },
-	{ NULL }
+	{ 0 }
 };
 
 static const struct key cluster_keys[] = {
@@ -510,7 +511,7 @@ static const struct key cluster_keys[] = {
 	{ "ping", STRING, FIELD(pg_cluster, ping), .check = url },
 	{ "ping_timeout", DURATION, FIELD(pg_cluster, ping_timeout_ms), 100,
 	    PG_PING_TIMEOUT_MAX_MS },
-	{ NULL }
+	{ 0 }
 };
 
 /* The etcd backend's keys of [cluster] (pollguard(7), STRICT MODE). */
@@ -519,7 +520,7 @@ static const struct key strict_keys[] = {
 	    PG_BACKEND_ETCD, "peers", "etcd" },
 	{ "on_lease_lost", CHOICE, FIELD(pg_cluster, on_lease_lost),
 	    PG_LEASE_LOST_KILL, PG_LEASE_LOST_WARN, "kill", "warn" },
-	{ NULL }
+	{ 0 }
 };
 
 static const struct key serve_keys[] = {
@@ -531,7 +532,7 @@ static const struct key serve_keys[] = {
 	{ "backlog", COUNT, FIELD(pg_serve, backlog), 1, PG_BACKLOG_MAX },
 	{ "max_connections", COUNT, FIELD(pg_serve, max_conn), 1,
 	    PG_CONN_MAX_MAX },
-	{ NULL }
+	{ 0 }
 };
 
 static const struct key etcd_keys[] = {
@@ -543,7 +544,7 @@ static const struct key etcd_keys[] = {
 	{ "key", STRING, FIELD(pg_etcd, key), .check = absolute },
 	{ "user", STRING, FIELD(pg_etcd, user), .check = basic_user },
 	{ "password", PASSWORD, FIELD(pg_etcd, password) },
-	{ NULL }
+	{ 0 }
 };
 
 /*
