@@ -712,9 +712,8 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	granted = r.ttl;
 	if ((res = txn(c, key, k64, v64, l->id, 1, &r)) != PG_ETCD_OK) {
 		/* The lease expires by itself; revoking it is a courtesy. */
-		if (res == PG_ETCD_UNREACHABLE)
-			return res;
-		pg_etcd_revoke(c, l->id);
+		if (res != PG_ETCD_UNREACHABLE)
+			pg_etcd_revoke(c, l->id);
 		return res;
 	}
 	/*
