@@ -63,7 +63,7 @@ endif
 # check-sanitize uses it); by default they are built in place.
 B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
-LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o confval.o \
+LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o \
 		decide.o duration.o \
 		prefer.o \
 		conn.o fleet.o fleetout.o listen.o local.o peers.o proto.o \
@@ -99,7 +99,7 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
 BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o check-claim.o \
-		pollguard-touch.o touch-run.o touch-plain.o touch-etcd.o \
+		pollguard-touch.o touch-run.o touch-plain.o \
 		touch-ping.o pollguard-serve.o pollguard-status.o status-plugin.o \
 		etcd.o)
 
@@ -110,7 +110,7 @@ $(B)%.o: %.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(LIB_OBJS) $(BIN_OBJS): $(LIB_HDRS)
 $(STATE_OBJS): lib/state-int.h
-$(addprefix $(B)lib/,config.o confkey.o confval.o): lib/conf-int.h
+$(addprefix $(B)lib/,config.o confkey.o): lib/conf-int.h
 $(addprefix $(B)lib/,fleet.o fleetout.o): lib/fleet-int.h
 # The default config path and LIBEXECDIR (where pollguard-touch finds
 # pollguard-touch-curl) are compiled in: rebuild when either changes, so
@@ -134,7 +134,7 @@ $(addprefix $(B)bin/,pollguard-status.o status-plugin.o): bin/status.h
 # The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
 # from the archive only by the tools that use it: check, status and
 # pollguard-touch-curl, pollguard-touch with the lease hooks of
-# bin/touch-etcd.c and the ping hooks of bin/touch-ping.c, which
+# bin/etcd.c and the ping hooks of bin/touch-ping.c, which
 # pollguard-touch (bin/touch-plain.c: no lease, no ping) execs for a
 # cluster on etcd or with a ping (from beside itself, else from
 # LIBEXECDIR). lease.o needs neither.
@@ -143,11 +143,11 @@ $(B)lib/etcd.o $(B)lib/etcdjson.o: $(B)lib/%.o: lib/%.c
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SSL_CFLAGS) -c -o $@ $<
 $(B)bin/touch-plain.o: override CFLAGS += \
 		-DPG_LIBEXECDIR='"$(LIBEXECDIR)"'
-$(addprefix $(B)bin/,etcd.o pollguard-check.o pollguard-status.o \
-    touch-etcd.o): bin/etcd.h
+$(addprefix $(B)bin/,etcd.o pollguard-check.o pollguard-status.o): \
+    bin/etcd.h
 $(addprefix $(B)bin/,pollguard-check.o check-claim.o): bin/check.h
 $(addprefix $(B)bin/,pollguard-touch.o touch-run.o touch-plain.o \
-    touch-etcd.o touch-ping.o): bin/touch.h
+    etcd.o touch-ping.o): bin/touch.h
 ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
 
 $(LIB): $(LIB_OBJS)
@@ -167,7 +167,7 @@ $(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
 $(B)bin/pollguard-touch-curl: $(addprefix $(B)bin/,pollguard-touch.o \
-    touch-run.o touch-etcd.o touch-ping.o tool.o etcd.o) $(LIB)
+    touch-run.o touch-ping.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 

@@ -2,17 +2,20 @@
 /*
  * etcd.c (bin/): what pollguard-check and pollguard-touch-curl do with an
  * etcd-backed cluster (pollguard(7), STRICT MODE ON ETCD): the claim,
- * the lease kept alive while this node holds the key, the release, and
- * their messages and exit statuses. The library's client does the talking.
+ * the lease kept alive while this node holds the key (pollguard-touch's
+ * lease hooks, touch.h), the release, and their messages and exit
+ * statuses. The library's client does the talking.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "etcd.h"
+#include "touch.h"
 
 #define KEEPALIVE_MIN_MS	500
 
@@ -24,30 +27,11 @@
 #define STOP_MARGIN_MS(ttl_ms)	(1000 + (ttl_ms) / 1000)
 
 static struct pg_etcd_conn	*conn;
-static struct pg_lease		 held;		/* etcd_hold_start's */
+static struct pg_lease		 held;		/* hold_start's */
 static int64_t			 deadline;	/* ms: the margin before the
 						   lease can expire */
 static int64_t			 due;		/* next keepalive, ms */
 static int			 lost;
-
-int
-etcd_status(enum pg_etcd_result r)
-{
-	switch (r) {
-	case PG_ETCD_OK:
-		return 0;
-	case PG_ETCD_HELD:
-	case PG_ETCD_LOST:
-		return 1;
-	case PG_ETCD_UNREACHABLE:
-		return 3;
-	case PG_ETCD_REFUSED:
-	case PG_ETCD_INVALID:
-		return EX_PROTOCOL;
-	default:
-		return EX_OSERR;
-	}
-}
 
 static struct pg_etcd_conn *
 open_conn(const struct pg_config *cfg)
@@ -61,30 +45,26 @@ open_conn(const struct pg_config *cfg)
 	return conn;
 }
 
-/* What went wrong with etcd, loudly: strict mode never goes on it. */
+/*
+ * What went wrong with etcd (r: a failure, not HELD or LOST), loudly:
+ * strict mode never goes on it. The exit status: 3, 76 or EX_OSERR.
+ */
 static int
 failed(const struct tool *t, enum pg_etcd_result r, const char *doing)
 {
-	const char	*what;
+	const char	*what = strerror(errno);
 
-	switch (r) {
-	case PG_ETCD_UNREACHABLE:
+	if (r == PG_ETCD_UNREACHABLE)
 		what = "etcd unreachable or without quorum";
-		break;
-	case PG_ETCD_REFUSED:
+	else if (r == PG_ETCD_REFUSED)
 		what = "refused by etcd (check [etcd] user, password, cert, "
 		    "key and cafile)";
-		break;
-	case PG_ETCD_INVALID:
+	else if (r == PG_ETCD_INVALID)
 		what = "etcd answered nonsense";
-		break;
-	default:
-		what = strerror(errno);
-		break;
-	}
 	tool_error("cluster %s: %s: %s: %s", t->cluster->id, doing, what,
 	    r == PG_ETCD_ERROR ? "" : pg_etcd_why(conn));
-	return etcd_status(r);
+	return r == PG_ETCD_UNREACHABLE ? 3 : r == PG_ETCD_ERROR ? EX_OSERR :
+	    EX_PROTOCOL;
 }
 
 /* This node's lease record: 1 and *l, or 0 (none, or damaged: said). */
@@ -188,8 +168,13 @@ keepalive(int64_t now)
 	return r;
 }
 
-void
-etcd_hold_start(struct tool *t)
+/*
+ * This node must hold the key: read the lease record (none or lost: exit
+ * 1), keep the lease alive once (exit 3, 76 on failure) and put the
+ * fencing token in POLLGUARD_FENCING_TOKEN.
+ */
+static void
+hold_start(struct tool *t)
 {
 	enum pg_etcd_result	 r;
 	char			 token[24];
@@ -214,25 +199,15 @@ etcd_hold_start(struct tool *t)
 		tool_die_errno(EX_OSERR, "setenv");
 }
 
-int64_t
-etcd_hold_due(void)
-{
-	return lost ? 0 : due;
-}
-
-int
-etcd_hold_lost(void)
-{
-	return lost;
-}
-
-void
-etcd_hold_force(void)
-{
-	due = 0;
-}
-
-int
+/*
+ * Keep the lease alive when a third of its TTL has passed since the
+ * last keepalive (now: CLOCK_BOOTTIME ms), retrying every half second.
+ * 1 once, when the lease is lost: etcd says it is gone, or no keepalive
+ * was confirmed by the deadline, a margin before the lease can expire
+ * (the send time of the last one confirmed and its TTL). No request
+ * runs past the deadline. Else 0.
+ */
+static int
 etcd_hold_refresh(struct tool *t, int64_t now)
 {
 	enum pg_etcd_result	 r = PG_ETCD_UNREACHABLE;
@@ -262,8 +237,9 @@ etcd_hold_refresh(struct tool *t, int64_t now)
 	return 1;
 }
 
-void
-etcd_release(struct tool *t)
+/* pollguard-touch -r: revoke the lease (deleting the key) and forget it. */
+static void
+release(struct tool *t)
 {
 	struct pg_lease		 l;
 	enum pg_etcd_result	 r;
@@ -282,6 +258,63 @@ etcd_release(struct tool *t)
 			    t->state.path, id);
 	} else
 		tool_decided(t, "%s: this node does not hold the key", id);
+}
+
+void
+touch_lease_start(struct tool *t, char **argv, int rel, int hold)
+{
+	(void)argv;
+	if (t->cluster->backend == PG_BACKEND_ETCD && rel)
+		release(t);
+	else if (t->cluster->backend == PG_BACKEND_ETCD && !hold)
+		hold_start(t);
+}
+
+void
+touch_lease_keep(struct tool *t)
+{
+	/* The lease first: it is what other nodes see. */
+	if (t->cluster->backend == PG_BACKEND_ETCD)
+		etcd_hold_refresh(t, tool_clock_ms(CLOCK_BOOTTIME));
+}
+
+/*
+ * The SIGKILL is counted from the SIGTERM: a keepalive may have taken
+ * time since now.
+ */
+int
+touch_lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
+    int64_t *killat)
+{
+	static int	 done;
+
+	if (t->cluster->backend != PG_BACKEND_ETCD || done)
+		return 0;
+	if (!lost && !etcd_hold_refresh(t, now))
+		return 0;
+	done = 1;
+	if (reaped || t->cluster->on_lease_lost == PG_LEASE_LOST_WARN)
+		return 0;
+	tool_error("%s: the lease is lost: SIGTERM to the job's process "
+	    "group (on_lease_lost = kill)", t->cluster->id);
+	kill(-pid, SIGTERM);
+	if (*killat == 0)
+		*killat = tool_clock_ms(CLOCK_BOOTTIME) +
+		    t->cluster->kill_after_ms;
+	return 1;
+}
+
+int64_t
+touch_lease_due(void)
+{
+	return lost ? 0 : due;
+}
+
+void
+touch_lease_end(struct tool *t)
+{
+	if (t->cluster->backend == PG_BACKEND_ETCD)
+		due = 0;
 }
 
 void

@@ -4,11 +4,10 @@
  * the record, the filter and the hold; bin/touch-run.c runs the job. The
  * lease hooks keep an etcd lease beside them, the ping hooks tell a dead
  * man's switch about each run. Two programs are built of these:
- * pollguard-touch-curl with the hooks of bin/touch-etcd.c (over
- * bin/etcd.c: libcurl, jansson) and bin/touch-ping.c (over lib/ping.c),
- * and pollguard-touch with those of bin/touch-plain.c, which keeps no
- * lease, sends no ping, and hands a cluster on etcd or with a ping to
- * pollguard-touch-curl.
+ * pollguard-touch-curl with the hooks of bin/etcd.c (libcurl, jansson)
+ * and bin/touch-ping.c (over lib/ping.c), and pollguard-touch with
+ * those of bin/touch-plain.c, which keeps no lease, sends no ping, and
+ * hands a cluster on etcd or with a ping to pollguard-touch-curl.
  */
 #ifndef TOUCH_H
 #define TOUCH_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * conf-int.h: private to config.c, confkey.c and confval.c, the reader
+ * conf-int.h: private to config.c and confkey.c, the reader
  * of pollguard.conf(5); conf.h has what the rest of the library and the
  * tools use. The same contract as base.h: the functions that take a
  * struct parse return 1 when the value is good, else 0 with the reason
@@ -27,11 +27,12 @@ struct parse {
 	struct pg_config	*cfg;
 	int			 line;
 	enum section		 sec;
+	void			*base;		/* its struct */
+	char			 label[PG_NAME_MAX + 16]; /* "peer a" */
 	unsigned int		 seen;		/* keys of this section so far */
 	int			 seen_global;
 	int			 connect_line;	/* connect_timeout was set here */
 	int			 seen_serve;
-	unsigned int		 seen_strict;	/* etcd keys of a [cluster] */
 	int			 has_password;
 	char			**peerlists;	/* per cluster, NULL: default */
 	int			*peerlines;
@@ -53,14 +54,5 @@ int	 conf_fail(struct parse *, int, const char *, ...)
 
 /* A line "key = value" of the current section (confkey.c). */
 int	 conf_key(struct parse *, const char *, const char *);
-
-/*
- * A peer's or an etcd endpoint's URL (confval.c): 0, or -1 and why it
- * is not one, for people.
- */
-int	 conf_url_check(const char *, char *, size_t);
-
-/* A system user name for run_as (confval.c). */
-int	 conf_user_name_valid(const char *);
 
 #endif

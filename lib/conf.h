@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * conf.h: pollguard.conf(5), read and checked in full by config.c,
- * confkey.c and confval.c (their own parts are in conf-int.h).
+ * conf.h: pollguard.conf(5), read and checked in full by config.c and
+ * confkey.c (their own parts are in conf-int.h).
  */
 #ifndef PG_CONF_H
 #define PG_CONF_H
@@ -28,10 +28,6 @@
 #define PG_KILL_AFTER_MS	(10LL * 1000)	/* kill_after's default */
 #define PG_KILL_AFTER_MAX_MS	(3600LL * 1000)
 #define PG_PING_TIMEOUT_MAX_MS	5000LL		/* ping_timeout's default */
-
-/*
- * config.c, confkey.c, confval.c: pollguard.conf(5).
- */
 
 struct pg_net {
 	int		 family;	/* AF_INET or AF_INET6 */

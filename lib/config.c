@@ -3,8 +3,7 @@
  * config.c: pg_config_load reads pollguard.conf(5) and checks every value
  * in full, so that the tools never act on a half-understood file. Here:
  * the lines, the sections and what needs the whole file; the keys of
- * each section are in confkey.c, the values checked on their own (URLs,
- * user names, address ranges) in confval.c.
+ * each section and their values are in confkey.c.
  */
 #include <sys/stat.h>
 
@@ -20,26 +19,6 @@
 
 #include "conf-int.h"
 #include "decide.h"
-
-/*
- * Debian's inih calls the handler without a line number, never for an
- * empty section, splits lines longer than 199 characters silently and
- * reads an indented line after a key as a continuation of its value. We
- * therefore feed it through our own line reader, which counts lines,
- * rejects what inih would misread, and sees every section header.
- */
-
-static int
-etcd_section(struct parse *p)
-{
-	if (p->cfg->etcd.line)
-		return conf_fail(p, p->line, "[etcd] repeats line %d",
-		    p->cfg->etcd.line);
-	p->cfg->etcd.line = p->line;
-	p->sec = SEC_ETCD;
-	return 1;
-}
-
 
 /*
  * What needs the whole file: an etcd cluster needs [etcd] endpoints and
@@ -130,7 +109,10 @@ new_peer(struct parse *p, const char *name)
 		return 0;
 	strlcpy(cfg->peers[cfg->npeers].name, name,
 	    sizeof(cfg->peers[0].name));
-	cfg->peers[cfg->npeers++].line = p->line;
+	cfg->peers[cfg->npeers].line = p->line;
+	p->sec = SEC_PEER;
+	p->base = &cfg->peers[cfg->npeers++];
+	snprintf(p->label, sizeof(p->label), "peer %s", name);
 	return 1;
 }
 
@@ -164,6 +146,24 @@ new_cluster(struct parse *p, const char *id)
 	cfg->clusters[n].failback = 1;
 	cfg->clusters[n].failback_after_ms = -1;	/* not set: the wait */
 	cfg->nclusters++;
+	p->sec = SEC_CLUSTER;
+	p->base = &cfg->clusters[n];
+	snprintf(p->label, sizeof(p->label), "cluster %s", id);
+	return 1;
+}
+
+/* A section that appears once: [pollguard], [serve], [etcd]. */
+static int
+single(struct parse *p, const char *name, enum section sec, int *line,
+    void *base)
+{
+	if (*line)
+		return conf_fail(p, p->line, "[%s] repeats line %d", name,
+		    *line);
+	*line = p->line;
+	p->sec = sec;
+	p->base = base;
+	strlcpy(p->label, name, sizeof(p->label));
 	return 1;
 }
 
@@ -171,9 +171,10 @@ new_cluster(struct parse *p, const char *id)
 static int
 section(struct parse *p, const char *line)
 {
-	char		 name[PG_VALUE_MAX], *arg;
-	const char	*end;
-	size_t		 n;
+	struct pg_config	*cfg = p->cfg;
+	char			 name[PG_VALUE_MAX], *arg;
+	const char		*end;
+	size_t			 n;
 
 	if ((end = strchr(line, ']')) == NULL)
 		return conf_fail(p, p->line, "section header without ']'");
@@ -185,43 +186,33 @@ section(struct parse *p, const char *line)
 	if (*end != '\0' && *end != ';' && *end != '#')
 		return conf_fail(p, p->line, "text after the section header");
 	p->seen = 0;
-	p->seen_strict = 0;
 	if ((arg = strchr(name, ' ')) != NULL) {
 		*arg++ = '\0';
 		arg += strspn(arg, " \t");
 	}
-	if (strcmp(name, "pollguard") == 0 && arg == NULL) {
-		if (p->seen_global)
-			return conf_fail(p, p->line, "[pollguard] repeats line "
-			    "%d", p->seen_global);
-		p->seen_global = p->line;
-		p->sec = SEC_GLOBAL;
-		return 1;
-	}
-	if (strcmp(name, "serve") == 0 && arg == NULL) {
-		if (p->seen_serve)
-			return conf_fail(p, p->line, "[serve] repeats line %d",
-			    p->seen_serve);
-		p->seen_serve = p->line;
-		p->sec = SEC_SERVE;
-		return 1;
-	}
-	if (strcmp(name, "peer") == 0 && arg != NULL) {
-		p->sec = SEC_PEER;
-		return new_peer(p, arg);
-	}
-	if (strcmp(name, "cluster") == 0 && arg != NULL) {
-		p->sec = SEC_CLUSTER;
-		return new_cluster(p, arg);
-	}
+	if (strcmp(name, "pollguard") == 0 && arg == NULL)
+		return single(p, name, SEC_GLOBAL, &p->seen_global, cfg);
+	if (strcmp(name, "serve") == 0 && arg == NULL)
+		return single(p, name, SEC_SERVE, &p->seen_serve, &cfg->serve);
 	if (strcmp(name, "etcd") == 0 && arg == NULL)
-		return etcd_section(p);
+		return single(p, name, SEC_ETCD, &cfg->etcd.line, &cfg->etcd);
+	if (strcmp(name, "peer") == 0 && arg != NULL)
+		return new_peer(p, arg);
+	if (strcmp(name, "cluster") == 0 && arg != NULL)
+		return new_cluster(p, arg);
 	if (arg != NULL)
 		arg[-1] = ' ';
 	return conf_fail(p, p->line, "unknown section [%s] (expected "
 	    "[pollguard], [serve], [etcd], [peer NAME] or [cluster ID])", name);
 }
 
+/*
+ * Debian's inih calls the handler without a line number, never for an
+ * empty section, splits lines longer than 199 characters silently and
+ * reads an indented line after a key as a continuation of its value. We
+ * therefore feed it through our own line reader, which counts lines,
+ * rejects what inih would misread, and sees every section header.
+ */
 static char *
 reader(char *buf, int size, void *arg)
 {
@@ -309,8 +300,9 @@ prefer_list(struct parse *p, size_t i)
 	struct pg_config	*cfg = p->cfg;
 	struct pg_cluster	*c = &cfg->clusters[i];
 	char			 list[PG_VALUE_MAX], out[PG_VALUE_MAX];
-	char			*tok, *last, *o;
-	size_t			 j, k, len;
+	char			*tok, *last;
+	unsigned char		 named[PG_PEERS_MAX + 1];
+	size_t			 j, k;
 
 	if (c->failback_after_ms == -1)
 		c->failback_after_ms = c->wait_ms;
@@ -325,6 +317,7 @@ prefer_list(struct parse *p, size_t i)
 		    "backend = etcd in [cluster %s]", c->id);
 	strlcpy(list, c->prefer, sizeof(list));
 	out[0] = '\0';
+	memset(named, 0, sizeof(named));
 	for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
 	    tok = strtok_r(NULL, SEPARATORS, &last)) {
 		for (k = 0; k < c->npeers; k++)
@@ -334,14 +327,10 @@ prefer_list(struct parse *p, size_t i)
 			return conf_fail(p, p->preferlines[i], "prefer: %s is "
 			    "neither this node (%s) nor a peer of [cluster %s]",
 			    tok, cfg->node, c->id);
-		len = strlen(tok);
-		for (o = out; *o != '\0'; o += strcspn(o, ",") +
-		    (o[strcspn(o, ",")] == ',')) {
-			if (strcspn(o, ",") == len &&
-			    strncasecmp(o, tok, len) == 0)
-				return conf_fail(p, p->preferlines[i],
-				    "prefer: %s listed twice", tok);
-		}
+		/* k: the peer, or c->npeers for this node (never a peer). */
+		if (named[k]++)
+			return conf_fail(p, p->preferlines[i], "prefer: %s "
+			    "listed twice", tok);
 		if (out[0] != '\0')
 			strlcat(out, ",", sizeof(out));
 		strlcat(out, tok, sizeof(out));
@@ -452,24 +441,20 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 	size_t			 i;
 	int			 fd, r;
 
-	memset(&p, 0, sizeof(p));
+	if (path[0] == '\0' || strlen(path) >= sizeof(cfg->path)) {
+		snprintf(err, errlen, "config file name %s", path[0] == '\0' ?
+		    "is empty" : "too long");
+		return -1;
+	}
 	if ((cfg = calloc(1, sizeof(*cfg))) == NULL) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
+	memset(&p, 0, sizeof(p));
 	p.cfg = cfg;
 	p.err = err;
 	p.errlen = errlen;
-	if (path[0] == '\0') {
-		snprintf(err, errlen, "config file name is empty");
-		free(cfg);
-		return -1;
-	}
-	if (strlcpy(cfg->path, path, sizeof(cfg->path)) >= sizeof(cfg->path)) {
-		snprintf(err, errlen, "config file name too long");
-		free(cfg);
-		return -1;
-	}
+	strlcpy(cfg->path, path, sizeof(cfg->path));
 	strlcpy(cfg->state, PG_STATE_DEFAULT, sizeof(cfg->state));
 	cfg->timeout_ms = 2000;
 	cfg->connect_timeout_ms = 1000;
@@ -479,20 +464,14 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 
 	/* O_NONBLOCK: a FIFO named as the config must not hang the tool. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) ==
-	    -1 ||
-	    fstat(fd, &sb) == -1) {
+	    -1 || fstat(fd, &sb) == -1)
 		conf_fail(&p, 0, "%s", strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
+	else if (!S_ISREG(sb.st_mode))
 		conf_fail(&p, 0, "not a regular file");
-		goto out;
-	}
-	if ((p.fp = fdopen(fd, "r")) == NULL) {
+	else if ((p.fp = fdopen(fd, "r")) == NULL)
 		conf_fail(&p, 0, "%s", strerror(errno));
+	if (p.failed)
 		goto out;
-	}
-	fd = -1;
 	r = ini_parse_stream(reader, &p, handler, &p);
 	if (!p.failed && ferror(p.fp))
 		conf_fail(&p, 0, "read error");

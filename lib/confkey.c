@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * confkey.c: the keys of each section of pollguard.conf(5), for
- * pg_config_load (config.c): each value checked in full, unknown and
- * repeated keys refused; and conf_fail, the reason a parse fails.
+ * pg_config_load (config.c): each value checked in full (URLs and their
+ * host names, user names, the address ranges of [serve] allow, with the
+ * match of a client's address against one), unknown and repeated keys
+ * refused; and conf_fail, the reason a parse fails.
  */
 #include <sys/socket.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "conf-int.h"
 #include "serve.h"
@@ -37,6 +45,32 @@ conf_fail(struct parse *p, int line, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * A key of a section: what its value is and where it goes, at off in the
+ * section's struct (p->base). check, when there is one, runs first; for
+ * OTHER it does all there is.
+ */
+enum kind {
+	STRING,		/* of size bytes at most, the NUL included */
+	PASSWORD,	/* a STRING that makes the file's mode matter */
+	DURATION,	/* an int64_t of ms, from min to max */
+	COUNT,		/* an int, from min to max */
+	CHOICE,		/* an int or enum: min for word a, max for b */
+	OTHER
+};
+
+struct key {
+	const char	*name;
+	enum kind	 kind;
+	size_t		 off, size;
+	int64_t		 min, max;
+	const char	*a, *b;
+	int		(*check)(struct parse *, const char *, const char *);
+};
+
+#define FIELD(s, f)	.off = offsetof(struct s, f), \
+			.size = sizeof(((struct s *)NULL)->f)
+
 static int
 copy(struct parse *p, char *dst, size_t len, const char *src,
     const char *key)
@@ -52,254 +86,19 @@ duration(struct parse *p, const char *key, const char *val, int64_t min,
     int64_t max, int64_t *ms)
 {
 	const char	*errstr;
-	char		 lo[32], hi[32];
+	char		 lim[PG_DURATION_MAX];
+	int		 small;
 
 	if (pg_duration_parse(val, min, max, ms, &errstr) == 0)
 		return 1;
-	if (pg_duration_format(min, lo, sizeof(lo)) == -1 ||
-	    pg_duration_format(max, hi, sizeof(hi)) == -1)
-		lo[0] = hi[0] = '\0';
 	if (strcmp(errstr, "invalid") == 0)
 		return conf_fail(p, p->line, "%s: invalid duration '%s' (a "
 		    "whole number with a unit ms, s, m, h or d)", key, val);
-	if (strcmp(errstr, "too small") == 0)
-		return conf_fail(p, p->line, "%s: %s is too small (minimum %s)",
-		    key, val, lo);
-	return conf_fail(p, p->line, "%s: %s is too large (maximum %s)", key,
-	    val, hi);
+	small = strcmp(errstr, "too small") == 0;
+	return conf_fail(p, p->line, "%s: %s is %s (%s %s)", key, val, errstr,
+	    small ? "minimum" : "maximum",
+	    pg_duration_text(small ? min : max, lim));
 }
-
-/*
- * The bit of key in keys[], failing on unknown and repeated keys and on
- * control characters in the value: none is ever meant, and a tab only
- * separates the items of a list.
- */
-static int
-key_bit(struct parse *p, const char *section, const char *const *keys,
-    const char *key, const char *val, unsigned int *bit)
-{
-	unsigned int	 i;
-	int		 list;
-
-	for (i = 0; keys[i] != NULL; i++)
-		if (strcmp(keys[i], key) == 0)
-			break;
-	if (keys[i] == NULL)
-		return conf_fail(p, p->line, "unknown key '%s' in [%s]", key,
-		    section);
-	/* allow may be given on several lines: the lists add up. */
-	if ((p->seen & (1U << i)) && strcmp(key, "allow") != 0)
-		return conf_fail(p, p->line, "'%s' set twice in [%s]", key,
-		    section);
-	list = strcmp(key, "allow") == 0 || strcmp(key, "peers") == 0 ||
-	    strcmp(key, "prefer") == 0 || strcmp(key, "endpoints") == 0;
-	for (; *val != '\0'; val++)
-		if (((unsigned char)*val < 0x20 && !(list && *val == '\t')) ||
-		    *val == 0x7f)
-			return conf_fail(p, p->line, "%s: control character "
-			    "0x%02x in the value", key, (unsigned char)*val);
-	p->seen |= 1U << i;
-	*bit = i;
-	return 1;
-}
-
-static const char *const global_keys[] = {
-	"node", "state", "timeout", "connect_timeout", "settle", NULL
-};
-
-static int
-global_key(struct parse *p, const char *key, const char *val)
-{
-	struct pg_config	*cfg = p->cfg;
-	unsigned int		 k;
-
-	if (!key_bit(p, "pollguard", global_keys, key, val, &k))
-		return 0;
-	switch (k) {
-	case 0:
-		if (!pg_peer_name_valid(val))
-			return conf_fail(p, p->line, "node: invalid name '%s' "
-			    "(letters, digits, '.', '_', '-'; at most %d)",
-			    val, PG_NAME_MAX);
-		return copy(p, cfg->node, sizeof(cfg->node), val, key);
-	case 1:
-		if (val[0] != '/')
-			return conf_fail(p, p->line, "state: '%s' is not an "
-			    "absolute path", val);
-		return copy(p, cfg->state, sizeof(cfg->state), val, key);
-	case 2:
-		return duration(p, key, val, 100, 60 * 1000,
-		    &cfg->timeout_ms);
-	case 3:
-		p->connect_line = p->line;
-		return duration(p, key, val, 10, 60 * 1000,
-		    &cfg->connect_timeout_ms);
-	default:
-		if (!duration(p, key, val, 0, 10 * 1000, &cfg->settle_ms))
-			return 0;
-		/* Shorter, and the window would be smaller than a disk write. */
-		if (cfg->settle_ms > 0 && cfg->settle_ms < 100)
-			return conf_fail(p, p->line, "settle: %s is too small "
-			    "(0 turns it off; else at least 100ms)", val);
-		return 1;
-	}
-}
-
-/* An HTTP Basic user name: a ':' would end it early. */
-static int
-basic_user(struct parse *p, char *dst, size_t len, const char *val)
-{
-	if (strchr(val, ':') != NULL)
-		return conf_fail(p, p->line, "user: must not contain ':'");
-	return copy(p, dst, len, val, "user");
-}
-
-static const char *const peer_keys[] = {
-	"url", "user", "password", "cafile", NULL
-};
-
-static int
-peer_key(struct parse *p, const char *key, const char *val)
-{
-	struct pg_peer	*peer = &p->cfg->peers[p->cfg->npeers - 1];
-	char		 section[PG_NAME_MAX + 8], why[PG_ERR_MAX];
-	unsigned int	 k;
-
-	snprintf(section, sizeof(section), "peer %s", peer->name);
-	if (!key_bit(p, section, peer_keys, key, val, &k))
-		return 0;
-	switch (k) {
-	case 0:
-		if (conf_url_check(val, why, sizeof(why)) == -1)
-			return conf_fail(p, p->line, "url: '%s': %s", val, why);
-		return copy(p, peer->url, sizeof(peer->url), val, key);
-	case 1:
-		return basic_user(p, peer->user, sizeof(peer->user), val);
-	case 2:
-		p->has_password = 1;
-		return copy(p, peer->password, sizeof(peer->password), val,
-		    key);
-	default:
-		if (val[0] != '/')
-			return conf_fail(p, p->line, "cafile: '%s' is not an "
-			    "absolute path", val);
-		return copy(p, peer->cafile, sizeof(peer->cafile), val, key);
-	}
-}
-
-
-/* The etcd backend's keys in [cluster], below with [etcd]. */
-static int	 strict_key_is(const char *);
-static int	 strict_key(struct parse *, struct pg_cluster *, const char *,
-		    const char *);
-
-static const char *const cluster_keys[] = {
-	"name", "wait", "peers", "unreachable", "max_runtime", "kill_after",
-	"on_failure", "cooldown", "prefer", "failback", "failback_after",
-	"ping", "ping_timeout", NULL
-};
-
-/*
- * prefer, failback, failback_after (pollguard(7), PREFERRED NODE). The
- * names of prefer are checked once the whole file is read (prefer_list).
- */
-static int
-prefer_key(struct parse *p, struct pg_cluster *c, unsigned int k,
-    const char *val)
-{
-	switch (k) {
-	case 0:
-		if (val[strspn(val, SEPARATORS)] == '\0')
-			return conf_fail(p, p->line, "prefer: no names");
-		p->preferlines[p->cfg->nclusters - 1] = p->line;
-		return copy(p, c->prefer, sizeof(c->prefer), val, "prefer");
-	case 1:
-		if (strcmp(val, "yes") == 0)
-			c->failback = 1;
-		else if (strcmp(val, "no") == 0)
-			c->failback = 0;
-		else
-			return conf_fail(p, p->line, "failback: '%s' is "
-			    "neither 'yes' nor 'no'", val);
-		return 1;
-	default:
-		return duration(p, "failback_after", val, 0, PG_WAIT_MAX_MS,
-		    &c->failback_after_ms);
-	}
-}
-
-static int
-cluster_key(struct parse *p, const char *key, const char *val)
-{
-	size_t			 i = p->cfg->nclusters - 1;
-	struct pg_cluster	*c = &p->cfg->clusters[i];
-	char			 section[PG_NAME_MAX + 16], why[PG_ERR_MAX];
-	unsigned int		 k;
-
-	snprintf(section, sizeof(section), "cluster %s", c->id);
-	if (strict_key_is(key))
-		return strict_key(p, c, key, val);
-	if (!key_bit(p, section, cluster_keys, key, val, &k))
-		return 0;
-	switch (k) {
-	case 0:
-		return copy(p, c->name, sizeof(c->name), val, key);
-	case 1:
-		return duration(p, key, val, PG_WAIT_MIN_MS, PG_WAIT_MAX_MS,
-		    &c->wait_ms);
-	case 2:
-		if (val[0] != '\0' && val[strspn(val, SEPARATORS)] == '\0')
-			return conf_fail(p, p->line, "peers: separators but no "
-			    "names (an empty value means no peers)");
-		if ((p->peerlists[i] = strdup(val)) == NULL)
-			return conf_fail(p, p->line, "%s", strerror(errno));
-		p->peerlines[i] = p->line;
-		return 1;
-	case 3:
-		if (strcmp(val, "run") == 0)
-			c->unreachable = PG_UNREACHABLE_RUN;
-		else if (strcmp(val, "skip") == 0)
-			c->unreachable = PG_UNREACHABLE_SKIP;
-		else
-			return conf_fail(p, p->line, "unreachable: '%s' is "
-			    "neither 'run' nor 'skip'", val);
-		return 1;
-	case 4:
-		return duration(p, key, val, PG_RUNTIME_MIN_MS, PG_WAIT_MAX_MS,
-		    &c->max_runtime_ms);
-	case 5:
-		return duration(p, key, val, PG_RUNTIME_MIN_MS,
-		    PG_KILL_AFTER_MAX_MS, &c->kill_after_ms);
-	case 6:
-		if (strcmp(val, "handover") == 0)
-			c->on_failure = PG_ON_FAILURE_HANDOVER;
-		else if (strcmp(val, "stay") == 0)
-			c->on_failure = PG_ON_FAILURE_STAY;
-		else
-			return conf_fail(p, p->line, "on_failure: '%s' is "
-			    "neither 'handover' nor 'stay'", val);
-		return 1;
-	case 7:
-		return duration(p, key, val, 0, PG_WAIT_MAX_MS,
-		    &c->cooldown_ms);
-	case 11:	/* checked as a peer's url is */
-		if (conf_url_check(val, why, sizeof(why)) == -1)
-			return conf_fail(p, p->line, "ping: '%s': %s", val,
-			    why);
-		return copy(p, c->ping, sizeof(c->ping), val, key);
-	case 12:
-		return duration(p, key, val, 100, PG_PING_TIMEOUT_MAX_MS,
-		    &c->ping_timeout_ms);
-	default:
-		return prefer_key(p, c, k - 8, val);
-	}
-}
-
-
-static const char *const serve_keys[] = {
-	"listen", "user", "password", "allow", "run_as", "backlog",
-	"max_connections", NULL
-};
 
 /* A whole number from min to max, digits only. */
 static int
@@ -325,210 +124,561 @@ count(struct parse *p, const char *key, const char *val, long long min,
 	return 1;
 }
 
+/* c is a byte of set (never the terminating NUL). */
 static int
-serve_key(struct parse *p, const char *key, const char *val)
+in_set(int c, const char *set)
 {
-	struct pg_serve	*sv = &p->cfg->serve;
-	struct sockaddr_storage	 ss;	/* listen: parsed to be checked */
-	const char	*why;
-	char		 list[PG_VALUE_MAX], *tok, *last;
-	unsigned int	 k;
+	return c != '\0' && strchr(set, c) != NULL;
+}
 
-	if (!key_bit(p, "serve", serve_keys, key, val, &k))
+/* Why a value is wrong, for people: returns -1. */
+static int __attribute__((__format__(__printf__, 3, 4)))
+bad(char *why, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#define ALNUM	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
+		"0123456789"
+#define HEX	"0123456789ABCDEFabcdef"
+
+/*
+ * An RFC 1123 host name: labels of 1 to 63 letters, digits and '-', not
+ * starting or ending with '-', joined by '.', at most 253 characters in
+ * all. The last label is not all digits, so that a name never looks like
+ * an address (RFC 1123 2.1).
+ */
+static int
+host_name_valid(const char *s, size_t n)
+{
+	size_t	 i, label = 0, digits = 0;
+
+	if (n == 0 || n > 253)
 		return 0;
-	switch (k) {
-	case 0:
-		if (pg_listen_parse(val, &ss, &why) == -1)
-			return conf_fail(p, p->line, "listen: '%s' is not "
-			    "ADDR:PORT, [ADDR]:PORT or :PORT (%s)", val, why);
-		return copy(p, sv->listen, sizeof(sv->listen), val, key);
-	case 1:
-		return basic_user(p, sv->user, sizeof(sv->user), val);
-	case 2:
-		p->has_password = 1;
-		return copy(p, sv->password, sizeof(sv->password), val, key);
-	case 3:
-		if (!copy(p, list, sizeof(list), val, key))
-			return 0;
-		/* No entries would mean any client. */
-		if (list[strspn(list, SEPARATORS)] == '\0')
-			return conf_fail(p, p->line, "allow: separators but no "
-			    "address");
-		for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
-		    tok = strtok_r(NULL, SEPARATORS, &last)) {
-			if (sv->nallow == PG_ALLOW_MAX)
-				return conf_fail(p, p->line, "allow: more than "
-				    "%d entries", PG_ALLOW_MAX);
-			errno = 0;	/* EDOM: the one reason told apart */
-			if (pg_net_parse(tok, &sv->allow[sv->nallow]) == -1)
-				return conf_fail(p, p->line, errno == EDOM ?
-				    "allow: '%s': an IPv4-mapped range needs "
-				    "a prefix of 96 or more" : "allow: '%s' is "
-				    "not an address or CIDR range", tok);
-			sv->nallow++;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '.') {
+			if (label == 0 || s[i - 1] == '-')
+				return 0;
+			label = digits = 0;
+			continue;
 		}
-		return 1;
-	case 4:
-		if (!conf_user_name_valid(val))
-			return conf_fail(p, p->line, "run_as: invalid user "
-			    "name '%s'", val);
-		return copy(p, sv->run_as, sizeof(sv->run_as), val, key);
-	case 5:
-		return count(p, key, val, 1, PG_BACKLOG_MAX, &sv->backlog);
-	default:
-		return count(p, key, val, 1, PG_CONN_MAX_MAX, &sv->max_conn);
+		if (!in_set(s[i], ALNUM "-") || (s[i] == '-' && label == 0) ||
+		    ++label > 63)
+			return 0;
+		if (in_set(s[i], "0123456789"))
+			digits++;
 	}
+	return label > 0 && s[n - 1] != '-' && digits < label;
+}
+
+/* The host of a URL, n bytes at s; 0, or -1 and why it is wrong. */
+static int
+url_host(const char *s, size_t n, char *why, size_t len)
+{
+	char		 host[256];
+	unsigned char	 buf[sizeof(struct in6_addr)];
+	struct in_addr	 in;
+
+	if (n == 0)
+		return bad(why, len, "no host");
+	if (n >= sizeof(host))
+		return bad(why, len, "host longer than 253 characters");
+	memcpy(host, s, n);
+	host[n] = '\0';
+	if (host[0] == '[') {
+		host[n - 1] = '\0';
+		if (n < 3 || s[n - 1] != ']' ||
+		    inet_pton(AF_INET6, host + 1, buf) != 1)
+			return bad(why, len, "'%.*s' is not an IPv6 address in "
+			    "brackets", (int)n, s);
+		return 0;
+	}
+	if (inet_pton(AF_INET, host, buf) == 1)
+		return 0;
+	/* The resolver would read "127.1" or "0x7f.0.0.1" as an address. */
+	if (inet_aton(host, &in) != 0 ||
+	    strspn(host, "0123456789.") == n)
+		return bad(why, len, "'%s' is not an IPv4 address of four "
+		    "decimal numbers 0 to 255 without leading zeros", host);
+	if (!host_name_valid(host, n))
+		return bad(why, len, "'%s' is not a host name (labels of 1 to "
+		    "63 letters, digits and '-' joined by '.'), an IPv4 "
+		    "address or an [IPv6] address", host);
+	return 0;
 }
 
 /*
- * The etcd backend (pollguard(7), STRICT MODE ON ETCD): [cluster] backend
- * and on_lease_lost, and the [etcd] section. Their keys are checked here,
- * apart from the peer protocol's, with the same rules: unknown or
- * repeated keys and control characters are errors.
+ * A base URL (a peer's url, an etcd endpoint, a ping): http:// or
+ * https://, a host, an optional port from 1 to 65535 and an optional path
+ * of RFC 3986 characters and %XX escapes. No user information, query or
+ * fragment: credentials have their own keys and a path is appended
+ * (/v1/elapsed/CLUSTER, /v3/kv/txn, /start). Control characters were
+ * refused before. 0, or -1 and why it is wrong.
  */
-static const char *const strict_keys[] = { "backend", "on_lease_lost", NULL };
-
 static int
-strict_key_is(const char *key)
+url_check(const char *url, char *why, size_t len)
 {
-	size_t	 i;
+	const char	*host, *end, *port, *path, *errstr;
+	char		 num[6];
+	size_t		 n;
 
-	for (i = 0; strict_keys[i] != NULL; i++)
-		if (strcmp(strict_keys[i], key) == 0)
-			return 1;
+	if (strncasecmp(url, "http://", 7) == 0)
+		host = url + 7;
+	else if (strncasecmp(url, "https://", 8) == 0)
+		host = url + 8;
+	else
+		return bad(why, len, "does not start with http:// or https://");
+	if (strchr(url, ' ') != NULL)
+		return bad(why, len, "white space");
+	if (strpbrk(url, "?#") != NULL)
+		return bad(why, len, "a query or fragment ('?' or '#'); "
+		    "pollguard appends a path to this URL");
+	path = host + strcspn(host, "/");
+	if (memchr(host, '@', path - host) != NULL)
+		return bad(why, len, "user information (user@); credentials "
+		    "go in user and password");
+	/* The port's ':' is the last one outside an IPv6 address. */
+	end = host[0] == '[' ? memchr(host, ']', path - host) : host;
+	if (end == NULL)
+		return bad(why, len, "'[' without ']'");
+	end += strcspn(end, ":/");
+	if (url_host(host, end - host, why, len) == -1)
+		return -1;
+	if (*end == ':') {
+		port = end + 1;
+		n = path - port;
+		if (n == 0)
+			return bad(why, len, "':' without a port");
+		if (n > 5 || strspn(port, "0123456789") != n)
+			return bad(why, len, "port '%.*s' is not a number from "
+			    "1 to 65535", (int)n, port);
+		memcpy(num, port, n);
+		num[n] = '\0';
+		strtonum(num, 1, 65535, &errstr);
+		if (errstr != NULL)
+			return bad(why, len, "port %s is not from 1 to 65535",
+			    num);
+	}
+	for (; *path != '\0'; path++) {
+		if (in_set(*path, ALNUM "-._~!$&'()*+,;=:@/"))
+			continue;
+		if (*path == '%' && in_set(path[1], HEX) &&
+		    in_set(path[2], HEX)) {
+			path += 2;
+			continue;
+		}
+		if (*path == '%')
+			return bad(why, len, "'%%' in the path is not followed "
+			    "by two hex digits");
+		if ((unsigned char)*path < 0x80)
+			return bad(why, len, "'%c' in the path must be written "
+			    "%%%02X", *path, (unsigned char)*path);
+		return bad(why, len, "byte 0x%02X in the path must be written "
+		    "%%%02X", (unsigned char)*path, (unsigned char)*path);
+	}
 	return 0;
 }
 
 static int
-strict_key(struct parse *p, struct pg_cluster *c, const char *key,
-    const char *val)
+node_name(struct parse *p, const char *key, const char *val)
 {
-	char		 section[PG_NAME_MAX + 16];
-	unsigned int	 seen = p->seen, k;
-	int		 r;
-
-	snprintf(section, sizeof(section), "cluster %s", c->id);
-	p->seen = p->seen_strict;
-	r = key_bit(p, section, strict_keys, key, val, &k);
-	p->seen_strict = p->seen;
-	p->seen = seen;
-	if (!r)
-		return 0;
-	if (k == 0) {
-		if (strcmp(val, "peers") == 0)
-			c->backend = PG_BACKEND_PEERS;
-		else if (strcmp(val, "etcd") == 0)
-			c->backend = PG_BACKEND_ETCD;
-		else
-			return conf_fail(p, p->line, "backend: '%s' is neither "
-			    "'peers' nor 'etcd'", val);
-		return 1;
-	}
-	if (strcmp(val, "kill") == 0)
-		c->on_lease_lost = PG_LEASE_LOST_KILL;
-	else if (strcmp(val, "warn") == 0)
-		c->on_lease_lost = PG_LEASE_LOST_WARN;
-	else
-		return conf_fail(p, p->line, "on_lease_lost: '%s' is neither "
-		    "'kill' nor 'warn'", val);
+	if (!pg_peer_name_valid(val))
+		return conf_fail(p, p->line, "%s: invalid name '%s' (letters, "
+		    "digits, '.', '_', '-'; at most %d)", key, val,
+		    PG_NAME_MAX);
 	return 1;
 }
 
-/* cafile, cert, key: absolute paths, read by libcurl at each run. */
+/* state; cafile, cert, key: read by libcurl at each run. */
 static int
-etcd_path(struct parse *p, char *dst, size_t len, const char *key,
-    const char *val)
+absolute(struct parse *p, const char *key, const char *val)
 {
 	if (val[0] != '/')
 		return conf_fail(p, p->line, "%s: '%s' is not an absolute path",
 		    key, val);
-	return copy(p, dst, len, val, key);
+	return 1;
 }
 
-static const char *const etcd_keys[] = {
-	"endpoints", "prefix", "timeout", "cafile", "cert", "key", "user",
-	"password", NULL
-};
+static int
+connect_timeout(struct parse *p, const char *key, const char *val)
+{
+	p->connect_line = p->line;
+	return duration(p, key, val, 10, 60 * 1000,
+	    &p->cfg->connect_timeout_ms);
+}
 
 static int
-etcd_key(struct parse *p, const char *key, const char *val)
+settle(struct parse *p, const char *key, const char *val)
+{
+	if (!duration(p, key, val, 0, 10 * 1000, &p->cfg->settle_ms))
+		return 0;
+	/* Shorter, and the window would be smaller than a disk write. */
+	if (p->cfg->settle_ms > 0 && p->cfg->settle_ms < 100)
+		return conf_fail(p, p->line, "%s: %s is too small (0 turns it "
+		    "off; else at least 100ms)", key, val);
+	return 1;
+}
+
+/* A peer's url, a cluster's ping. */
+static int
+url(struct parse *p, const char *key, const char *val)
+{
+	char	 why[PG_ERR_MAX];
+
+	if (url_check(val, why, sizeof(why)) == -1)
+		return conf_fail(p, p->line, "%s: '%s': %s", key, val, why);
+	return 1;
+}
+
+/* An HTTP Basic user name: a ':' would end it early. */
+static int
+basic_user(struct parse *p, const char *key, const char *val)
+{
+	if (strchr(val, ':') != NULL)
+		return conf_fail(p, p->line, "%s: must not contain ':'", key);
+	return 1;
+}
+
+static int
+peers(struct parse *p, const char *key, const char *val)
+{
+	size_t	 i = p->cfg->nclusters - 1;
+
+	if (val[0] != '\0' && val[strspn(val, SEPARATORS)] == '\0')
+		return conf_fail(p, p->line, "%s: separators but no names (an "
+		    "empty value means no peers)", key);
+	if ((p->peerlists[i] = strdup(val)) == NULL)
+		return conf_fail(p, p->line, "%s", strerror(errno));
+	p->peerlines[i] = p->line;
+	return 1;
+}
+
+/*
+ * pollguard(7), PREFERRED NODE. The names are checked once the whole
+ * file is read (prefer_list).
+ */
+static int
+prefer(struct parse *p, const char *key, const char *val)
+{
+	if (val[strspn(val, SEPARATORS)] == '\0')
+		return conf_fail(p, p->line, "%s: no names", key);
+	p->preferlines[p->cfg->nclusters - 1] = p->line;
+	return 1;
+}
+
+static int
+listen_addr(struct parse *p, const char *key, const char *val)
+{
+	struct sockaddr_storage	 ss;	/* parsed to be checked */
+	const char		*why;
+
+	if (pg_listen_parse(val, &ss, &why) == -1)
+		return conf_fail(p, p->line, "%s: '%s' is not ADDR:PORT, "
+		    "[ADDR]:PORT or :PORT (%s)", key, val, why);
+	return 1;
+}
+
+static int
+allow(struct parse *p, const char *key, const char *val)
+{
+	struct pg_serve	*sv = &p->cfg->serve;
+	char		 list[PG_VALUE_MAX], *tok, *last;
+
+	if (!copy(p, list, sizeof(list), val, key))
+		return 0;
+	/* No entries would mean any client. */
+	if (list[strspn(list, SEPARATORS)] == '\0')
+		return conf_fail(p, p->line, "allow: separators but no "
+		    "address");
+	for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
+	    tok = strtok_r(NULL, SEPARATORS, &last)) {
+		if (sv->nallow == PG_ALLOW_MAX)
+			return conf_fail(p, p->line, "allow: more than %d "
+			    "entries", PG_ALLOW_MAX);
+		errno = 0;	/* EDOM: the one reason told apart */
+		if (pg_net_parse(tok, &sv->allow[sv->nallow]) == -1)
+			return conf_fail(p, p->line, errno == EDOM ?
+			    "allow: '%s': an IPv4-mapped range needs a prefix "
+			    "of 96 or more" : "allow: '%s' is not an address "
+			    "or CIDR range", tok);
+		sv->nallow++;
+	}
+	return 1;
+}
+
+/* A system user name for run_as. */
+static int
+run_as(struct parse *p, const char *key, const char *val)
+{
+	size_t	 n;
+
+	n = strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+	if (n == 0 || n > 32 || val[n] != '\0' ||
+	    !(islower((unsigned char)val[0]) || val[0] == '_'))
+		return conf_fail(p, p->line, "%s: invalid user name '%s'", key,
+		    val);
+	return 1;
+}
+
+static int
+endpoints(struct parse *p, const char *key, const char *val)
 {
 	struct pg_etcd	*e = &p->cfg->etcd;
 	char		 list[PG_VALUE_MAX], why[PG_ERR_MAX], *tok, *last;
-	unsigned int	 k;
 	size_t		 i;
 
-	if (!key_bit(p, "etcd", etcd_keys, key, val, &k))
+	if (!copy(p, list, sizeof(list), val, key))
 		return 0;
-	switch (k) {
-	case 0:
-		if (!copy(p, list, sizeof(list), val, key))
-			return 0;
-		for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
-		    tok = strtok_r(NULL, SEPARATORS, &last)) {
-			if (e->nendpoints == PG_ETCD_ENDPOINTS_MAX)
-				return conf_fail(p, p->line, "endpoints: more "
-				    "than %d", PG_ETCD_ENDPOINTS_MAX);
-			if (conf_url_check(tok, why, sizeof(why)) == -1)
-				return conf_fail(p, p->line, "endpoints: '%s': "
-				    "%s", tok, why);
-			for (i = 0; i < e->nendpoints; i++)
-				if (strcmp(e->endpoints[i], tok) == 0)
-					return conf_fail(p, p->line,
-					    "endpoints: '%s' listed twice",
-					    tok);
-			strlcpy(e->endpoints[e->nendpoints++], tok,
-			    sizeof(e->endpoints[0]));
-		}
-		if (e->nendpoints == 0)
-			return conf_fail(p, p->line, "endpoints: separators "
-			    "but no URL");
-		return 1;
-	case 1:
-		/* Printable, no blank: the key is PREFIX followed by the ID. */
-		if (val[0] != '/' || strlen(val) > 128 ||
-		    strpbrk(val, " \t") != NULL)
-			return conf_fail(p, p->line, "prefix: '%s' is not a "
-			    "path starting with '/', without blanks, of at "
-			    "most 128 characters", val);
-		for (i = 0; val[i] != '\0'; i++)
-			if ((unsigned char)val[i] > 0x7e)
-				return conf_fail(p, p->line, "prefix: byte "
-				    "0x%02x is not printable ASCII",
-				    (unsigned char)val[i]);
-		return copy(p, e->prefix, sizeof(e->prefix), val, key);
-	case 2:
-		return duration(p, key, val, 100, 60 * 1000, &e->timeout_ms);
-	case 3:
-		return etcd_path(p, e->cafile, sizeof(e->cafile), key, val);
-	case 4:
-		return etcd_path(p, e->cert, sizeof(e->cert), key, val);
-	case 5:
-		return etcd_path(p, e->key, sizeof(e->key), key, val);
-	case 6:
-		return basic_user(p, e->user, sizeof(e->user), val);
-	default:
+	for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
+	    tok = strtok_r(NULL, SEPARATORS, &last)) {
+		if (e->nendpoints == PG_ETCD_ENDPOINTS_MAX)
+			return conf_fail(p, p->line, "endpoints: more than %d",
+			    PG_ETCD_ENDPOINTS_MAX);
+		if (url_check(tok, why, sizeof(why)) == -1)
+			return conf_fail(p, p->line, "endpoints: '%s': %s",
+			    tok, why);
+		for (i = 0; i < e->nendpoints; i++)
+			if (strcmp(e->endpoints[i], tok) == 0)
+				return conf_fail(p, p->line, "endpoints: '%s' "
+				    "listed twice", tok);
+		strlcpy(e->endpoints[e->nendpoints++], tok,
+		    sizeof(e->endpoints[0]));
+	}
+	if (e->nendpoints == 0)
+		return conf_fail(p, p->line, "endpoints: separators but no "
+		    "URL");
+	return 1;
+}
+
+/* Printable, no blank: the key is PREFIX followed by the ID. */
+static int
+prefix(struct parse *p, const char *key, const char *val)
+{
+	size_t	 i;
+
+	if (val[0] != '/' || strlen(val) > 128 || strpbrk(val, " \t") != NULL)
+		return conf_fail(p, p->line, "%s: '%s' is not a path starting "
+		    "with '/', without blanks, of at most 128 characters", key,
+		    val);
+	for (i = 0; val[i] != '\0'; i++)
+		if ((unsigned char)val[i] > 0x7e)
+			return conf_fail(p, p->line, "%s: byte 0x%02x is not "
+			    "printable ASCII", key, (unsigned char)val[i]);
+	return 1;
+}
+
+static const struct key global_keys[] = {
+	{ "node", STRING, FIELD(pg_config, node), .check = node_name },
+	{ "state", STRING, FIELD(pg_config, state), .check = absolute },
+	{ "timeout", DURATION, FIELD(pg_config, timeout_ms), 100, 60 * 1000 },
+	{ "connect_timeout", OTHER, .check = connect_timeout },
+	{ "settle", OTHER, .check = settle },
+	{ 0 }
+};
+
+static const struct key peer_keys[] = {
+	{ "url", STRING, FIELD(pg_peer, url), .check = url },
+	{ "user", STRING, FIELD(pg_peer, user), .check = basic_user },
+	{ "password", PASSWORD, FIELD(pg_peer, password) },
+	{ "cafile", STRING, FIELD(pg_peer, cafile), .check = absolute },
+	{ 0 }
+};
+
+static const struct key cluster_keys[] = {
+	{ "name", STRING, FIELD(pg_cluster, name) },
+	{ "wait", DURATION, FIELD(pg_cluster, wait_ms), PG_WAIT_MIN_MS,
+	    PG_WAIT_MAX_MS },
+	{ "peers", OTHER, .check = peers },
+	{ "unreachable", CHOICE, FIELD(pg_cluster, unreachable),
+	    PG_UNREACHABLE_RUN, PG_UNREACHABLE_SKIP, "run", "skip" },
+	{ "max_runtime", DURATION, FIELD(pg_cluster, max_runtime_ms),
+	    PG_RUNTIME_MIN_MS, PG_WAIT_MAX_MS },
+	{ "kill_after", DURATION, FIELD(pg_cluster, kill_after_ms),
+	    PG_RUNTIME_MIN_MS, PG_KILL_AFTER_MAX_MS },
+	{ "on_failure", CHOICE, FIELD(pg_cluster, on_failure),
+	    PG_ON_FAILURE_HANDOVER, PG_ON_FAILURE_STAY, "handover", "stay" },
+	{ "cooldown", DURATION, FIELD(pg_cluster, cooldown_ms), 0,
+	    PG_WAIT_MAX_MS },
+	{ "prefer", STRING, FIELD(pg_cluster, prefer), .check = prefer },
+	{ "failback", CHOICE, FIELD(pg_cluster, failback), 1, 0, "yes", "no" },
+	{ "failback_after", DURATION, FIELD(pg_cluster, failback_after_ms), 0,
+	    PG_WAIT_MAX_MS },
+	{ "ping", STRING, FIELD(pg_cluster, ping), .check = url },
+	{ "ping_timeout", DURATION, FIELD(pg_cluster, ping_timeout_ms), 100,
+	    PG_PING_TIMEOUT_MAX_MS },
+	{ 0 }
+};
+
+/* The etcd backend's keys of [cluster] (pollguard(7), STRICT MODE). */
+static const struct key strict_keys[] = {
+	{ "backend", CHOICE, FIELD(pg_cluster, backend), PG_BACKEND_PEERS,
+	    PG_BACKEND_ETCD, "peers", "etcd" },
+	{ "on_lease_lost", CHOICE, FIELD(pg_cluster, on_lease_lost),
+	    PG_LEASE_LOST_KILL, PG_LEASE_LOST_WARN, "kill", "warn" },
+	{ 0 }
+};
+
+static const struct key serve_keys[] = {
+	{ "listen", STRING, FIELD(pg_serve, listen), .check = listen_addr },
+	{ "user", STRING, FIELD(pg_serve, user), .check = basic_user },
+	{ "password", PASSWORD, FIELD(pg_serve, password) },
+	{ "allow", OTHER, .check = allow },
+	{ "run_as", STRING, FIELD(pg_serve, run_as), .check = run_as },
+	{ "backlog", COUNT, FIELD(pg_serve, backlog), 1, PG_BACKLOG_MAX },
+	{ "max_connections", COUNT, FIELD(pg_serve, max_conn), 1,
+	    PG_CONN_MAX_MAX },
+	{ 0 }
+};
+
+static const struct key etcd_keys[] = {
+	{ "endpoints", OTHER, .check = endpoints },
+	{ "prefix", STRING, FIELD(pg_etcd, prefix), .check = prefix },
+	{ "timeout", DURATION, FIELD(pg_etcd, timeout_ms), 100, 60 * 1000 },
+	{ "cafile", STRING, FIELD(pg_etcd, cafile), .check = absolute },
+	{ "cert", STRING, FIELD(pg_etcd, cert), .check = absolute },
+	{ "key", STRING, FIELD(pg_etcd, key), .check = absolute },
+	{ "user", STRING, FIELD(pg_etcd, user), .check = basic_user },
+	{ "password", PASSWORD, FIELD(pg_etcd, password) },
+	{ 0 }
+};
+
+/*
+ * Unknown and repeated keys are refused, and control characters in the
+ * value: none is ever meant, and a tab only separates the items of a
+ * list.
+ */
+int
+conf_key(struct parse *p, const char *key, const char *val)
+{
+	static const struct key	*const sections[][3] = {
+		[SEC_GLOBAL] = { global_keys },
+		[SEC_SERVE] = { serve_keys },
+		[SEC_PEER] = { peer_keys },
+		[SEC_CLUSTER] = { cluster_keys, strict_keys },
+		[SEC_ETCD] = { etcd_keys }
+	};
+	const struct key	*const *t, *k;
+	const char		*v;
+	char			*dst;
+	unsigned int		 bit = 1;
+	int			 list;
+
+	if (p->sec == SEC_NONE)
+		return conf_fail(p, p->line, "'%s' before the first "
+		    "[section]", key);
+	/* bit: the key's in p->seen, counted over the section's tables. */
+	for (t = sections[p->sec]; *t != NULL; t++) {
+		for (k = *t; k->name != NULL && strcmp(k->name, key) != 0; k++)
+			bit <<= 1;
+		if (k->name != NULL)
+			break;
+	}
+	if (*t == NULL)
+		return conf_fail(p, p->line, "unknown key '%s' in [%s]", key,
+		    p->label);
+	/* allow may be given on several lines: the lists add up. */
+	if ((p->seen & bit) && strcmp(key, "allow") != 0)
+		return conf_fail(p, p->line, "'%s' set twice in [%s]", key,
+		    p->label);
+	list = strcmp(key, "allow") == 0 || strcmp(key, "peers") == 0 ||
+	    strcmp(key, "prefer") == 0 || strcmp(key, "endpoints") == 0;
+	for (v = val; *v != '\0'; v++)
+		if (((unsigned char)*v < 0x20 && !(list && *v == '\t')) ||
+		    *v == 0x7f)
+			return conf_fail(p, p->line, "%s: control character "
+			    "0x%02x in the value", key, (unsigned char)*v);
+	p->seen |= bit;
+
+	if (k->check != NULL && !k->check(p, key, val))
+		return 0;
+	dst = (char *)p->base + k->off;
+	switch (k->kind) {
+	case PASSWORD:
 		p->has_password = 1;
-		return copy(p, e->password, sizeof(e->password), val, key);
+		/* FALLTHROUGH */
+	case STRING:
+		return copy(p, dst, k->size, val, key);
+	case DURATION:
+		return duration(p, key, val, k->min, k->max, (int64_t *)dst);
+	case COUNT:
+		return count(p, key, val, k->min, k->max, (int *)dst);
+	case CHOICE:
+		if (strcmp(val, k->a) != 0 && strcmp(val, k->b) != 0)
+			return conf_fail(p, p->line, "%s: '%s' is neither '%s' "
+			    "nor '%s'", key, val, k->a, k->b);
+		*(int *)dst = strcmp(val, k->a) == 0 ? k->min : k->max;
+		return 1;
+	default:
+		return 1;
 	}
 }
 
 int
-conf_key(struct parse *p, const char *key, const char *val)
+pg_net_parse(const char *s, struct pg_net *net)
 {
-	switch (p->sec) {
-	case SEC_GLOBAL:
-		return global_key(p, key, val);
-	case SEC_SERVE:
-		return serve_key(p, key, val);
-	case SEC_PEER:
-		return peer_key(p, key, val);
-	case SEC_CLUSTER:
-		return cluster_key(p, key, val);
-	case SEC_ETCD:
-		return etcd_key(p, key, val);
-	default:
-		return conf_fail(p, p->line, "'%s' before the first [section]",
-		    key);
+	static const unsigned char v4mapped[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
+	char		 addr[INET6_ADDRSTRLEN];
+	const char	*slash, *errstr;
+	unsigned int	 max, i;
+	size_t		 n;
+
+	memset(net, 0, sizeof(*net));
+	slash = strchr(s, '/');
+	n = slash != NULL ? (size_t)(slash - s) : strlen(s);
+	if (n == 0 || n >= sizeof(addr))
+		return -1;
+	memcpy(addr, s, n);
+	addr[n] = '\0';
+	net->family = strchr(addr, ':') != NULL ? AF_INET6 : AF_INET;
+	max = net->family == AF_INET6 ? 128 : 32;
+	if (inet_pton(net->family, addr, net->addr) != 1)
+		return -1;
+	net->prefix = max;
+	if (slash != NULL) {
+		if (strspn(slash + 1, "0123456789") != strlen(slash + 1))
+			return -1;
+		net->prefix = strtonum(slash + 1, 0, max, &errstr);
+		if (errstr != NULL)
+			return -1;
 	}
+	/*
+	 * ::ffff:a.b.c.d: an IPv4 client, which pollguard-serve sees as
+	 * a.b.c.d (conn.c): kept as that, or it would never match.
+	 */
+	if (net->family == AF_INET6 &&
+	    memcmp(net->addr, v4mapped, sizeof(v4mapped)) == 0) {
+		if (net->prefix < 96) {
+			errno = EDOM;
+			return -1;
+		}
+		net->family = AF_INET;
+		net->prefix -= 96;
+		memmove(net->addr, net->addr + 12, 4);
+		memset(net->addr + 4, 0, 12);
+		max = 32;
+	}
+	for (i = net->prefix; i < max; i++)
+		net->addr[i / 8] &= ~(0x80 >> (i % 8));
+	return 0;
+}
+
+int
+pg_net_match(const struct pg_net *net, int family, const void *addr)
+{
+	const unsigned char	*a = addr;
+	unsigned int		 full = net->prefix / 8, rest = net->prefix % 8;
+
+	if (family != net->family)
+		return 0;
+	if (memcmp(a, net->addr, full) != 0)
+		return 0;
+	return rest == 0 ||
+	    ((a[full] ^ net->addr[full]) & (0xff << (8 - rest)) & 0xff) == 0;
 }

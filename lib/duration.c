@@ -43,23 +43,17 @@ pg_duration_parse(const char *s, int64_t min, int64_t max, int64_t *ms,
 
 	memcpy(digits, s, n);
 	digits[n] = '\0';
-	v = strtonum(digits, 0, INT64_MAX / units[i].ms, &errs);
-	if (errs != NULL) {
+	v = strtonum(digits, 0, INT64_MAX / units[i].ms, &errs) * units[i].ms;
+	if (errs != NULL || v > max)
 		*errstr = "too large";
-		return -1;
-	}
-	v *= units[i].ms;
-	if (v < min) {
+	else if (v < min)
 		*errstr = "too small";
-		return -1;
+	else {
+		*ms = v;
+		*errstr = NULL;
+		return 0;
 	}
-	if (v > max) {
-		*errstr = "too large";
-		return -1;
-	}
-	*ms = v;
-	*errstr = NULL;
-	return 0;
+	return -1;
 invalid:
 	*errstr = "invalid";
 	return -1;
@@ -116,28 +110,22 @@ pg_duration_text(int64_t ms, char *buf)
 	return buf;
 }
 
-static int
-name_valid(const char *s, const char *bad_first)
+/* A leading '-' would read as an option on the command line. */
+int
+pg_cluster_id_valid(const char *s)
 {
 	size_t	 n;
 
 	n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	    "0123456789._-");
-	return n > 0 && n <= PG_NAME_MAX && s[n] == '\0' &&
-	    strchr(bad_first, s[0]) == NULL;
-}
-
-/* A leading '-' would read as an option on the command line. */
-int
-pg_cluster_id_valid(const char *s)
-{
-	return name_valid(s, ".-");
+	return n > 0 && n <= PG_NAME_MAX && s[n] == '\0' && s[0] != '.' &&
+	    s[0] != '-';
 }
 
 int
 pg_peer_name_valid(const char *s)
 {
-	return name_valid(s, ".-");
+	return pg_cluster_id_valid(s);
 }
 
 int64_t

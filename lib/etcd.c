@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,17 @@ struct pg_etcd_conn {
 #define GRPC_UNAVAILABLE	14
 #define GRPC_UNAUTHENTICATED	16
 
+/* The gateway's path for each request. */
+static const char *const paths[] = {
+	[PG_ETCD_AUTH] = "/v3/auth/authenticate",
+	[PG_ETCD_GRANT] = "/v3/lease/grant",
+	[PG_ETCD_KEEPALIVE] = "/v3/lease/keepalive",
+	[PG_ETCD_TTL] = "/v3/lease/timetolive",
+	[PG_ETCD_REVOKE] = "/v3/lease/revoke",
+	[PG_ETCD_TXN] = "/v3/kv/txn",
+	[PG_ETCD_RANGE] = "/v3/kv/range"
+};
+
 /* The SSL_CTX ex_data index of the connection: on_alert's. */
 static int	 ctx_index = -1;
 
@@ -77,17 +89,6 @@ pg_etcd_open(const struct pg_config *cfg)
 	return c;
 }
 
-void
-pg_etcd_close(struct pg_etcd_conn *c)
-{
-	if (c == NULL)
-		return;
-	curl_easy_cleanup(c->easy);
-	free(c->body);
-	explicit_bzero(c->token, sizeof(c->token));
-	free(c);
-}
-
 const char *
 pg_etcd_why(const struct pg_etcd_conn *c)
 {
@@ -113,26 +114,19 @@ time_left(const struct pg_etcd_conn *c)
 }
 
 /* Say why, escaped: etcd's messages and libcurl's are not ours. */
-static void
-say(struct pg_etcd_conn *c, const char *what)
+static void __attribute__((__format__(__printf__, 2, 3)))
+say(struct pg_etcd_conn *c, const char *fmt, ...)
 {
-	char	 raw[PG_ERR_MAX];
+	char	 what[CURL_ERROR_SIZE], raw[PG_ERR_MAX];
+	va_list	 ap;
 
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
 	snprintf(raw, sizeof(raw), "%s: %s", c->cfg->etcd.endpoints[c->cur],
 	    what);
 	strnvis(c->why, raw, sizeof(c->why), VIS_CSTYLE | VIS_OCTAL |
 	    VIS_TAB | VIS_NL | VIS_NOSLASH);
-}
-
-int
-pg_etcd_key(const struct pg_config *cfg, const char *id, char *buf,
-    size_t len)
-{
-	if ((size_t)snprintf(buf, len, "%s%s", cfg->etcd.prefix, id) >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
 }
 
 static size_t
@@ -222,13 +216,12 @@ tls_refused(const struct pg_etcd_conn *c, CURLcode e)
  * tls12: on a new connection, with TLS 1.2 at most (see late_verdict).
  */
 static int
-post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
+post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
     int tls12, long *status, CURLcode *ce)
 {
 	const struct pg_etcd	*e = &c->cfg->etcd;
 	struct curl_slist	*hdr = NULL, *h;
 	char			 url[PG_VALUE_MAX + 32], auth[PG_ETCD_TOKEN_MAX + 16];
-	char			 msg[256];
 	size_t			 n = strlen(e->endpoints[i]);
 	CURL			*x = c->easy;
 	int64_t			 cto, tmo;
@@ -242,7 +235,8 @@ post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
 	}
 	while (n > 0 && e->endpoints[i][n - 1] == '/')
 		n--;
-	snprintf(url, sizeof(url), "%.*s%s", (int)n, e->endpoints[i], path);
+	snprintf(url, sizeof(url), "%.*s%s", (int)n, e->endpoints[i],
+	    paths[op]);
 	free(c->body);
 	c->body = NULL;
 	c->len = 0;
@@ -309,15 +303,14 @@ post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
 	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, status);
 	c->cur = i;
 	if (*ce != CURLE_OK && cert_alert(c->alert)) {
-		snprintf(msg, sizeof(msg), "TLS alert \"%s\": etcd refuses "
-		    "this node's client certificate%s",
-		    SSL_alert_desc_string_long(c->alert), e->cert[0] == '\0' ?
+		say(c, "TLS alert \"%s\": etcd refuses this node's client "
+		    "certificate%s", SSL_alert_desc_string_long(c->alert),
+		    e->cert[0] == '\0' ?
 		    " (none is configured: [etcd] cert and key)" : "");
-		say(c, msg);
 		return -1;
 	}
 	if (*ce != CURLE_OK) {
-		say(c, c->toolong ? "an answer longer than 64 KiB" :
+		say(c, "%s", c->toolong ? "an answer longer than 64 KiB" :
 		    c->cerr[0] != '\0' ? c->cerr : curl_easy_strerror(*ce));
 		return -1;
 	}
@@ -325,7 +318,7 @@ post(struct pg_etcd_conn *c, size_t i, const char *path, const char *json,
 nomem:
 	curl_slist_free_all(hdr);
 	*ce = CURLE_OUT_OF_MEMORY;
-	say(c, strerror(ENOMEM));
+	say(c, "%s", strerror(ENOMEM));
 	return -1;
 }
 
@@ -360,7 +353,7 @@ static enum pg_etcd_result
 etcd_error(struct pg_etcd_conn *c, enum pg_etcd_op op,
     const struct pg_etcd_reply *r)
 {
-	say(c, r->message);
+	say(c, "%s", r->message);
 	switch (r->code) {
 	case GRPC_DEADLINE:
 	case GRPC_EXHAUSTED:
@@ -387,19 +380,18 @@ etcd_error(struct pg_etcd_conn *c, enum pg_etcd_op op,
  */
 static enum pg_etcd_result
 ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
-    const char *path, const char *json, const char *key,
-    struct pg_etcd_reply *r)
+    const char *json, const char *key, struct pg_etcd_reply *r)
 {
 	char		 why[PG_WHY_MAX], first[PG_ERR_MAX];
 	long		 status = 0;
 	CURLcode	 ce;
 	int		 rc;
 
-	if ((rc = post(c, i, path, json, 0, &status, &ce)) == -1 &&
+	if ((rc = post(c, i, op, json, 0, &status, &ce)) == -1 &&
 	    !tls_refused(c, ce) && late_verdict(c, i, ce)) {
 		strlcpy(first, c->why, sizeof(first));
 		/* No verdict: what the first try said stands. */
-		if ((rc = post(c, i, path, json, 1, &status, &ce)) == -1 &&
+		if ((rc = post(c, i, op, json, 1, &status, &ce)) == -1 &&
 		    !tls_refused(c, ce))
 			strlcpy(c->why, first, sizeof(c->why));
 	}
@@ -417,91 +409,19 @@ ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
 	    -1) {
 		/* A proxy's or a starting member's page: not an answer. */
 		if (status >= 500) {
-			snprintf(why, sizeof(why), "HTTP status %ld", status);
-			say(c, why);
+			say(c, "HTTP status %ld", status);
 			return PG_ETCD_UNREACHABLE;
 		}
-		say(c, why);
+		say(c, "%s", why);
 		return PG_ETCD_INVALID;
 	}
 	if (r->error)
 		return etcd_error(c, op, r);
 	if (status != 200) {
-		snprintf(why, sizeof(why), "HTTP status %ld without an error",
-		    status);
-		say(c, why);
+		say(c, "HTTP status %ld without an error", status);
 		return status >= 500 ? PG_ETCD_UNREACHABLE : PG_ETCD_INVALID;
 	}
 	return PG_ETCD_OK;
-}
-
-/* A token for endpoint i, when the config has a user and it has none. */
-static enum pg_etcd_result
-authenticate(struct pg_etcd_conn *c, size_t i)
-{
-	const struct pg_etcd	*e = &c->cfg->etcd;
-	struct pg_etcd_reply	 r;
-	enum pg_etcd_result	 res;
-	json_t			*o;
-	char			*json;
-
-	if (e->user[0] == '\0' || c->token[i][0] != '\0')
-		return PG_ETCD_OK;
-	if ((o = json_pack("{s:s, s:s}", "name", e->user, "password",
-	    e->password)) == NULL || (json = json_dumps(o, JSON_COMPACT)) ==
-	    NULL) {
-		json_decref(o);
-		errno = ENOMEM;
-		return PG_ETCD_ERROR;
-	}
-	json_decref(o);
-	res = ask_one(c, i, PG_ETCD_AUTH, "/v3/auth/authenticate", json, "",
-	    &r);
-	explicit_bzero(json, strlen(json));
-	free(json);
-	if (res == PG_ETCD_OK)
-		strlcpy(c->token[i], r.token, sizeof(c->token[i]));
-	explicit_bzero(&r, sizeof(r));
-	return res;
-}
-
-/*
- * A request, failed over: the endpoint in use first, then the others in
- * order. An endpoint that cannot be reached, or has no quorum, passes it
- * on; any other answer is the answer. A token that etcd no longer takes
- * (simple tokens expire) is asked for again, once. No endpoint is tried
- * once c->until has passed: the last failure stays the reason.
- */
-static enum pg_etcd_result
-ask(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *path,
-    const char *json, const char *key, struct pg_etcd_reply *r)
-{
-	const struct pg_etcd	*e = &c->cfg->etcd;
-	enum pg_etcd_result	 res, worst = PG_ETCD_UNREACHABLE;
-	size_t			 k, i, start = c->cur;
-	int			 again;
-
-	for (k = 0; k < e->nendpoints; k++) {
-		if (k > 0 && time_left(c) <= 0)
-			break;
-		i = (start + k) % e->nendpoints;
-		for (again = 0; again < 2; again++) {
-			memset(r, 0, sizeof(*r));
-			c->tls = 0;
-			if ((res = authenticate(c, i)) == PG_ETCD_OK)
-				res = ask_one(c, i, op, path, json, key, r);
-			if (res != PG_ETCD_REFUSED || e->user[0] == '\0' ||
-			    r->code != GRPC_UNAUTHENTICATED)
-				break;
-			c->token[i][0] = '\0';
-		}
-		if (res != PG_ETCD_UNREACHABLE && !c->tls)
-			return res;
-		/* An endpoint we do not trust (TLS): try the others. */
-		if (c->tls)
-			worst = PG_ETCD_REFUSED;
-	}
-	return worst;
 }
 
 /* The body of a request, from a jansson object (taken): NULL on ENOMEM. */
@@ -521,17 +441,79 @@ dump(json_t *o)
 	return s;
 }
 
+/* A token for endpoint i, when the config has a user and it has none. */
 static enum pg_etcd_result
-call(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *path,
-    json_t *o, const char *key, struct pg_etcd_reply *r)
+authenticate(struct pg_etcd_conn *c, size_t i)
+{
+	const struct pg_etcd	*e = &c->cfg->etcd;
+	struct pg_etcd_reply	 r;
+	enum pg_etcd_result	 res;
+	char			*json;
+
+	if (e->user[0] == '\0' || c->token[i][0] != '\0')
+		return PG_ETCD_OK;
+	if ((json = dump(json_pack("{s:s, s:s}", "name", e->user, "password",
+	    e->password))) == NULL)
+		return PG_ETCD_ERROR;
+	res = ask_one(c, i, PG_ETCD_AUTH, json, "", &r);
+	explicit_bzero(json, strlen(json));
+	free(json);
+	if (res == PG_ETCD_OK)
+		strlcpy(c->token[i], r.token, sizeof(c->token[i]));
+	explicit_bzero(&r, sizeof(r));
+	return res;
+}
+
+/*
+ * A request, failed over: the endpoint in use first, then the others in
+ * order. An endpoint that cannot be reached, or has no quorum, passes it
+ * on; any other answer is the answer. A token that etcd no longer takes
+ * (simple tokens expire) is asked for again, once. No endpoint is tried
+ * once c->until has passed: the last failure stays the reason.
+ */
+static enum pg_etcd_result
+ask(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *json,
+    const char *key, struct pg_etcd_reply *r)
+{
+	const struct pg_etcd	*e = &c->cfg->etcd;
+	enum pg_etcd_result	 res, worst = PG_ETCD_UNREACHABLE;
+	size_t			 k, i, start = c->cur;
+	int			 again;
+
+	for (k = 0; k < e->nendpoints; k++) {
+		if (k > 0 && time_left(c) <= 0)
+			break;
+		i = (start + k) % e->nendpoints;
+		for (again = 0; again < 2; again++) {
+			memset(r, 0, sizeof(*r));
+			c->tls = 0;
+			if ((res = authenticate(c, i)) == PG_ETCD_OK)
+				res = ask_one(c, i, op, json, key, r);
+			if (res != PG_ETCD_REFUSED || e->user[0] == '\0' ||
+			    r->code != GRPC_UNAUTHENTICATED)
+				break;
+			c->token[i][0] = '\0';
+		}
+		if (res != PG_ETCD_UNREACHABLE && !c->tls)
+			return res;
+		/* An endpoint we do not trust (TLS): try the others. */
+		if (c->tls)
+			worst = PG_ETCD_REFUSED;
+	}
+	return worst;
+}
+
+/* A request with the body o (taken), about key ("": none). */
+static enum pg_etcd_result
+call(struct pg_etcd_conn *c, enum pg_etcd_op op, json_t *o, const char *key,
+    struct pg_etcd_reply *r)
 {
 	enum pg_etcd_result	 res;
 	char			*json;
 
-	memset(r, 0, sizeof(*r));
 	if ((json = dump(o)) == NULL)
 		return PG_ETCD_ERROR;
-	res = ask(c, op, path, json, key, r);
+	res = ask(c, op, json, key, r);
 	free(json);
 	return res;
 }
@@ -546,10 +528,12 @@ id_json(int64_t id)
 	return json_string(s);
 }
 
-static int
-b64(const char *s, size_t n, char *dst, size_t len)
+/* A request about a lease: keepalive, timetolive, revoke. */
+static enum pg_etcd_result
+lease_call(struct pg_etcd_conn *c, enum pg_etcd_op op, int64_t lease,
+    struct pg_etcd_reply *r)
 {
-	return pg_base64(s, n, dst, len) == -1 ? -1 : 0;
+	return call(c, op, json_pack("{s:o}", "ID", id_json(lease)), "", r);
 }
 
 enum pg_etcd_result
@@ -560,8 +544,7 @@ pg_etcd_keepalive(struct pg_etcd_conn *c, int64_t lease, int64_t until,
 	enum pg_etcd_result	 res;
 
 	c->until = until;
-	res = call(c, PG_ETCD_KEEPALIVE, "/v3/lease/keepalive",
-	    json_pack("{s:o}", "ID", id_json(lease)), "", &r);
+	res = lease_call(c, PG_ETCD_KEEPALIVE, lease, &r);
 	c->until = 0;
 	if (res != PG_ETCD_OK)
 		return res;
@@ -580,9 +563,7 @@ pg_etcd_ttl(struct pg_etcd_conn *c, int64_t lease, int64_t *ttl_s)
 	struct pg_etcd_reply	 r;
 	enum pg_etcd_result	 res;
 
-	res = call(c, PG_ETCD_TTL, "/v3/lease/timetolive",
-	    json_pack("{s:o}", "ID", id_json(lease)), "", &r);
-	if (res == PG_ETCD_OK)
+	if ((res = lease_call(c, PG_ETCD_TTL, lease, &r)) == PG_ETCD_OK)
 		*ttl_s = r.ttl;
 	return res;
 }
@@ -592,8 +573,7 @@ pg_etcd_revoke(struct pg_etcd_conn *c, int64_t lease)
 {
 	struct pg_etcd_reply	 r;
 
-	return call(c, PG_ETCD_REVOKE, "/v3/lease/revoke",
-	    json_pack("{s:o}", "ID", id_json(lease)), "", &r);
+	return lease_call(c, PG_ETCD_REVOKE, lease, &r);
 }
 
 /* The holder of the key in a reply with its kv. */
@@ -606,13 +586,17 @@ holder(const struct pg_etcd_reply *r, struct pg_etcd_holder *h)
 	h->revision = r->kv.create_revision;
 }
 
-/* The key as it is: a linearizable read, no write. */
-static enum pg_etcd_result
-range(struct pg_etcd_conn *c, const char *key, const char *k64,
-    struct pg_etcd_reply *r)
+/* The key of a cluster, PREFIX and ID, and its base64. */
+static int
+cluster_key(struct pg_etcd_conn *c, const struct pg_cluster *cl, char *key,
+    char *k64)
 {
-	return call(c, PG_ETCD_RANGE, "/v3/kv/range",
-	    json_pack("{s:s}", "key", k64), key, r);
+	if ((size_t)snprintf(key, PG_ETCD_KEY_MAX, "%s%s", c->cfg->etcd.prefix,
+	    cl->id) >= PG_ETCD_KEY_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return pg_base64(key, strlen(key), k64, PG_ETCD_KEY_MAX * 2);
 }
 
 enum pg_etcd_result
@@ -625,10 +609,10 @@ pg_etcd_peek(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 
 	*found = 0;
 	memset(h, 0, sizeof(*h));
-	if (pg_etcd_key(c->cfg, cl->id, key, sizeof(key)) == -1 ||
-	    b64(key, strlen(key), k64, sizeof(k64)) == -1)
+	if (cluster_key(c, cl, key, k64) == -1)
 		return PG_ETCD_ERROR;
-	res = range(c, key, k64, &r);
+	/* The key as it is: a linearizable read, no write. */
+	res = call(c, PG_ETCD_RANGE, json_pack("{s:s}", "key", k64), key, &r);
 	if (res == PG_ETCD_OK && r.found) {
 		*found = 1;
 		holder(&r, h);
@@ -657,7 +641,7 @@ txn(struct pg_etcd_conn *c, const char *key, const char *k64,
 		    k64, "lease", id_json(lease));
 		then = json_pack("{s:{s:s}}", "requestRange", "key", k64);
 	}
-	return call(c, PG_ETCD_TXN, "/v3/kv/txn", json_pack(
+	return call(c, PG_ETCD_TXN, json_pack(
 	    "{s:[o], s:[o], s:[{s:{s:s}}]}", "compare", cmp, "success", then,
 	    "failure", "requestRange", "key", k64), key, r);
 }
@@ -677,9 +661,8 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	memset(l, 0, sizeof(*l));
 	memset(h, 0, sizeof(*h));
 	snprintf(val, sizeof(val), "node %s\n", node);
-	if (pg_etcd_key(c->cfg, cl->id, key, sizeof(key)) == -1 ||
-	    b64(key, strlen(key), k64, sizeof(k64)) == -1 ||
-	    b64(val, strlen(val), v64, sizeof(v64)) == -1)
+	if (cluster_key(c, cl, key, k64) == -1 ||
+	    pg_base64(val, strlen(val), v64, sizeof(v64)) == -1)
 		return PG_ETCD_ERROR;
 
 	/*
@@ -701,7 +684,9 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 		} else
 			known = 1;	/* the failure branch read it */
 	} else {
-		if ((res = range(c, key, k64, &r)) != PG_ETCD_OK)
+		res = call(c, PG_ETCD_RANGE, json_pack("{s:s}", "key", k64),
+		    key, &r);
+		if (res != PG_ETCD_OK)
 			return res;
 		known = 1;
 	}
@@ -719,17 +704,16 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 
 	/* The TTL is the wait, rounded up to whole seconds. */
 	ttl = (cl->wait_ms + 999) / 1000;
-	res = call(c, PG_ETCD_GRANT, "/v3/lease/grant", json_pack("{s:I}",
-	    "TTL", (json_int_t)ttl), "", &r);
+	res = call(c, PG_ETCD_GRANT, json_pack("{s:I}", "TTL", (json_int_t)ttl),
+	    "", &r);
 	if (res != PG_ETCD_OK)
 		return res;
 	l->id = r.id;
 	granted = r.ttl;
 	if ((res = txn(c, key, k64, v64, l->id, 1, &r)) != PG_ETCD_OK) {
 		/* The lease expires by itself; revoking it is a courtesy. */
-		if (res == PG_ETCD_UNREACHABLE)
-			return res;
-		pg_etcd_revoke(c, l->id);
+		if (res != PG_ETCD_UNREACHABLE)
+			pg_etcd_revoke(c, l->id);
 		return res;
 	}
 	/*

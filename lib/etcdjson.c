@@ -54,14 +54,6 @@ num(json_t *obj, const char *name, int64_t min, int64_t max, int64_t *v)
 	return *v >= min && *v <= max ? 0 : -1;
 }
 
-/* A member that must be an object when present: 0, or -1 for another type. */
-static int
-object(json_t *obj, const char *name, json_t **out)
-{
-	*out = json_object_get(obj, name);
-	return *out == NULL || json_is_object(*out) ? 0 : -1;
-}
-
 int
 pg_base64_decode(const char *src, size_t len, void *dstp, size_t dlen)
 {
@@ -208,10 +200,10 @@ header(json_t *root, struct pg_etcd_reply *r)
 {
 	json_t	*h;
 
-	if (object(root, "header", &h) == -1)
-		return -1;
-	if (h == NULL)
+	if ((h = json_object_get(root, "header")) == NULL)
 		return 0;
+	if (!json_is_object(h))
+		return -1;
 	return num(h, "revision", 0, INT64_MAX, &r->revision);
 }
 

@@ -121,16 +121,12 @@ int	 pg_etcd_init(void);
 
 /* A client for the config's [etcd]; NULL with errno. */
 struct pg_etcd_conn *pg_etcd_open(const struct pg_config *);
-void	 pg_etcd_close(struct pg_etcd_conn *);
 
 /*
  * The last failure, for people, escaped: "http://a:2379: Connection
  * refused", "etcdserver: permission denied", ...
  */
 const char	*pg_etcd_why(const struct pg_etcd_conn *);
-
-/* The key of a cluster: PREFIX and ID. */
-int	 pg_etcd_key(const struct pg_config *, const char *, char *, size_t);
 
 /* What a claim found: the key's holder. */
 struct pg_etcd_holder {

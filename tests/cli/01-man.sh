@@ -79,10 +79,10 @@ keys()
 {
 	local l
 	for l in "$@"; do
-		awk -v h="static const char *const ${l}_keys[] = {" \
+		awk -v h="static const struct key ${l}_keys[] = {" \
 		    'index($0, h) == 1 { p = 1 } p { print } p && /};/ { exit }' \
 		    "$PG_TOP/lib/confkey.c"
-	done | grep -o '"[a-z_]*"' | tr -d '"' | sort -u | tr '\n' ' '
+	done | sed -n 's/^\t{ "\([a-z_]*\)".*/\1/p' | sort -u | tr '\n' ' '
 }
 dockeys()
 {

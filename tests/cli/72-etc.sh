@@ -157,8 +157,8 @@ named()
 # Every key of lib/confkey.c appears in its section, set or after ';'.
 keys()
 {
-	sed -n "/^static const char \*const $1_keys\[\] = {/,/};/p" \
-	    "$PG_TOP/lib/confkey.c" | grep -o '"[a-z_]*"' | tr -d '"'
+	sed -n "/^static const struct key $1_keys\[\] = {/,/};/p" \
+	    "$PG_TOP/lib/confkey.c" | sed -n 's/^\t{ "\([a-z_]*\)".*/\1/p'
 }
 named "$EX" >"$T/present"
 missing=
@@ -240,8 +240,7 @@ for k in $(keys etcd); do
 	nkeys=$((nkeys + 1))
 	grep -qx "etcd:$k" "$T/epresent" || missing="$missing [etcd] $k"
 done
-for k in $(sed -n 's/^static const char \*const strict_keys\[\] = {\(.*\)};/\1/p' \
-    "$PG_TOP/lib/confkey.c" | grep -o '"[a-z_]*"' | tr -d '"'); do
+for k in $(keys strict); do
 	grep -qx "cluster:$k" "$T/epresent" || missing="$missing [cluster] $k"
 done
 is "$nkeys:$missing" "8:" \
