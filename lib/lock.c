@@ -131,16 +131,23 @@ lock_take(struct pg_state *st, const char *cluster, const char *kind,
 	 * made it 0644).
 	 */
 	if (fstat(fd, &sb) == -1 ||
-	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1) ||
-	    lock_fcntl(fd, LOCK_SET, &fl) == -1) {
-		saved = errno;
-		close(fd);
-		errno = saved;
-		/* Only the lock sets these: another process holds it. */
-		return saved == EACCES || saved == EAGAIN ? 0 : -1;
+	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1))
+		goto fail;
+	if (lock_fcntl(fd, LOCK_SET, &fl) == -1) {
+		/* Another process holds it. */
+		if (errno == EACCES || errno == EAGAIN) {
+			close(fd);
+			return 0;
+		}
+		goto fail;
 	}
 	*fdp = fd;
 	return 1;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
 }
 
 int
@@ -158,7 +165,8 @@ pg_claim_lock(struct pg_state *st, const char *cluster, int *fdp)
 /*
  * The strongest lock another process holds on a cluster's lock file of
  * this kind: F_UNLCK (also when there is no such file), F_RDLCK or
- * F_WRLCK; -1 with errno.
+ * F_WRLCK; -2 with errno when the file cannot be opened, -1 when it
+ * cannot be tested.
  */
 static int
 lock_test(struct pg_state *st, const char *cluster, const char *kind)
@@ -167,7 +175,7 @@ lock_test(struct pg_state *st, const char *cluster, const char *kind)
 	int		 fd, r, saved;
 
 	if ((fd = lock_open(st, cluster, kind, O_RDONLY)) == -1)
-		return errno == ENOENT ? F_UNLCK : -1;
+		return errno == ENOENT ? F_UNLCK : -2;
 	r = lock_fcntl(fd, LOCK_GET, &fl);
 	saved = errno;
 	close(fd);
@@ -180,7 +188,7 @@ pg_lock_held(struct pg_state *st, const char *cluster)
 {
 	int	 type;
 
-	if ((type = lock_test(st, cluster, "lock")) == -1)
+	if ((type = lock_test(st, cluster, "lock")) < 0)
 		return -1;
 	return type != F_UNLCK;
 }
@@ -228,9 +236,9 @@ pg_claim_held(struct pg_state *st, const char *cluster)
 	char		 name[PG_STATE_NAME_MAX];
 	int		 type;
 
-	if ((type = lock_test(st, cluster, "claim")) != -1)
+	if ((type = lock_test(st, cluster, "claim")) >= 0)
 		return type == F_WRLCK;
-	if (errno != EACCES && errno != EPERM)
+	if (type == -1 || (errno != EACCES && errno != EPERM))
 		return -1;
 	pg_state_name(name, sizeof(name), cluster, "claim");
 	if (fstatat(st->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)

@@ -587,7 +587,10 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
 	o->ended = 1;
 	if (pg_stamp_now(&o->end) == -1)
 		return -1;
-	o->duration_ms = pg_stamp_elapsed(&o->start, &o->end);
+	/* Across boots, or a clock gone back: not known, 0. */
+	o->duration_ms = strcmp(o->end.boot_id, o->start.boot_id) == 0 &&
+	    o->end.mono_ns > o->start.mono_ns ?
+	    (o->end.mono_ns - o->start.mono_ns) / 1000000 : 0;
 	if (WIFSIGNALED(status)) {
 		o->exit_status = -1;
 		o->signal = WTERMSIG(status);

@@ -1700,6 +1700,16 @@ test_outcome_files(void)
 	is_int(o.failures, 0, "a success resets the failures");
 	ok(o.succeeded && stamp_eq(&o.success, &o.end),
 	    "a success is remembered: its end");
+	/* A start of another boot, or later on the clock: duration 0. */
+	is_int(pg_outcome_start(&st, "c", 4247, &o), 0, "outcome_start: boot");
+	o.start.boot_id[0] ^= 1;
+	o.start.mono_ns -= 5000000000LL;
+	is_int(pg_outcome_finish(&st, "c", 0, 0, &o), 0, "outcome_finish: boot");
+	is_int(o.duration_ms, 0, "a run begun in another boot: duration 0");
+	is_int(pg_outcome_start(&st, "c", 4248, &o), 0, "outcome_start: ahead");
+	o.start.mono_ns += 5000000000LL;
+	is_int(pg_outcome_finish(&st, "c", 0, 0, &o), 0, "outcome_finish: ahead");
+	is_int(o.duration_ms, 0, "a start later than the end: duration 0");
 	is_int(pg_outcome_start(&st, "c", 4249, &o), 0, "outcome_start: after");
 	is_int(pg_outcome_finish(&st, "c", 1 << 8, 0, &o), 0,
 	    "outcome_finish: a failure after the success");
