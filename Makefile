@@ -111,7 +111,6 @@ $(B)%.o: %.c
 $(LIB_OBJS) $(BIN_OBJS): $(LIB_HDRS)
 $(STATE_OBJS): lib/state-int.h
 $(addprefix $(B)lib/,config.o confkey.o confval.o): lib/conf-int.h
-$(addprefix $(B)lib/,fleet.o fleetout.o): lib/fleet-int.h
 # The default config path and LIBEXECDIR (where pollguard-touch finds
 # pollguard-touch-curl) are compiled in: rebuild when either changes, so
 # that "make; make install PREFIX=/usr" installs tools that look in /usr.

@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * fleet.c: what pollguard-status shows of a cluster across its nodes.
- * The tool asks the nodes and fills in a struct pg_fleet per cluster;
- * who would go next is predicted here and printed by fleetout.c, from
- * plain data, so that the unit tests can check the prediction, the
- * table and the JSON exactly. Here too: the growing string both make
- * their text in (fleet-int.h).
+ * fleet.c: who would go next in a cluster, predicted from plain data so
+ * that the unit tests can check it exactly; fleetout.c prints it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,58 +13,6 @@
 #include <vis.h>
 
 #include "fleet.h"
-#include "fleet-int.h"
-
-void
-pg_sb_add(struct pg_sbuf *b, const char *s, size_t n)
-{
-	char	*p;
-	size_t	 cap;
-
-	if (b->fail)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		cap = b->cap == 0 ? 4096 : b->cap;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if ((p = realloc(b->p, cap)) == NULL) {
-			b->fail = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void
-pg_sb_printf(struct pg_sbuf *b, const char *fmt, ...)
-{
-	char	 s[PG_SB_PIECE_MAX];
-	va_list	 ap;
-	int	 n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(s, sizeof(s), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(s))
-		b->fail = 1;
-	else
-		pg_sb_add(b, s, n);
-}
-
-char *
-pg_sb_end(struct pg_sbuf *b)
-{
-	if (b->fail || b->p == NULL) {
-		free(b->p);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return b->p;
-}
 
 void
 pg_fleet_safe(const char *in, char *out, size_t len)
@@ -76,11 +20,16 @@ pg_fleet_safe(const char *in, char *out, size_t len)
 	strnvis(out, in, len, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL);
 }
 
-/* It answered the question: its activity counts in the rule. */
-static int
-answered(const struct pg_fleet_node *n)
+/* Add to nx's text; what does not fit is cut off. */
+static void
+say(struct pg_next *nx, const char *fmt, ...)
 {
-	return PG_ANSWER_OK(n->kind);
+	size_t	 n = strlen(nx->text);
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(nx->text + n, sizeof(nx->text) - n, fmt, ap);
+	va_end(ap);
 }
 
 /*
@@ -100,7 +49,7 @@ as_seen(const struct pg_fleet_node *n, int status, struct pg_seen *s)
 	s->name = n->name;
 	s->answer.kind = n->kind;
 	pg_status_init(&s->status);
-	if (answered(n)) {
+	if (PG_ANSWER_OK(n->kind)) {
 		s->answer.kind = n->st.elapsed_ms == PG_NEVER ?
 		    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
 		s->answer.elapsed_ms = n->st.elapsed_ms;
@@ -150,13 +99,8 @@ config_of(const struct pg_fleet *f, size_t i, struct pg_cluster *c)
 }
 
 /*
- * Node i's check, as pollguard-check makes it now (check() there): its
- * own record unreadable fails it; a run going, a check deciding or a
- * claim kept on it skips (LOCAL); then pg_decide, its own status as
- * own. A node before 0.4 decides as 0.3 did: pg_decide without its own
- * status, the others' unseen, no prefer. Not predicted: a node that did
- * not answer, and one whose checks have not run within wait and the
- * slack by its checked record (its cron does not run).
+ * Node i's check, as pollguard-check makes it now (check() there), or
+ * not predicted (fleet.h, pg_fleet_next).
  */
 static void
 predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
@@ -168,9 +112,9 @@ predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
 	size_t				 k;
 
 	memset(p, 0, sizeof(*p));
-	if (!answered(n) || (n->has_status && n->st.prefer[0] != '\0' &&
-	    n->st.checked_ms >= f->cluster->wait_ms +
-	    f->cluster->prefer_slack_ms))
+	if (!PG_ANSWER_OK(n->kind) || (n->has_status &&
+	    n->st.prefer[0] != '\0' && n->st.checked_ms >=
+	    f->cluster->wait_ms + f->cluster->prefer_slack_ms))
 		return;
 	p->checks = 1;
 	config_of(f, i, &c);
@@ -185,24 +129,15 @@ predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
 	pg_decide(&c, n->name, &own, p->busy, seen, k, &p->d);
 }
 
-/* The first node the checks count as never for want of an answer. */
-static size_t
-unheard(const struct pg_fleet *f)
-{
-	size_t	 i;
-
-	for (i = 0; i < f->n; i++)
-		if (f->nodes[i].kind == PG_ANSWER_UNREACHABLE)
-			break;
-	return i;
-}
-
 /* "b unreachable: counted as never", or "" when no node is. */
 static void
 never_text(const struct pg_fleet *f, char *buf, size_t len)
 {
-	size_t	 u = unheard(f);
+	size_t	 u;
 
+	for (u = 0; u < f->n; u++)
+		if (f->nodes[u].kind == PG_ANSWER_UNREACHABLE)
+			break;
 	buf[0] = '\0';
 	if (u < f->n)
 		snprintf(buf, len, "%s%s: counted as never", f->nodes[u].name,
@@ -214,62 +149,62 @@ static void
 active(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n = &f->nodes[i];
-	char				 a[PG_DURATION_MAX], b[PG_DURATION_MAX];
-	char				 run[48];
+	char				 a[PG_DURATION_MAX];
 
-	run[0] = '\0';
-	if (n->st.running && n->st.pid > 0)
-		snprintf(run, sizeof(run), ", running (pid %" PRId64 ")",
-		    n->st.pid);
-	else if (n->st.running)
-		strlcpy(run, ", running", sizeof(run));
 	nx->reason = PG_REASON_ACTIVE;
 	nx->node = i;
-	snprintf(nx->text, sizeof(nx->text), "%s: active %s ago%s (wait %s), "
-	    "keeps polling", n->name, pg_duration_text(n->st.elapsed_ms, a),
-	    run, pg_duration_text(f->cluster->wait_ms, b));
+	say(nx, "%s: active %s ago", n->name,
+	    pg_duration_text(n->st.elapsed_ms, a));
+	if (n->st.running && n->st.pid > 0)
+		say(nx, ", running (pid %" PRId64 ")", n->st.pid);
+	else if (n->st.running)
+		say(nx, ", running");
+	say(nx, " (wait %s), keeps polling",
+	    pg_duration_text(f->cluster->wait_ms, a));
+}
+
+/* Nobody active: the first check to run goes. */
+static void
+anyone(const struct pg_fleet *f, struct pg_next *nx)
+{
+	char	 a[PG_DURATION_MAX];
+
+	say(nx, "nobody active within wait %s: the first check to run goes",
+	    pg_duration_text(f->cluster->wait_ms, a));
 }
 
 /*
  * Several checks go: the first to run. Nobody is active within wait but
  * a node handing over, as a rule; else the text names the nodes.
  */
-static int
+static void
 several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 {
-	struct pg_sbuf	 b = { NULL, 0, 0, 0 };
-	char		 a[PG_DURATION_MAX], never[PG_NAME_MAX + 48], *s;
-	size_t		 i, failed = f->n, awake = 0;
+	char	 never[PG_NAME_MAX + 48];
+	size_t	 i, failed = f->n, awake = 0, named = 0;
 
 	for (i = 0; i < f->n && failed == f->n; i++)
 		if (p[i].checks && p[i].d.verdict == PG_GO &&
 		    p[i].d.failed < f->n - 1)
 			failed = NODE_OF(i, p[i].d.failed);
 	for (i = 0; i < f->n; i++)
-		awake += i != failed && answered(&f->nodes[i]) &&
+		awake += i != failed && PG_ANSWER_OK(f->nodes[i].kind) &&
 		    f->nodes[i].st.elapsed_ms < f->cluster->wait_ms;
-	never_text(f, never, sizeof(never));
-	if (awake == 0)
-		snprintf(nx->text, sizeof(nx->text), "%s%snobody active within "
-		    "wait %s: the first check to run goes", failed < f->n ?
-		    f->nodes[failed].name : "", failed < f->n ? "'s last run "
-		    "failed, handing over; " : "",
-		    pg_duration_text(f->cluster->wait_ms, a));
-	else {
+	if (awake == 0) {
+		if (failed < f->n)
+			say(nx, "%s's last run failed, handing over; ",
+			    f->nodes[failed].name);
+		anyone(f, nx);
+	} else {
 		for (i = 0; i < f->n; i++)
 			if (p[i].checks && p[i].d.verdict == PG_GO)
-				pg_sb_printf(&b, "%s%s", b.len > 0 ? ", " : "",
+				say(nx, "%s%s", named++ > 0 ? ", " : "",
 				    f->nodes[i].name);
-		if ((s = pg_sb_end(&b)) == NULL)
-			return -1;
-		snprintf(nx->text, sizeof(nx->text), "%s would go: the first "
-		    "check to run goes", s);
-		free(s);
+		say(nx, " would go: the first check to run goes");
 	}
+	never_text(f, never, sizeof(never));
 	if (never[0] != '\0')
-		snprintf(nx->text + strlen(nx->text), sizeof(nx->text) -
-		    strlen(nx->text), " (%s)", never);
-	return 0;
+		say(nx, " (%s)", never);
 }
 
 /* Node x's check alone goes. */
@@ -291,8 +226,8 @@ one(const struct pg_fleet *f, const struct pred *p, size_t x,
 	if (n->has_status && n->st.prefer[0] != '\0' &&
 	    d->disagree >= f->n - 1) {
 		nx->reason = PG_REASON_PREFERRED;
-		snprintf(nx->text, sizeof(nx->text), "%s: its check goes, the "
-		    "others skip (prefer %s)", n->name, n->st.prefer);
+		say(nx, "%s: its check goes, the others skip (prefer %s)",
+		    n->name, n->st.prefer);
 		return;
 	}
 	for (i = 0; i < f->n; i++)
@@ -304,11 +239,12 @@ one(const struct pg_fleet *f, const struct pred *p, size_t x,
 	else if (f->n == 1)
 		strlcpy(why, "no peers", sizeof(why));
 	never_text(f, never, sizeof(never));
-	snprintf(nx->text, sizeof(nx->text), "%s: its check goes%s%s%s%s%s%s",
-	    n->name, others ? ", the others skip" : "",
-	    why[0] != '\0' || never[0] != '\0' ? " (" : "", why,
-	    why[0] != '\0' && never[0] != '\0' ? "; " : "", never,
-	    why[0] != '\0' || never[0] != '\0' ? ")" : "");
+	say(nx, "%s: its check goes%s", n->name,
+	    others ? ", the others skip" : "");
+	if (why[0] != '\0' && never[0] != '\0')
+		say(nx, " (%s; %s)", why, never);
+	else if (why[0] != '\0' || never[0] != '\0')
+		say(nx, " (%s%s)", why, never);
 }
 
 /* Why node i's check skips, for people, without "skip: ". */
@@ -340,36 +276,31 @@ static int
 each(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
     struct pg_next *nx)
 {
-	struct pg_sbuf	 b = { NULL, 0, 0, 0 };
-	char		(*text)[PG_TEXT_MAX], *s;
-	size_t		 i, j;
-	int		 sep = 0;
+	char	(*text)[PG_TEXT_MAX];
+	size_t	 i, j;
+	int	 sep = 0;
 
 	if ((text = calloc(f->n, sizeof(*text))) == NULL)
 		return -1;
 	for (i = 0; i < f->n; i++)
 		if (p[i].checks)
 			skip_text(f, &p[i], i, seen, text[i], sizeof(text[i]));
-	PG_SB_LIT(&b, "nobody goes now");
+	nx->reason = PG_REASON_EACH;
+	say(nx, "nobody goes now");
 	for (i = 0; i < f->n; i++) {
 		if (!p[i].checks || text[i][0] == '\0')
 			continue;
-		pg_sb_printf(&b, "%s %s", sep++ ? ";" : ":", f->nodes[i].name);
+		say(nx, "%s %s", sep++ ? ";" : ":", f->nodes[i].name);
 		for (j = i + 1; j < f->n; j++)
 			if (p[j].checks && strcmp(text[i], text[j]) == 0) {
-				pg_sb_printf(&b, ", %s", f->nodes[j].name);
+				say(nx, ", %s", f->nodes[j].name);
 				text[j][0] = '\0';
 			}
-		pg_sb_printf(&b, ": %s", text[i]);
+		say(nx, ": %s", text[i]);
 	}
 	if (sep == 0)
-		PG_SB_LIT(&b, ": no node's checks run");
+		say(nx, ": no node's checks run");
 	free(text);
-	if ((s = pg_sb_end(&b)) == NULL)
-		return -1;
-	nx->reason = PG_REASON_EACH;
-	strlcpy(nx->text, s, sizeof(nx->text));
-	free(s);
 	return 0;
 }
 
@@ -379,19 +310,17 @@ hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n = &f->nodes[i];
 	char				 a[PG_DURATION_MAX];
-	char				 why[PG_STATUS_TEXT_MAX * 4 + 8];
 	char				 vis[PG_STATUS_TEXT_MAX * 4 + 1];
 
 	nx->reason = PG_REASON_HELD;
 	nx->node = i;
-	why[0] = '\0';
+	say(nx, "held for %s by %s", pg_duration_text(n->st.hold_ms, a),
+	    n->st.hold_by[0] != '\0' ? n->st.hold_by : n->name);
 	if (n->st.hold_why[0] != '\0') {
 		pg_fleet_safe(n->st.hold_why, vis, sizeof(vis));
-		snprintf(why, sizeof(why), " (%s)", vis);
+		say(nx, " (%s)", vis);
 	}
-	snprintf(nx->text, sizeof(nx->text), "held for %s by %s%s: nobody goes",
-	    pg_duration_text(n->st.hold_ms, a), n->st.hold_by[0] != '\0' ?
-	    n->st.hold_by : n->name, why);
+	say(nx, ": nobody goes");
 }
 
 /* No check goes while node i is unreachable, by policy. */
@@ -401,8 +330,8 @@ unreachable(const struct pg_fleet *f, size_t i, const char *policy,
 {
 	nx->reason = PG_REASON_UNREACHABLE;
 	nx->node = i;
-	snprintf(nx->text, sizeof(nx->text), "nobody while %s is unreachable "
-	    "(%s)", f->nodes[i].name, policy);
+	say(nx, "nobody while %s is unreachable (%s)", f->nodes[i].name,
+	    policy);
 }
 
 /* No check goes for node i's error: its own record, or its answer. */
@@ -411,9 +340,9 @@ error(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
 	nx->reason = PG_REASON_INVALID;
 	nx->node = i;
-	snprintf(nx->text, sizeof(nx->text), f->nodes[i].self ? "%s cannot "
-	    "read its own record: its check fails" : "%s answers an error: "
-	    "checks that ask it refuse to decide", f->nodes[i].name);
+	say(nx, f->nodes[i].self ? "%s cannot read its own record: its check "
+	    "fails" : "%s answers an error: checks that ask it refuse to "
+	    "decide", f->nodes[i].name);
 }
 
 /*
@@ -434,7 +363,7 @@ nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
 		if (n->has_status && n->st.hold_ms > 0 && (held == f->n ||
 		    n->st.hold_ms > f->nodes[held].st.hold_ms))
 			held = i;
-		if (n->self && !answered(n))
+		if (n->self && !PG_ANSWER_OK(n->kind))
 			self = i;
 		if (!p[i].checks)
 			continue;
@@ -468,11 +397,10 @@ nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
 static void
 by_etcd(const struct pg_fleet *f, struct pg_next *nx)
 {
-	char	 a[PG_DURATION_MAX];
 	size_t	 i;
 
 	for (i = 0; i < f->n; i++) {
-		if (f->nodes[i].self || answered(&f->nodes[i]))
+		if (f->nodes[i].self || PG_ANSWER_OK(f->nodes[i].kind))
 			continue;
 		if (f->nodes[i].kind == PG_ANSWER_UNREACHABLE)
 			unreachable(f, i, "backend = etcd", nx);
@@ -480,14 +408,12 @@ by_etcd(const struct pg_fleet *f, struct pg_next *nx)
 			error(f, i, nx);
 		return;
 	}
-	if (f->holder < f->n && !answered(&f->nodes[f->holder]))
+	if (f->holder < f->n && !PG_ANSWER_OK(f->nodes[f->holder].kind))
 		error(f, f->holder, nx);
 	else if (f->holder < f->n)
 		active(f, f->holder, nx);
 	else
-		snprintf(nx->text, sizeof(nx->text), "nobody active within "
-		    "wait %s: the first check to run goes",
-		    pg_duration_text(f->cluster->wait_ms, a));
+		anyone(f, nx);
 }
 
 int
@@ -519,7 +445,7 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 			go = i;
 	}
 	if (ngo > 1)
-		r = several(f, p, nx);
+		several(f, p, nx);
 	else if (ngo == 1)
 		one(f, p, go, nx);
 	else

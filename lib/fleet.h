@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * fleet.h: what pollguard-status shows of a cluster across its nodes
- * (fleet.c, fleetout.c).
+ * fleet.h: what pollguard-status shows of a cluster across its nodes:
+ * which node would go next (fleet.c), and the table and JSON it prints
+ * (fleetout.c). Pure: no I/O; the tool fills in one struct pg_fleet per
+ * cluster.
  */
 #ifndef PG_FLEET_H
 #define PG_FLEET_H
@@ -9,13 +11,6 @@
 #include "conf.h"
 #include "decide.h"
 #include "proto.h"
-
-/*
- * fleet.c, fleetout.c: what pollguard-status shows of a cluster across
- * its nodes: which node would go next (fleet.c), and the table and JSON
- * it prints (fleetout.c). Pure: no I/O; the tool fills in one struct
- * pg_fleet per cluster.
- */
 
 /*
  * One node as pollguard-status reached it, which is taken for what the
@@ -81,6 +76,9 @@ struct pg_next {
  * otherwise anyone (GO). 0, or -1 and ENOMEM.
  */
 int	 pg_fleet_next(const struct pg_fleet *, struct pg_next *);
+
+/* Text as an operator typed it (a local hold's why), safe to print. */
+void	 pg_fleet_safe(const char *, char *, size_t);
 
 /*
  * The table for people: a header, a line per node of each cluster and a

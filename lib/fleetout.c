@@ -2,14 +2,15 @@
 /*
  * fleetout.c: what pollguard-status prints of the fleets fleet.c
  * predicts: the table for people and the JSON (pollguard-status(1) has
- * its schema). Plain data in, a malloc'd string out.
+ * its schema), made by stdio in memory (open_memstream(3)).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fleet.h"
-#include "fleet-int.h"
 
 #define CELL_MAX	(PG_STATUS_TEXT_MAX * 6)
 
@@ -97,25 +98,36 @@ cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
 
 /* One line: the cells padded to the widths, the last one not. */
 static void
-line(struct pg_sbuf *b, char c[][CELL_MAX], size_t nc, const size_t *w)
+line(FILE *fp, char c[][CELL_MAX], size_t nc, const size_t *w)
 {
 	size_t	 i;
 
-	for (i = 0; i < nc; i++) {
-		if (i + 1 < nc)
-			pg_sb_printf(b, "%-*s  ", (int)w[i], c[i]);
-		else
-			pg_sb_printf(b, "%s\n", c[i]);
-	}
+	for (i = 0; i + 1 < nc; i++)
+		fprintf(fp, "%-*s  ", (int)w[i], c[i]);
+	fprintf(fp, "%s\n", c[i]);
+}
+
+/* The string that fp made in *s, or NULL and ENOMEM (also when !ok). */
+static char *
+done(FILE *fp, char **s, int ok)
+{
+	if (ferror(fp))
+		ok = 0;
+	if (fclose(fp) == 0 && ok)
+		return *s;
+	free(*s);
+	errno = ENOMEM;
+	return NULL;
 }
 
 char *
 pg_fleet_table(const struct pg_fleet *f, size_t nf)
 {
-	char		 c[C_COUNT][CELL_MAX];
-	struct pg_sbuf	 b = { NULL, 0, 0, 0 };
+	char		 c[C_COUNT][CELL_MAX], *s = NULL;
 	struct pg_next	 nx;
 	size_t		 w[C_COUNT], i, j, k, len;
+	FILE		*fp;
+	int		 ok = 1;
 
 	for (k = 0; k < C_COUNT; k++)
 		w[k] = strlen(heads[k]);
@@ -126,221 +138,226 @@ pg_fleet_table(const struct pg_fleet *f, size_t nf)
 				if ((len = strlen(c[k])) > w[k])
 					w[k] = len;
 		}
+	if ((fp = open_memstream(&s, &len)) == NULL)
+		return NULL;
 	for (k = 0; k < C_COUNT; k++)
 		strlcpy(c[k], heads[k], CELL_MAX);
-	line(&b, c, C_COUNT, w);
+	line(fp, c, C_COUNT, w);
 	for (i = 0; i < nf; i++) {
 		for (j = 0; j < f[i].n; j++) {
 			cells(&f[i], &f[i].nodes[j], c);
-			line(&b, c, C_COUNT, w);
+			line(fp, c, C_COUNT, w);
 		}
 		if (pg_fleet_next(&f[i], &nx) == -1) {
-			b.fail = 1;
+			ok = 0;
 			break;
 		}
 		strlcpy(c[C_CLUSTER], f[i].cluster->id, CELL_MAX);
 		strlcpy(c[C_NODE], "next", CELL_MAX);
 		strlcpy(c[C_REACH], nx.text, CELL_MAX);
-		line(&b, c, 3, w);
+		line(fp, c, 3, w);
 	}
-	return pg_sb_end(&b);
+	return done(fp, &s, ok);
 }
 
-/* A JSON string: quotes, backslashes, and \uXXXX for the rest. */
+/* The JSON being written. */
+struct js {
+	FILE	*fp;
+	int	 first;		/* in an object or array just opened */
+};
+
+/* A ',' before all but the first member; then "key": unless key is NULL. */
 static void
-js_str(struct pg_sbuf *b, const char *s)
+js_key(struct js *j, const char *key)
 {
-	static const char	 hex[] = "0123456789abcdef";
-	char			 e[6] = { '\\', 'u', '0', '0' };
-	unsigned char		 ch;
-	size_t			 run;
-
-	PG_SB_LIT(b, "\"");
-	while (*s != '\0') {
-		for (run = 0; s[run] >= 0x20 && s[run] < 0x7f &&
-		    s[run] != '"' && s[run] != '\\'; run++)
-			;
-		pg_sb_add(b, s, run);
-		s += run;
-		if (*s == '\0')
-			break;
-		ch = (unsigned char)*s++;
-		if (ch == '"' || ch == '\\') {
-			e[1] = ch;
-			pg_sb_add(b, e, 2);
-			e[1] = 'u';
-			continue;
-		}
-		e[4] = hex[ch >> 4];
-		e[5] = hex[ch & 0xf];
-		pg_sb_add(b, e, 6);
-	}
-	PG_SB_LIT(b, "\"");
+	if (!j->first)
+		fputc(',', j->fp);
+	j->first = 0;
+	if (key != NULL)
+		fprintf(j->fp, "\"%s\":", key);
 }
 
-/* "key": then a string, or null when s is NULL or empty. */
+/* Open ('{', '[') or close ('}', ']') an object or an array. */
 static void
-js_key_str(struct pg_sbuf *b, const char *key, const char *s)
+js_open(struct js *j, const char *key, int ch)
 {
-	pg_sb_printf(b, "\"%s\":", key);
-	if (s == NULL || s[0] == '\0')
-		PG_SB_LIT(b, "null");
-	else
-		js_str(b, s);
-}
-
-/* "key": milliseconds, or null for never (and unknown: cond false). */
-static void
-js_key_ms(struct pg_sbuf *b, const char *key, int cond, int64_t ms)
-{
-	if (cond && ms != PG_NEVER && ms >= 0)
-		pg_sb_printf(b, "\"%s\":%" PRId64, key, ms);
-	else
-		pg_sb_printf(b, "\"%s\":null", key);
-}
-
-static const char *
-reach_key(const struct pg_fleet_node *n)
-{
-	return !PG_ANSWER_OK(n->kind) ? reach_word(n) : n->has_status ?
-	    "status" : "elapsed";
+	js_key(j, key);
+	fputc(ch, j->fp);
+	j->first = 1;
 }
 
 static void
-js_node(struct pg_sbuf *b, const struct pg_fleet_node *n)
+js_close(struct js *j, int ch)
 {
-	const struct pg_status	*st = &n->st;
-	int			 ok = PG_ANSWER_OK(n->kind);
-	int			 full = n->has_status;
+	fputc(ch, j->fp);
+	j->first = 0;
+}
 
-	PG_SB_LIT(b, "{");
-	js_key_str(b, "name", n->name);
-	pg_sb_printf(b, ",\"self\":%s,\"reachable\":%s,\"answer\":\"%s\",",
-	    n->self ? "true" : "false", ok ? "true" : "false",
-	    reach_key(n));
-	js_key_str(b, "error", ok ? NULL : n->why[0] != '\0' ? n->why :
-	    reach_word(n));
-	PG_SB_LIT(b, ",");
-	js_key_str(b, "version", full ? st->version : NULL);
-	PG_SB_LIT(b, ",");
-	js_key_ms(b, "elapsed_ms", ok, st->elapsed_ms);
-	PG_SB_LIT(b, ",");
-	js_key_ms(b, "claim_ms", ok, st->claim_ms);
-	if (full && st->deciding >= 0)
-		pg_sb_printf(b, ",\"deciding\":%s", st->deciding ? "true" :
-		    "false");
-	else
-		PG_SB_LIT(b, ",\"deciding\":null");
-	if (!full) {
-		pg_sb_printf(b, ",\"running\":null,\"pid\":null,\"last\":null,"
-		    "\"last_success_ms\":null,\"failures\":null,"
-		    "\"prefer\":null,\"checked_ms\":null,\"checking_ms\":null,"
-		    "\"yield\":null,\"hold\":null}");
+/* A string, or null when s is NULL or empty: '"', '\\' and \u00XX. */
+static void
+js_str(struct js *j, const char *key, const char *s)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+
+	js_key(j, key);
+	if (s == NULL || *s == '\0') {
+		fputs("null", j->fp);
 		return;
 	}
-	pg_sb_printf(b, ",\"running\":%s,", st->running ? "true" : "false");
-	js_key_ms(b, "pid", st->running && st->pid > 0, st->pid);
-	if (st->last) {
-		PG_SB_LIT(b, ",\"last\":{");
-		js_key_ms(b, "exit", st->last_signal == 0, st->last_exit);
-		PG_SB_LIT(b, ",");
-		js_key_ms(b, "signal", st->last_signal > 0, st->last_signal);
-		pg_sb_printf(b, ",\"timed_out\":%s,", st->last_timeout ?
-		    "true" : "false");
-		js_key_ms(b, "duration_ms", 1, st->last_duration_ms);
-		PG_SB_LIT(b, ",");
-		js_key_ms(b, "end_ms", 1, st->last_end_ms);
-		PG_SB_LIT(b, "}");
-	} else
-		PG_SB_LIT(b, ",\"last\":null");
-	PG_SB_LIT(b, ",");
-	js_key_ms(b, "last_success_ms", 1, st->last_success_ms);
-	pg_sb_printf(b, ",\"failures\":%d,", st->failures);
-	js_key_str(b, "prefer", st->prefer[0] != '\0' ? st->prefer : NULL);
-	PG_SB_LIT(b, ",");
-	js_key_ms(b, "checked_ms", st->checked_ms != PG_NEVER, st->checked_ms);
-	PG_SB_LIT(b, ",");
-	js_key_ms(b, "checking_ms", st->checked_ms != PG_NEVER &&
-	    st->checking_ms >= 0, st->checking_ms);
-	if (st->yield[0] != '\0') {
-		PG_SB_LIT(b, ",\"yield\":{");
-		js_key_str(b, "to", st->yield);
-		pg_sb_printf(b, ",\"ms\":%" PRId64 "},", st->yielded_ms);
-	} else
-		PG_SB_LIT(b, ",\"yield\":null,");
-	if (st->hold_ms > 0) {
-		pg_sb_printf(b, "\"hold\":{\"left_ms\":%" PRId64 ",",
-		    st->hold_ms);
-		js_key_str(b, "by", st->hold_by);
-		PG_SB_LIT(b, ",");
-		js_key_str(b, "why", st->hold_why);
-		PG_SB_LIT(b, "}}");
-	} else
-		PG_SB_LIT(b, "\"hold\":null}");
+	fputc('"', j->fp);
+	for (; *u != '\0'; u++)
+		if (*u == '"' || *u == '\\')
+			fprintf(j->fp, "\\%c", *u);
+		else if (*u < 0x20 || *u > 0x7e)
+			fprintf(j->fp, "\\u%04x", *u);
+		else
+			fputc(*u, j->fp);
+	fputc('"', j->fp);
 }
 
-/* next's reason in the JSON (pollguard-status(1)). */
-static const char *
-next_key(const struct pg_next *nx, size_t n)
+static void
+js_num(struct js *j, const char *key, int64_t v)
 {
-	switch (nx->reason) {
-	case PG_REASON_GO:
-		return nx->node < n ? "go" : "any";
-	case PG_REASON_ACTIVE:
-		return "active";
-	case PG_REASON_HELD:
-		return "held";
-	case PG_REASON_INVALID:
-		return "error";
-	case PG_REASON_UNREACHABLE:
-		return "unreachable";
-	case PG_REASON_PREFERRED:
-		return "preferred";
-	default:
-		return "none";
-	}
+	js_key(j, key);
+	fprintf(j->fp, "%" PRId64, v);
 }
+
+/* Milliseconds, or null for never (and unknown: cond false). */
+static void
+js_ms(struct js *j, const char *key, int cond, int64_t ms)
+{
+	if (cond && ms != PG_NEVER && ms >= 0)
+		js_num(j, key, ms);
+	else
+		js_str(j, key, NULL);
+}
+
+/* true, false, or null when v is negative. */
+static void
+js_bool(struct js *j, const char *key, int v)
+{
+	js_key(j, key);
+	fputs(v < 0 ? "null" : v ? "true" : "false", j->fp);
+}
+
+static void
+js_node(struct js *j, const struct pg_fleet_node *n)
+{
+	static const char *const unknown[] = { "running", "pid", "last",
+	    "last_success_ms", "failures", "prefer", "checked_ms",
+	    "checking_ms", "yield", "hold" };
+	const struct pg_status	*st = &n->st;
+	size_t			 i;
+	int			 ok = PG_ANSWER_OK(n->kind);
+
+	js_open(j, NULL, '{');
+	js_str(j, "name", n->name);
+	js_bool(j, "self", n->self != 0);
+	js_bool(j, "reachable", ok);
+	js_str(j, "answer", !ok ? reach_word(n) : n->has_status ? "status" :
+	    "elapsed");
+	js_str(j, "error", ok ? NULL : n->why[0] != '\0' ? n->why :
+	    reach_word(n));
+	js_str(j, "version", n->has_status ? st->version : NULL);
+	js_ms(j, "elapsed_ms", ok, st->elapsed_ms);
+	js_ms(j, "claim_ms", ok, st->claim_ms);
+	js_bool(j, "deciding", n->has_status ? st->deciding : -1);
+	if (!n->has_status) {
+		for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+			js_str(j, unknown[i], NULL);
+		js_close(j, '}');
+		return;
+	}
+	js_bool(j, "running", st->running != 0);
+	js_ms(j, "pid", st->running && st->pid > 0, st->pid);
+	if (st->last) {
+		js_open(j, "last", '{');
+		js_ms(j, "exit", st->last_signal == 0, st->last_exit);
+		js_ms(j, "signal", st->last_signal > 0, st->last_signal);
+		js_bool(j, "timed_out", st->last_timeout != 0);
+		js_ms(j, "duration_ms", 1, st->last_duration_ms);
+		js_ms(j, "end_ms", 1, st->last_end_ms);
+		js_close(j, '}');
+	} else
+		js_str(j, "last", NULL);
+	js_ms(j, "last_success_ms", 1, st->last_success_ms);
+	js_num(j, "failures", st->failures);
+	js_str(j, "prefer", st->prefer);
+	js_ms(j, "checked_ms", st->checked_ms != PG_NEVER, st->checked_ms);
+	js_ms(j, "checking_ms", st->checked_ms != PG_NEVER &&
+	    st->checking_ms >= 0, st->checking_ms);
+	if (st->yield[0] != '\0') {
+		js_open(j, "yield", '{');
+		js_str(j, "to", st->yield);
+		js_num(j, "ms", st->yielded_ms);
+		js_close(j, '}');
+	} else
+		js_str(j, "yield", NULL);
+	if (st->hold_ms > 0) {
+		js_open(j, "hold", '{');
+		js_num(j, "left_ms", st->hold_ms);
+		js_str(j, "by", st->hold_by);
+		js_str(j, "why", st->hold_why);
+		js_close(j, '}');
+	} else
+		js_str(j, "hold", NULL);
+	js_close(j, '}');
+}
+
+/* next's reason in the JSON (pollguard-status(1)); else "none". */
+static const char *const next_keys[PG_REASON_EACH + 1] = {
+	[PG_REASON_GO] = "go",
+	[PG_REASON_ACTIVE] = "active",
+	[PG_REASON_HELD] = "held",
+	[PG_REASON_INVALID] = "error",
+	[PG_REASON_UNREACHABLE] = "unreachable",
+	[PG_REASON_PREFERRED] = "preferred"
+};
 
 char *
 pg_fleet_json(const char *version, const char *node,
     const struct pg_fleet *f, size_t nf)
 {
 	const struct pg_cluster	*c;
-	struct pg_sbuf		 b = { NULL, 0, 0, 0 };
+	struct js		 j = { NULL, 1 };
 	struct pg_next		 nx;
-	size_t			 i, j;
+	char			*s = NULL;
+	size_t			 i, k, len;
+	int			 ok = 1;
 
-	PG_SB_LIT(&b, "{");
-	js_key_str(&b, "version", version);
-	PG_SB_LIT(&b, ",");
-	js_key_str(&b, "node", node);
-	PG_SB_LIT(&b, ",\"clusters\":[");
+	if ((j.fp = open_memstream(&s, &len)) == NULL)
+		return NULL;
+	js_open(&j, NULL, '{');
+	js_str(&j, "version", version);
+	js_str(&j, "node", node);
+	js_open(&j, "clusters", '[');
 	for (i = 0; i < nf; i++) {
 		c = f[i].cluster;
 		if (pg_fleet_next(&f[i], &nx) == -1) {
-			b.fail = 1;
+			ok = 0;
 			break;
 		}
-		if (i > 0)
-			PG_SB_LIT(&b, ",");
-		PG_SB_LIT(&b, "{");
-		js_key_str(&b, "id", c->id);
-		pg_sb_printf(&b, ",\"wait_ms\":%" PRId64 ",\"unreachable\":"
-		    "\"%s\",\"next\":{\"reason\":\"%s\",", c->wait_ms,
-		    c->unreachable == PG_UNREACHABLE_SKIP ? "skip" : "run",
-		    next_key(&nx, f[i].n));
-		js_key_str(&b, "node", nx.node < f[i].n ?
+		js_open(&j, NULL, '{');
+		js_str(&j, "id", c->id);
+		js_num(&j, "wait_ms", c->wait_ms);
+		js_str(&j, "unreachable", c->unreachable ==
+		    PG_UNREACHABLE_SKIP ? "skip" : "run");
+		js_open(&j, "next", '{');
+		js_str(&j, "reason", nx.reason == PG_REASON_GO &&
+		    nx.node >= f[i].n ? "any" : next_keys[nx.reason] != NULL ?
+		    next_keys[nx.reason] : "none");
+		js_str(&j, "node", nx.node < f[i].n ?
 		    f[i].nodes[nx.node].name : NULL);
-		PG_SB_LIT(&b, ",");
-		js_key_str(&b, "text", nx.text);
-		PG_SB_LIT(&b, "},\"nodes\":[");
-		for (j = 0; j < f[i].n; j++) {
-			if (j > 0)
-				PG_SB_LIT(&b, ",");
-			js_node(&b, &f[i].nodes[j]);
-		}
-		PG_SB_LIT(&b, "]}");
+		js_str(&j, "text", nx.text);
+		js_close(&j, '}');
+		js_open(&j, "nodes", '[');
+		for (k = 0; k < f[i].n; k++)
+			js_node(&j, &f[i].nodes[k]);
+		js_close(&j, ']');
+		js_close(&j, '}');
 	}
-	PG_SB_LIT(&b, "]}\n");
-	return pg_sb_end(&b);
+	js_close(&j, ']');
+	js_close(&j, '}');
+	fputc('\n', j.fp);
+	return done(j.fp, &s, ok);
 }
