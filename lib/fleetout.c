@@ -240,37 +240,29 @@ js_bool(struct js *j, const char *key, int v)
 	fputs(v < 0 ? "null" : v ? "true" : "false", j->fp);
 }
 
+/* A node; one before 0.4 (no status) has its activity only. */
 static void
 js_node(struct js *j, const struct pg_fleet_node *n)
 {
-	static const char *const unknown[] = { "running", "pid", "last",
-	    "last_success_ms", "failures", "prefer", "checked_ms",
-	    "checking_ms", "yield", "hold" };
 	const struct pg_status	*st = &n->st;
-	size_t			 i;
 	int			 ok = PG_ANSWER_OK(n->kind);
+	int			 full = n->has_status;
 
 	js_open(j, NULL, '{');
 	js_str(j, "name", n->name);
 	js_bool(j, "self", n->self != 0);
 	js_bool(j, "reachable", ok);
-	js_str(j, "answer", !ok ? reach_word(n) : n->has_status ? "status" :
+	js_str(j, "answer", !ok ? reach_word(n) : full ? "status" :
 	    "elapsed");
 	js_str(j, "error", ok ? NULL : n->why[0] != '\0' ? n->why :
 	    reach_word(n));
-	js_str(j, "version", n->has_status ? st->version : NULL);
+	js_str(j, "version", full ? st->version : NULL);
 	js_ms(j, "elapsed_ms", ok, st->elapsed_ms);
 	js_ms(j, "claim_ms", ok, st->claim_ms);
-	js_bool(j, "deciding", n->has_status ? st->deciding : -1);
-	if (!n->has_status) {
-		for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
-			js_str(j, unknown[i], NULL);
-		js_close(j, '}');
-		return;
-	}
-	js_bool(j, "running", st->running != 0);
-	js_ms(j, "pid", st->running && st->pid > 0, st->pid);
-	if (st->last) {
+	js_bool(j, "deciding", full ? st->deciding : -1);
+	js_bool(j, "running", full ? st->running != 0 : -1);
+	js_ms(j, "pid", full && st->running && st->pid > 0, st->pid);
+	if (full && st->last) {
 		js_open(j, "last", '{');
 		js_ms(j, "exit", st->last_signal == 0, st->last_exit);
 		js_ms(j, "signal", st->last_signal > 0, st->last_signal);
@@ -280,20 +272,24 @@ js_node(struct js *j, const struct pg_fleet_node *n)
 		js_close(j, '}');
 	} else
 		js_str(j, "last", NULL);
-	js_ms(j, "last_success_ms", 1, st->last_success_ms);
-	js_num(j, "failures", st->failures);
-	js_str(j, "prefer", st->prefer);
-	js_ms(j, "checked_ms", st->checked_ms != PG_NEVER, st->checked_ms);
-	js_ms(j, "checking_ms", st->checked_ms != PG_NEVER &&
+	js_ms(j, "last_success_ms", full, st->last_success_ms);
+	if (full)
+		js_num(j, "failures", st->failures);
+	else
+		js_str(j, "failures", NULL);
+	js_str(j, "prefer", full ? st->prefer : NULL);
+	js_ms(j, "checked_ms", full && st->checked_ms != PG_NEVER,
+	    st->checked_ms);
+	js_ms(j, "checking_ms", full && st->checked_ms != PG_NEVER &&
 	    st->checking_ms >= 0, st->checking_ms);
-	if (st->yield[0] != '\0') {
+	if (full && st->yield[0] != '\0') {
 		js_open(j, "yield", '{');
 		js_str(j, "to", st->yield);
 		js_num(j, "ms", st->yielded_ms);
 		js_close(j, '}');
 	} else
 		js_str(j, "yield", NULL);
-	if (st->hold_ms > 0) {
+	if (full && st->hold_ms > 0) {
 		js_open(j, "hold", '{');
 		js_num(j, "left_ms", st->hold_ms);
 		js_str(j, "by", st->hold_by);
