@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <vis.h>
 
 #include "fleet.h"
@@ -66,6 +65,8 @@ struct pred {
 	struct pg_decision d;	/* pg_decide's, over its view */
 	int		 checks;	/* its check runs and is predicted */
 	int		 busy;		/* a run, a claim or a check there */
+	char		 why[PG_TEXT_MAX];	/* d for people, without
+						   "skip: " */
 };
 
 /* Node i's view of the others, into seen: their count. */
@@ -85,30 +86,18 @@ view(const struct pg_fleet *f, size_t i, struct pg_seen *seen)
 #define NODE_OF(i, k)	((k) < (i) ? (k) : (k) + 1)
 
 /*
- * The config node i's check decides by: ours, but for the prefer order
- * it announces; a node before 0.4 has none.
- */
-static void
-config_of(const struct pg_fleet *f, size_t i, struct pg_cluster *c)
-{
-	const struct pg_fleet_node	*n = &f->nodes[i];
-
-	*c = *f->cluster;
-	strlcpy(c->prefer, n->has_status ? n->st.prefer : "",
-	    sizeof(c->prefer));
-}
-
-/*
  * Node i's check, as pollguard-check makes it now (check() there), or
- * not predicted (fleet.h, pg_fleet_next).
+ * not predicted (fleet.h, pg_fleet_next). It decides by our config but
+ * for the prefer order it announces; a node before 0.4 has none.
  */
 static void
 predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
     struct pred *p)
 {
 	const struct pg_fleet_node	*n = &f->nodes[i];
-	struct pg_cluster		 c;
-	struct pg_status		 own;
+	struct pg_cluster		 c = *f->cluster;
+	struct pg_status		 own = n->st;
+	const struct pg_status		*mine = n->has_status ? &own : NULL;
 	size_t				 k;
 
 	memset(p, 0, sizeof(*p));
@@ -117,16 +106,23 @@ predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
 	    f->cluster->wait_ms + f->cluster->prefer_slack_ms))
 		return;
 	p->checks = 1;
-	config_of(f, i, &c);
+	strlcpy(c.prefer, n->has_status ? n->st.prefer : "",
+	    sizeof(c.prefer));
 	k = view(f, i, seen);
-	if (!n->has_status) {
-		pg_decide(&c, n->name, NULL, 0, seen, k, &p->d);
-		return;
-	}
-	own = n->st;
 	own.at_ns = NOW;
-	p->busy = own.running || own.deciding == 1 || own.claim_ms >= 0;
-	pg_decide(&c, n->name, &own, p->busy, seen, k, &p->d);
+	p->busy = n->has_status && (own.running || own.deciding == 1 ||
+	    own.claim_ms >= 0);
+	pg_decide(&c, n->name, mine, p->busy, seen, k, &p->d);
+	if (p->busy)
+		strlcpy(p->why, own.running ? "a run on this node is still "
+		    "going" : own.deciding == 1 ? "another check on this node "
+		    "is deciding" : "another check on this node kept its claim",
+		    sizeof(p->why));
+	else
+		pg_decision_text(&p->d, &c, mine, seen, k, p->why,
+		    sizeof(p->why));
+	if (strncmp(p->why, "skip: ", 6) == 0)
+		memmove(p->why, p->why + 6, strlen(p->why + 6) + 1);
 }
 
 /* "b unreachable: counted as never", or "" when no node is. */
@@ -247,61 +243,28 @@ one(const struct pg_fleet *f, const struct pred *p, size_t x,
 		say(nx, " (%s%s)", why, never);
 }
 
-/* Why node i's check skips, for people, without "skip: ". */
-static void
-skip_text(const struct pg_fleet *f, const struct pred *p, size_t i,
-    struct pg_seen *seen, char *buf, size_t len)
-{
-	const struct pg_fleet_node	*n = &f->nodes[i];
-	struct pg_cluster		 c;
-	struct pg_status		 own = n->st;
-	size_t				 k = view(f, i, seen);
-
-	config_of(f, i, &c);
-	own.at_ns = NOW;
-	if (p->busy)
-		snprintf(buf, len, "%s", own.running ? "a run on this node "
-		    "is still going" : own.deciding == 1 ? "another check on "
-		    "this node is deciding" : "another check on this node kept "
-		    "its claim");
-	else
-		pg_decision_text(&p->d, &c, n->has_status ? &own : NULL, seen,
-		    k, buf, len);
-	if (strncmp(buf, "skip: ", 6) == 0)
-		memmove(buf, buf + 6, strlen(buf + 6) + 1);
-}
-
 /* No check goes, each for a reason of its own: the reasons, by node. */
-static int
-each(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
-    struct pg_next *nx)
+static void
+each(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 {
-	char	(*text)[PG_TEXT_MAX];
 	size_t	 i, j;
 	int	 sep = 0;
 
-	if ((text = calloc(f->n, sizeof(*text))) == NULL)
-		return -1;
-	for (i = 0; i < f->n; i++)
-		if (p[i].checks)
-			skip_text(f, &p[i], i, seen, text[i], sizeof(text[i]));
 	nx->reason = PG_REASON_EACH;
 	say(nx, "nobody goes now");
 	for (i = 0; i < f->n; i++) {
-		if (!p[i].checks || text[i][0] == '\0')
+		if (!p[i].checks || p[i].why[0] == '\0')
 			continue;
 		say(nx, "%s %s", sep++ ? ";" : ":", f->nodes[i].name);
 		for (j = i + 1; j < f->n; j++)
-			if (p[j].checks && strcmp(text[i], text[j]) == 0) {
+			if (p[j].checks && strcmp(p[i].why, p[j].why) == 0) {
 				say(nx, ", %s", f->nodes[j].name);
-				text[j][0] = '\0';
+				p[j].why[0] = '\0';
 			}
-		say(nx, ": %s", text[i]);
+		say(nx, ": %s", p[i].why);
 	}
 	if (sep == 0)
 		say(nx, ": no node's checks run");
-	free(text);
-	return 0;
 }
 
 /* No check goes for node i's hold. */
@@ -350,9 +313,8 @@ error(const struct pg_fleet *f, size_t i, struct pg_next *nx)
  * node's error answer, an unreachable node (unreachable = skip), a run,
  * claim or check going on an active node; or each for its own reason.
  */
-static int
-nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
-    struct pg_next *nx)
+static void
+nobody(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n;
 	size_t				 i, held = f->n, self = f->n;
@@ -385,8 +347,7 @@ nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
 	else if (busy < f->n)
 		active(f, busy, nx);
 	else
-		return each(f, p, seen, nx);
-	return 0;
+		each(f, p, nx);
 }
 
 /*
@@ -422,7 +383,6 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	struct pg_seen		*seen;
 	struct pred		*p;
 	size_t			 i, go = f->n, ngo = 0;
-	int			 r = 0;
 
 	memset(nx, 0, sizeof(*nx));
 	nx->reason = PG_REASON_GO;
@@ -449,10 +409,8 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	else if (ngo == 1)
 		one(f, p, go, nx);
 	else
-		r = nobody(f, p, seen, nx);
+		nobody(f, p, nx);
 	free(seen);
 	free(p);
-	if (r == -1)
-		errno = ENOMEM;
-	return r;
+	return 0;
 }
