@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * plugin.c: pollguard-status -p, the verdict of a monitoring plugin on one
- * cluster (Nagios, Icinga, Zabbix), from what its nodes said: one line of
- * text and perfdata, and the state that is the exit status. Pure: no I/O.
- */
+/* plugin.c: pollguard-status -p, a monitoring plugin's verdict (monitor.h). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -145,8 +141,8 @@ pg_plugin_check(const struct pg_fleet *f, const struct pg_plugin *p,
 			add(why[PG_PLUGIN_WARNING], "held on %s, %s left",
 			    n->name, pg_duration_text(n->st.hold_ms, a));
 		if (n->st.failures >= PG_PLUGIN_FAILURES)
-			add(why[PG_PLUGIN_WARNING], "%s failed %d runs in a row",
-			    n->name, n->st.failures);
+			add(why[PG_PLUGIN_WARNING], "%s failed %d runs in a "
+			    "row", n->name, n->st.failures);
 		if (n->st.failures > failures)
 			failures = n->st.failures;
 	}
@@ -188,8 +184,9 @@ pg_plugin_check(const struct pg_fleet *f, const struct pg_plugin *p,
 	}
 	add(text, "%zu of %zu nodes answer", answered, f->n);
 	oneline(text);
-	snprintf(buf, len, "POLLGUARD %s - %s: %s | 'since_success'=%s%s;%s;%s;0 "
-	    "'failures'=%d;%d;;0 'reachable'=%zu;;;0;%zu "
+	snprintf(buf, len, "POLLGUARD %s - %s: %s | "
+	    "'since_success'=%s%s;%s;%s;0 'failures'=%d;%d;;0 "
+	    "'reachable'=%zu;;;0;%zu "
 	    "'running'=%zu;;1;0;%zu\n", words[state], f->cluster->id, text,
 	    best != PG_NEVER ? secs(best, a) : "U", best != PG_NEVER ? "s" : "",
 	    secs(p->warn_ms, b), secs(p->crit_ms, c), failures,
