@@ -66,7 +66,7 @@ LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o confval.o \
 		decide.o duration.o \
 		prefer.o \
-		conn.o fleet.o fleetout.o listen.o local.o peers.o proto.o \
+		conn.o fleet.o listen.o local.o peers.o proto.o \
 		serve.o \
 		kv.o stamp.o statedir.o record.o lock.o side.o sidefmt.o \
 		status.o lease.o etcd.o etcdjson.o plugin.o ping.o)

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * fleet.h: what pollguard-status shows of a cluster across its nodes:
- * which node would go next (fleet.c), and the table and JSON it prints
- * (fleetout.c). Pure: no I/O; the tool fills in one struct pg_fleet per
- * cluster.
+ * fleet.h: what pollguard-status shows of a cluster across its nodes
+ * (fleet.c): which node would go next, and the table and JSON it prints.
+ * Pure: no I/O; the tool fills in one struct pg_fleet per cluster.
  */
 #ifndef PG_FLEET_H
 #define PG_FLEET_H
@@ -76,9 +75,6 @@ struct pg_next {
  * otherwise anyone (GO). 0, or -1 and ENOMEM.
  */
 int	 pg_fleet_next(const struct pg_fleet *, struct pg_next *);
-
-/* Text as an operator typed it (a local hold's why), safe to print. */
-void	 pg_fleet_safe(const char *, char *, size_t);
 
 /*
  * The table for people: a header, a line per node of each cluster and a
