@@ -111,8 +111,7 @@ plugin_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 	status_ask(cfg, me, st, r, f);
 	f->n--;
 	s = &r->seen[r->n - 1];
-	if (s->answer.kind == PG_ANSWER_ELAPSED ||
-	    s->answer.kind == PG_ANSWER_NEVER)
+	if (PG_ANSWER_OK(s->answer.kind))
 		*why = "another node answers at its url";
 	else if (s->answer.kind != PG_ANSWER_SELF)
 		*why = s->why;

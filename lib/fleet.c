@@ -311,11 +311,7 @@ error(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	    "decide", f->nodes[i].name);
 }
 
-/*
- * No check goes: for a hold (the longest), this node's own record, a
- * node's error answer, an unreachable node (unreachable = skip), a run,
- * claim or check going on an active node; or each for its own reason.
- */
+/* No check goes: the first reason in fleet.h's order, else each's own. */
 static void
 nobody(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 {
@@ -353,11 +349,7 @@ nobody(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 		each(f, p, nx);
 }
 
-/*
- * On etcd (pollguard(7), STRICT MODE ON ETCD) no check goes while etcd
- * does not answer; the node that holds the key goes again; without a
- * holder, etcd gives the key to the first check that asks.
- */
+/* On etcd, etcd orders the claims (pollguard(7), STRICT MODE ON ETCD). */
 static void
 by_etcd(const struct pg_fleet *f, struct pg_next *nx)
 {
@@ -434,19 +426,12 @@ static const char *const heads[C_COUNT] = {
 static const char *
 reach_word(const struct pg_fleet_node *n)
 {
-	switch (n->kind) {
-	case PG_ANSWER_ELAPSED:
-	case PG_ANSWER_NEVER:
+	if (PG_ANSWER_OK(n->kind))
 		return n->has_status ? "yes" : "elapsed only";
-	case PG_ANSWER_UNREACHABLE:
+	if (n->kind == PG_ANSWER_UNREACHABLE)
 		return n->self ? "error" : "unreachable";
-	case PG_ANSWER_REFUSED:
-		return "refused";
-	case PG_ANSWER_UNKNOWN:
-		return "unknown";
-	default:
-		return "invalid";
-	}
+	return n->kind == PG_ANSWER_REFUSED ? "refused" :
+	    n->kind == PG_ANSWER_UNKNOWN ? "unknown" : "invalid";
 }
 
 /* After ACTIVE's time: [a claim reported][a check deciding]. */
