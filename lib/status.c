@@ -289,25 +289,20 @@ bad_line(char *why, size_t wlen, size_t n, const char *what,
 	return -1;
 }
 
-/* Why pg_kv_next refused line kv->nline. */
+/* Why pg_kv_next refused line kv->nline: -1. */
 static int
 kv_bad(const struct pg_kv *kv, char *why, size_t wlen)
 {
-	switch (kv->error) {
-	case PG_KV_NO_LF:
+	if (kv->error == PG_KV_NO_LF)
 		snprintf(why, wlen, "line %zu: no end of line", kv->nline);
-		return -1;
-	case PG_KV_TWICE:
+	else if (kv->error == PG_KV_TWICE)
 		snprintf(why, wlen, "line %zu: %s twice", kv->nline,
 		    keys[kv->key]);
-		return -1;
-	case PG_KV_LONG:
-		return bad_line(why, wlen, kv->nline, "too long or binary",
-		    kv->line, kv->len);
-	default:
-		return bad_line(why, wlen, kv->nline, "not \"key value\"",
-		    kv->line, kv->len);
-	}
+	else
+		bad_line(why, wlen, kv->nline, kv->error == PG_KV_LONG ?
+		    "too long or binary" : "not \"key value\"", kv->line,
+		    kv->len);
+	return -1;
 }
 
 int
