@@ -73,13 +73,6 @@ traces(const struct pg_status *st)
 	return t;
 }
 
-/* Since the node's last success; a node before 0.4: its activity. */
-static int64_t
-success(const struct pg_fleet_node *n)
-{
-	return !n->has_status ? n->st.elapsed_ms : n->st.last_success_ms;
-}
-
 /*
  * In place: a '|' (it would start the perfdata) becomes '/', a control
  * character (it would end the line) '?'.
@@ -123,7 +116,9 @@ pg_plugin_check(const struct pg_fleet *f, const struct pg_plugin *p,
 		}
 		if (!n->self || p->serve_why == NULL)
 			answered++;
-		if ((s = success(n)) < best) {
+		/* Since its last success; a node before 0.4: its activity. */
+		s = n->has_status ? n->st.last_success_ms : n->st.elapsed_ms;
+		if (s < best) {
 			best = s;
 			bestnode = i;
 		}
