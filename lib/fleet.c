@@ -584,7 +584,7 @@ js_close(struct js *j, int ch)
 	j->first = 0;
 }
 
-/* A string, or null when s is NULL or empty: '"', '\\' and \u00XX. */
+/* A string, escaped as fleet.h says, or null when s is NULL or empty. */
 static void
 js_str(struct js *j, const char *key, const char *s)
 {
