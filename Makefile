@@ -66,7 +66,7 @@ LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o \
 		decide.o duration.o \
 		prefer.o \
-		conn.o fleet.o fleetout.o listen.o local.o peers.o proto.o \
+		conn.o fleet.o listen.o local.o peers.o proto.o \
 		serve.o \
 		kv.o stamp.o statedir.o record.o lock.o side.o \
 		status.o lease.o etcd.o etcdjson.o plugin.o ping.o)
@@ -111,7 +111,6 @@ $(B)%.o: %.c
 $(LIB_OBJS) $(BIN_OBJS): $(LIB_HDRS)
 $(STATE_OBJS): lib/state-int.h
 $(addprefix $(B)lib/,config.o confkey.o): lib/conf-int.h
-$(addprefix $(B)lib/,fleet.o fleetout.o): lib/fleet-int.h
 # The default config path and LIBEXECDIR (where pollguard-touch finds
 # pollguard-touch-curl) are compiled in: rebuild when either changes, so
 # that "make; make install PREFIX=/usr" installs tools that look in /usr.

@@ -2,10 +2,8 @@
 /*
  * pollguard-status: the fleet at a glance. For each configured cluster
  * (or the one given) ask every peer at once, as pollguard-check does,
- * read this node's own status from its state directory, and print a
- * line per node and which node would go next (lib/fleet.c makes the
- * table and the JSON). Exit 0 when every node answered, 1 when not.
- * With -p, one cluster as a monitoring plugin (bin/status-plugin.c).
+ * and print a line per node and which node would go next (lib/fleet.c).
+ * Exit 0 when every node answered, 1 when not.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -83,11 +81,6 @@ self_node(const struct pg_config *cfg, const struct pg_cluster *c,
 	pg_status_init(&n->st);
 }
 
-/*
- * Ask the cluster's peers and fill in f: this node first, then the peers
- * in the order of the config. The round's answers stay in r: the nodes
- * point to the names in it and the config.
- */
 void
 status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
     struct pg_state *st, struct pg_round *r, struct pg_fleet *f)
@@ -124,27 +117,11 @@ status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 }
 
 /*
- * The state directory, read only: status never creates it. NULL when it
- * does not exist yet (every cluster is never active on this node).
- */
-static struct pg_state *
-state_open(const struct pg_config *cfg, struct pg_state *st)
-{
-	char	 err[PG_ERR_MAX];
-
-	if (pg_state_open(st, cfg->state, 0, err, sizeof(err)) == 0)
-		return st;
-	if (errno == ENOENT)
-		return NULL;
-	tool_die(EX_IOERR, "%s", err);
-}
-
-/*
  * Below the table, for a cluster with a preference (pollguard(7),
  * PREFERRED NODE): the order, and who yields to whom (not with -j: the
- * JSON has both). A node that
- * announces another order turns the preference off for the whole
- * cluster: that goes to stderr, and counts as a problem (1).
+ * JSON has both). A node that announces another order turns the
+ * preference off for the whole cluster: that goes to stderr, and counts
+ * as a problem (1).
  */
 static int
 prefer_lines(const struct pg_fleet *f, size_t nf, int json)
@@ -269,7 +246,13 @@ main(int argc, char *argv[])
 		tool_die(EX_CONFIG, "%s", err);
 	if (argc == 1 && (c = pg_config_cluster(cfg, argv[0])) == NULL)
 		tool_die(EX_CONFIG, "%s: no [cluster %s]", cfg->path, argv[0]);
-	st = state_open(cfg, &state);
+	/* Read only: status never creates it; none yet, every cluster never. */
+	st = &state;
+	if (pg_state_open(st, cfg->state, 0, err, sizeof(err)) == -1) {
+		if (errno != ENOENT)
+			tool_die(EX_IOERR, "%s", err);
+		st = NULL;
+	}
 
 	nf = c != NULL ? 1 : cfg->nclusters;
 	if ((f = calloc(nf + 1, sizeof(*f))) == NULL ||

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * status-plugin.c: pollguard-status -p, one cluster as a monitoring plugin
- * sees it (Nagios, Icinga, Zabbix): the nodes asked as for the table, and
- * this node's own serve with them; the verdict and its line made by
- * lib/plugin.c. Every failure is UNKNOWN (3), with its line on standard
- * output, where those read it; a failure that ends the tool elsewhere
- * (tool_die) gets a line at exit.
+ * status-plugin.c: pollguard-status -p (status.h). Every failure is
+ * UNKNOWN (3), with its line on standard output, where monitoring reads
+ * it; a failure that ends the tool elsewhere (tool_die) gets a line at
+ * exit.
  */
 #include <sys/stat.h>
 
@@ -113,8 +111,7 @@ plugin_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 	status_ask(cfg, me, st, r, f);
 	f->n--;
 	s = &r->seen[r->n - 1];
-	if (s->answer.kind == PG_ANSWER_ELAPSED ||
-	    s->answer.kind == PG_ANSWER_NEVER)
+	if (PG_ANSWER_OK(s->answer.kind))
 		*why = "another node answers at its url";
 	else if (s->answer.kind != PG_ANSWER_SELF)
 		*why = s->why;

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * touch-ping.c: pollguard-touch-curl's ping hooks (touch.h): a dead man's
- * switch such as healthchecks.io hears URL/start before the job starts
- * and URL/N when it has ended with status N, both with the run's ID, over
+ * touch-ping.c: pollguard-touch-curl's ping hooks (touch.h), over
  * lib/ping.c. The job never waits on a ping longer than ping_timeout,
  * and a ping that fails changes nothing but a warning.
  */

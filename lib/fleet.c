@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * fleet.c: what pollguard-status shows of a cluster across its nodes.
- * The tool asks the nodes and fills in a struct pg_fleet per cluster;
- * who would go next is predicted here and printed by fleetout.c, from
- * plain data, so that the unit tests can check the prediction, the
- * table and the JSON exactly. Here too: the growing string both make
- * their text in (fleet-int.h).
+ * fleet.c: what pollguard-status shows of a cluster across its nodes
+ * (fleet.h): who would go next, predicted from plain data so that the
+ * unit tests can check it exactly; the table and the JSON, made by stdio
+ * in memory (open_memstream(3)).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,74 +11,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <vis.h>
 
 #include "fleet.h"
-#include "fleet-int.h"
 
-void
-pg_sb_add(struct pg_sbuf *b, const char *s, size_t n)
-{
-	char	*p;
-	size_t	 cap;
-
-	if (b->fail)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		cap = b->cap == 0 ? 4096 : b->cap;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if ((p = realloc(b->p, cap)) == NULL) {
-			b->fail = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void
-pg_sb_printf(struct pg_sbuf *b, const char *fmt, ...)
-{
-	char	 s[PG_SB_PIECE_MAX];
-	va_list	 ap;
-	int	 n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(s, sizeof(s), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(s))
-		b->fail = 1;
-	else
-		pg_sb_add(b, s, n);
-}
-
-char *
-pg_sb_end(struct pg_sbuf *b)
-{
-	if (b->fail || b->p == NULL) {
-		free(b->p);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return b->p;
-}
-
-void
-pg_fleet_safe(const char *in, char *out, size_t len)
+/* Text as an operator typed it (a local hold's why), safe to print. */
+static void
+safe(const char *in, char *out, size_t len)
 {
 	strnvis(out, in, len, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL);
 }
 
-/* It answered the question: its activity counts in the rule. */
-static int
-answered(const struct pg_fleet_node *n)
+/* Add to nx's text; what does not fit is cut off. */
+static void
+say(struct pg_next *nx, const char *fmt, ...)
 {
-	return PG_ANSWER_OK(n->kind);
+	size_t	 n = strlen(nx->text);
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(nx->text + n, sizeof(nx->text) - n, fmt, ap);
+	va_end(ap);
 }
 
 /*
@@ -100,7 +51,7 @@ as_seen(const struct pg_fleet_node *n, int status, struct pg_seen *s)
 	s->name = n->name;
 	s->answer.kind = n->kind;
 	pg_status_init(&s->status);
-	if (answered(n)) {
+	if (PG_ANSWER_OK(n->kind)) {
 		s->answer.kind = n->st.elapsed_ms == PG_NEVER ?
 		    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
 		s->answer.elapsed_ms = n->st.elapsed_ms;
@@ -117,6 +68,8 @@ struct pred {
 	struct pg_decision d;	/* pg_decide's, over its view */
 	int		 checks;	/* its check runs and is predicted */
 	int		 busy;		/* a run, a claim or a check there */
+	char		 why[PG_TEXT_MAX];	/* d for people, without
+						   "skip: " */
 };
 
 /* Node i's view of the others, into seen: their count. */
@@ -136,73 +89,54 @@ view(const struct pg_fleet *f, size_t i, struct pg_seen *seen)
 #define NODE_OF(i, k)	((k) < (i) ? (k) : (k) + 1)
 
 /*
- * The config node i's check decides by: ours, but for the prefer order
- * it announces; a node before 0.4 has none.
- */
-static void
-config_of(const struct pg_fleet *f, size_t i, struct pg_cluster *c)
-{
-	const struct pg_fleet_node	*n = &f->nodes[i];
-
-	*c = *f->cluster;
-	strlcpy(c->prefer, n->has_status ? n->st.prefer : "",
-	    sizeof(c->prefer));
-}
-
-/*
- * Node i's check, as pollguard-check makes it now (check() there): its
- * own record unreadable fails it; a run going, a check deciding or a
- * claim kept on it skips (LOCAL); then pg_decide, its own status as
- * own. A node before 0.4 decides as 0.3 did: pg_decide without its own
- * status, the others' unseen, no prefer. Not predicted: a node that did
- * not answer, and one whose checks have not run within wait and the
- * slack by its checked record (its cron does not run).
+ * Node i's check, as pollguard-check makes it now (check() there), or
+ * not predicted (fleet.h, pg_fleet_next). It decides by our config but
+ * for the prefer order it announces; a node before 0.4 has none.
  */
 static void
 predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
     struct pred *p)
 {
 	const struct pg_fleet_node	*n = &f->nodes[i];
-	struct pg_cluster		 c;
-	struct pg_status		 own;
+	struct pg_cluster		 c = *f->cluster;
+	struct pg_status		 own = n->st;
+	const struct pg_status		*mine = n->has_status ? &own : NULL;
 	size_t				 k;
 
 	memset(p, 0, sizeof(*p));
-	if (!answered(n) || (n->has_status && n->st.prefer[0] != '\0' &&
-	    n->st.checked_ms >= f->cluster->wait_ms +
-	    f->cluster->prefer_slack_ms))
+	if (!PG_ANSWER_OK(n->kind) || (n->has_status &&
+	    n->st.prefer[0] != '\0' && n->st.checked_ms >=
+	    f->cluster->wait_ms + f->cluster->prefer_slack_ms))
 		return;
 	p->checks = 1;
-	config_of(f, i, &c);
+	strlcpy(c.prefer, n->has_status ? n->st.prefer : "",
+	    sizeof(c.prefer));
 	k = view(f, i, seen);
-	if (!n->has_status) {
-		pg_decide(&c, n->name, NULL, 0, seen, k, &p->d);
-		return;
-	}
-	own = n->st;
 	own.at_ns = NOW;
-	p->busy = own.running || own.deciding == 1 || own.claim_ms >= 0;
-	pg_decide(&c, n->name, &own, p->busy, seen, k, &p->d);
-}
-
-/* The first node the checks count as never for want of an answer. */
-static size_t
-unheard(const struct pg_fleet *f)
-{
-	size_t	 i;
-
-	for (i = 0; i < f->n; i++)
-		if (f->nodes[i].kind == PG_ANSWER_UNREACHABLE)
-			break;
-	return i;
+	p->busy = n->has_status && (own.running || own.deciding == 1 ||
+	    own.claim_ms >= 0);
+	pg_decide(&c, n->name, mine, p->busy, seen, k, &p->d);
+	if (p->busy)
+		strlcpy(p->why, own.running ? "a run on this node is still "
+		    "going" : own.deciding == 1 ? "another check on this node "
+		    "is deciding" : "another check on this node kept its claim",
+		    sizeof(p->why));
+	else
+		pg_decision_text(&p->d, &c, mine, seen, k, p->why,
+		    sizeof(p->why));
+	if (strncmp(p->why, "skip: ", 6) == 0)
+		memmove(p->why, p->why + 6, strlen(p->why + 6) + 1);
 }
 
 /* "b unreachable: counted as never", or "" when no node is. */
 static void
 never_text(const struct pg_fleet *f, char *buf, size_t len)
 {
-	size_t	 u = unheard(f);
+	size_t	 u;
 
+	for (u = 0; u < f->n; u++)
+		if (f->nodes[u].kind == PG_ANSWER_UNREACHABLE)
+			break;
 	buf[0] = '\0';
 	if (u < f->n)
 		snprintf(buf, len, "%s%s: counted as never", f->nodes[u].name,
@@ -214,62 +148,62 @@ static void
 active(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n = &f->nodes[i];
-	char				 a[PG_DURATION_MAX], b[PG_DURATION_MAX];
-	char				 run[48];
+	char				 a[PG_DURATION_MAX];
 
-	run[0] = '\0';
-	if (n->st.running && n->st.pid > 0)
-		snprintf(run, sizeof(run), ", running (pid %" PRId64 ")",
-		    n->st.pid);
-	else if (n->st.running)
-		strlcpy(run, ", running", sizeof(run));
 	nx->reason = PG_REASON_ACTIVE;
 	nx->node = i;
-	snprintf(nx->text, sizeof(nx->text), "%s: active %s ago%s (wait %s), "
-	    "keeps polling", n->name, pg_duration_text(n->st.elapsed_ms, a),
-	    run, pg_duration_text(f->cluster->wait_ms, b));
+	say(nx, "%s: active %s ago", n->name,
+	    pg_duration_text(n->st.elapsed_ms, a));
+	if (n->st.running && n->st.pid > 0)
+		say(nx, ", running (pid %" PRId64 ")", n->st.pid);
+	else if (n->st.running)
+		say(nx, ", running");
+	say(nx, " (wait %s), keeps polling",
+	    pg_duration_text(f->cluster->wait_ms, a));
+}
+
+/* Nobody active: the first check to run goes. */
+static void
+anyone(const struct pg_fleet *f, struct pg_next *nx)
+{
+	char	 a[PG_DURATION_MAX];
+
+	say(nx, "nobody active within wait %s: the first check to run goes",
+	    pg_duration_text(f->cluster->wait_ms, a));
 }
 
 /*
  * Several checks go: the first to run. Nobody is active within wait but
  * a node handing over, as a rule; else the text names the nodes.
  */
-static int
+static void
 several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 {
-	struct pg_sbuf	 b = { NULL, 0, 0, 0 };
-	char		 a[PG_DURATION_MAX], never[PG_NAME_MAX + 48], *s;
-	size_t		 i, failed = f->n, awake = 0;
+	char	 never[PG_NAME_MAX + 48];
+	size_t	 i, failed = f->n, awake = 0, named = 0;
 
 	for (i = 0; i < f->n && failed == f->n; i++)
 		if (p[i].checks && p[i].d.verdict == PG_GO &&
 		    p[i].d.failed < f->n - 1)
 			failed = NODE_OF(i, p[i].d.failed);
 	for (i = 0; i < f->n; i++)
-		awake += i != failed && answered(&f->nodes[i]) &&
+		awake += i != failed && PG_ANSWER_OK(f->nodes[i].kind) &&
 		    f->nodes[i].st.elapsed_ms < f->cluster->wait_ms;
-	never_text(f, never, sizeof(never));
-	if (awake == 0)
-		snprintf(nx->text, sizeof(nx->text), "%s%snobody active within "
-		    "wait %s: the first check to run goes", failed < f->n ?
-		    f->nodes[failed].name : "", failed < f->n ? "'s last run "
-		    "failed, handing over; " : "",
-		    pg_duration_text(f->cluster->wait_ms, a));
-	else {
+	if (awake == 0) {
+		if (failed < f->n)
+			say(nx, "%s's last run failed, handing over; ",
+			    f->nodes[failed].name);
+		anyone(f, nx);
+	} else {
 		for (i = 0; i < f->n; i++)
 			if (p[i].checks && p[i].d.verdict == PG_GO)
-				pg_sb_printf(&b, "%s%s", b.len > 0 ? ", " : "",
+				say(nx, "%s%s", named++ > 0 ? ", " : "",
 				    f->nodes[i].name);
-		if ((s = pg_sb_end(&b)) == NULL)
-			return -1;
-		snprintf(nx->text, sizeof(nx->text), "%s would go: the first "
-		    "check to run goes", s);
-		free(s);
+		say(nx, " would go: the first check to run goes");
 	}
+	never_text(f, never, sizeof(never));
 	if (never[0] != '\0')
-		snprintf(nx->text + strlen(nx->text), sizeof(nx->text) -
-		    strlen(nx->text), " (%s)", never);
-	return 0;
+		say(nx, " (%s)", never);
 }
 
 /* Node x's check alone goes. */
@@ -291,8 +225,8 @@ one(const struct pg_fleet *f, const struct pred *p, size_t x,
 	if (n->has_status && n->st.prefer[0] != '\0' &&
 	    d->disagree >= f->n - 1) {
 		nx->reason = PG_REASON_PREFERRED;
-		snprintf(nx->text, sizeof(nx->text), "%s: its check goes, the "
-		    "others skip (prefer %s)", n->name, n->st.prefer);
+		say(nx, "%s: its check goes, the others skip (prefer %s)",
+		    n->name, n->st.prefer);
 		return;
 	}
 	for (i = 0; i < f->n; i++)
@@ -304,73 +238,36 @@ one(const struct pg_fleet *f, const struct pred *p, size_t x,
 	else if (f->n == 1)
 		strlcpy(why, "no peers", sizeof(why));
 	never_text(f, never, sizeof(never));
-	snprintf(nx->text, sizeof(nx->text), "%s: its check goes%s%s%s%s%s%s",
-	    n->name, others ? ", the others skip" : "",
-	    why[0] != '\0' || never[0] != '\0' ? " (" : "", why,
-	    why[0] != '\0' && never[0] != '\0' ? "; " : "", never,
-	    why[0] != '\0' || never[0] != '\0' ? ")" : "");
-}
-
-/* Why node i's check skips, for people, without "skip: ". */
-static void
-skip_text(const struct pg_fleet *f, const struct pred *p, size_t i,
-    struct pg_seen *seen, char *buf, size_t len)
-{
-	const struct pg_fleet_node	*n = &f->nodes[i];
-	struct pg_cluster		 c;
-	struct pg_status		 own = n->st;
-	size_t				 k = view(f, i, seen);
-
-	config_of(f, i, &c);
-	own.at_ns = NOW;
-	if (p->busy)
-		snprintf(buf, len, "%s", own.running ? "a run on this node "
-		    "is still going" : own.deciding == 1 ? "another check on "
-		    "this node is deciding" : "another check on this node kept "
-		    "its claim");
-	else
-		pg_decision_text(&p->d, &c, n->has_status ? &own : NULL, seen,
-		    k, buf, len);
-	if (strncmp(buf, "skip: ", 6) == 0)
-		memmove(buf, buf + 6, strlen(buf + 6) + 1);
+	say(nx, "%s: its check goes%s", n->name,
+	    others ? ", the others skip" : "");
+	if (why[0] != '\0' && never[0] != '\0')
+		say(nx, " (%s; %s)", why, never);
+	else if (why[0] != '\0' || never[0] != '\0')
+		say(nx, " (%s%s)", why, never);
 }
 
 /* No check goes, each for a reason of its own: the reasons, by node. */
-static int
-each(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
-    struct pg_next *nx)
+static void
+each(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 {
-	struct pg_sbuf	 b = { NULL, 0, 0, 0 };
-	char		(*text)[PG_TEXT_MAX], *s;
-	size_t		 i, j;
-	int		 sep = 0;
+	size_t	 i, j;
+	int	 sep = 0;
 
-	if ((text = calloc(f->n, sizeof(*text))) == NULL)
-		return -1;
-	for (i = 0; i < f->n; i++)
-		if (p[i].checks)
-			skip_text(f, &p[i], i, seen, text[i], sizeof(text[i]));
-	PG_SB_LIT(&b, "nobody goes now");
+	nx->reason = PG_REASON_EACH;
+	say(nx, "nobody goes now");
 	for (i = 0; i < f->n; i++) {
-		if (!p[i].checks || text[i][0] == '\0')
+		if (!p[i].checks || p[i].why[0] == '\0')
 			continue;
-		pg_sb_printf(&b, "%s %s", sep++ ? ";" : ":", f->nodes[i].name);
+		say(nx, "%s %s", sep++ ? ";" : ":", f->nodes[i].name);
 		for (j = i + 1; j < f->n; j++)
-			if (p[j].checks && strcmp(text[i], text[j]) == 0) {
-				pg_sb_printf(&b, ", %s", f->nodes[j].name);
-				text[j][0] = '\0';
+			if (p[j].checks && strcmp(p[i].why, p[j].why) == 0) {
+				say(nx, ", %s", f->nodes[j].name);
+				p[j].why[0] = '\0';
 			}
-		pg_sb_printf(&b, ": %s", text[i]);
+		say(nx, ": %s", p[i].why);
 	}
 	if (sep == 0)
-		PG_SB_LIT(&b, ": no node's checks run");
-	free(text);
-	if ((s = pg_sb_end(&b)) == NULL)
-		return -1;
-	nx->reason = PG_REASON_EACH;
-	strlcpy(nx->text, s, sizeof(nx->text));
-	free(s);
-	return 0;
+		say(nx, ": no node's checks run");
 }
 
 /* No check goes for node i's hold. */
@@ -379,19 +276,17 @@ hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n = &f->nodes[i];
 	char				 a[PG_DURATION_MAX];
-	char				 why[PG_STATUS_TEXT_MAX * 4 + 8];
 	char				 vis[PG_STATUS_TEXT_MAX * 4 + 1];
 
 	nx->reason = PG_REASON_HELD;
 	nx->node = i;
-	why[0] = '\0';
+	say(nx, "held for %s by %s", pg_duration_text(n->st.hold_ms, a),
+	    n->st.hold_by[0] != '\0' ? n->st.hold_by : n->name);
 	if (n->st.hold_why[0] != '\0') {
-		pg_fleet_safe(n->st.hold_why, vis, sizeof(vis));
-		snprintf(why, sizeof(why), " (%s)", vis);
+		safe(n->st.hold_why, vis, sizeof(vis));
+		say(nx, " (%s)", vis);
 	}
-	snprintf(nx->text, sizeof(nx->text), "held for %s by %s%s: nobody goes",
-	    pg_duration_text(n->st.hold_ms, a), n->st.hold_by[0] != '\0' ?
-	    n->st.hold_by : n->name, why);
+	say(nx, ": nobody goes");
 }
 
 /* No check goes while node i is unreachable, by policy. */
@@ -401,8 +296,8 @@ unreachable(const struct pg_fleet *f, size_t i, const char *policy,
 {
 	nx->reason = PG_REASON_UNREACHABLE;
 	nx->node = i;
-	snprintf(nx->text, sizeof(nx->text), "nobody while %s is unreachable "
-	    "(%s)", f->nodes[i].name, policy);
+	say(nx, "nobody while %s is unreachable (%s)", f->nodes[i].name,
+	    policy);
 }
 
 /* No check goes for node i's error: its own record, or its answer. */
@@ -411,19 +306,14 @@ error(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
 	nx->reason = PG_REASON_INVALID;
 	nx->node = i;
-	snprintf(nx->text, sizeof(nx->text), f->nodes[i].self ? "%s cannot "
-	    "read its own record: its check fails" : "%s answers an error: "
-	    "checks that ask it refuse to decide", f->nodes[i].name);
+	say(nx, f->nodes[i].self ? "%s cannot read its own record: its check "
+	    "fails" : "%s answers an error: checks that ask it refuse to "
+	    "decide", f->nodes[i].name);
 }
 
-/*
- * No check goes: for a hold (the longest), this node's own record, a
- * node's error answer, an unreachable node (unreachable = skip), a run,
- * claim or check going on an active node; or each for its own reason.
- */
-static int
-nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
-    struct pg_next *nx)
+/* No check goes: the first reason in fleet.h's order, else each's own. */
+static void
+nobody(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n;
 	size_t				 i, held = f->n, self = f->n;
@@ -434,7 +324,7 @@ nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
 		if (n->has_status && n->st.hold_ms > 0 && (held == f->n ||
 		    n->st.hold_ms > f->nodes[held].st.hold_ms))
 			held = i;
-		if (n->self && !answered(n))
+		if (n->self && !PG_ANSWER_OK(n->kind))
 			self = i;
 		if (!p[i].checks)
 			continue;
@@ -456,23 +346,17 @@ nobody(const struct pg_fleet *f, const struct pred *p, struct pg_seen *seen,
 	else if (busy < f->n)
 		active(f, busy, nx);
 	else
-		return each(f, p, seen, nx);
-	return 0;
+		each(f, p, nx);
 }
 
-/*
- * On etcd (pollguard(7), STRICT MODE ON ETCD) no check goes while etcd
- * does not answer; the node that holds the key goes again; without a
- * holder, etcd gives the key to the first check that asks.
- */
+/* On etcd, etcd orders the claims (pollguard(7), STRICT MODE ON ETCD). */
 static void
 by_etcd(const struct pg_fleet *f, struct pg_next *nx)
 {
-	char	 a[PG_DURATION_MAX];
 	size_t	 i;
 
 	for (i = 0; i < f->n; i++) {
-		if (f->nodes[i].self || answered(&f->nodes[i]))
+		if (f->nodes[i].self || PG_ANSWER_OK(f->nodes[i].kind))
 			continue;
 		if (f->nodes[i].kind == PG_ANSWER_UNREACHABLE)
 			unreachable(f, i, "backend = etcd", nx);
@@ -480,14 +364,12 @@ by_etcd(const struct pg_fleet *f, struct pg_next *nx)
 			error(f, i, nx);
 		return;
 	}
-	if (f->holder < f->n && !answered(&f->nodes[f->holder]))
+	if (f->holder < f->n && !PG_ANSWER_OK(f->nodes[f->holder].kind))
 		error(f, f->holder, nx);
 	else if (f->holder < f->n)
 		active(f, f->holder, nx);
 	else
-		snprintf(nx->text, sizeof(nx->text), "nobody active within "
-		    "wait %s: the first check to run goes",
-		    pg_duration_text(f->cluster->wait_ms, a));
+		anyone(f, nx);
 }
 
 int
@@ -496,7 +378,6 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	struct pg_seen		*seen;
 	struct pred		*p;
 	size_t			 i, go = f->n, ngo = 0;
-	int			 r = 0;
 
 	memset(nx, 0, sizeof(*nx));
 	nx->reason = PG_REASON_GO;
@@ -519,14 +400,351 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 			go = i;
 	}
 	if (ngo > 1)
-		r = several(f, p, nx);
+		several(f, p, nx);
 	else if (ngo == 1)
 		one(f, p, go, nx);
 	else
-		r = nobody(f, p, seen, nx);
+		nobody(f, p, nx);
 	free(seen);
 	free(p);
-	if (r == -1)
-		errno = ENOMEM;
-	return r;
+	return 0;
+}
+
+#define CELL_MAX	(PG_STATUS_TEXT_MAX * 6)
+
+enum col {
+	C_CLUSTER, C_NODE, C_REACH, C_ACTIVE, C_RUNNING, C_LAST, C_FAILS,
+	C_HOLD, C_COUNT
+};
+
+static const char *const heads[C_COUNT] = {
+	"CLUSTER", "NODE", "REACH", "ACTIVE", "RUNNING", "LAST", "FAILS",
+	"HOLD"
+};
+
+/* REACH: what the node answered; "error" for this node's own record. */
+static const char *
+reach_word(const struct pg_fleet_node *n)
+{
+	if (PG_ANSWER_OK(n->kind))
+		return n->has_status ? "yes" : "elapsed only";
+	if (n->kind == PG_ANSWER_UNREACHABLE)
+		return n->self ? "error" : "unreachable";
+	return n->kind == PG_ANSWER_REFUSED ? "refused" :
+	    n->kind == PG_ANSWER_UNKNOWN ? "unknown" : "invalid";
+}
+
+/* After ACTIVE's time: [a claim reported][a check deciding]. */
+static const char *const mark[2][2] = {
+	{ "", " (deciding)" },
+	{ " (claim)", " (claim, deciding)" }
+};
+
+/* The cells of one node's line. */
+static void
+cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
+    char c[C_COUNT][CELL_MAX])
+{
+	const struct pg_status	*st = &n->st;
+	char			 a[PG_DURATION_MAX], b[PG_DURATION_MAX], w[32];
+	char			 why[PG_STATUS_TEXT_MAX * 4 + 1];
+	int			 i, dec, full = n->has_status;
+
+	for (i = 0; i < C_COUNT; i++)
+		strlcpy(c[i], "-", CELL_MAX);
+	strlcpy(c[C_CLUSTER], f->cluster->id, CELL_MAX);
+	snprintf(c[C_NODE], CELL_MAX, "%s%s", n->name, n->self ? " (self)" :
+	    "");
+	strlcpy(c[C_REACH], reach_word(n), CELL_MAX);
+	if (!PG_ANSWER_OK(n->kind))
+		return;
+	/* A check there holds the claim lock: its round is being decided. */
+	dec = full && st->deciding == 1;
+	if (st->elapsed_ms == PG_NEVER)
+		snprintf(c[C_ACTIVE], CELL_MAX, "never%s", mark[0][dec]);
+	else
+		snprintf(c[C_ACTIVE], CELL_MAX, "%s ago%s",
+		    pg_duration_text(st->elapsed_ms, a),
+		    mark[st->claim_ms >= 0][dec]);
+	if (!full)
+		return;
+	if (st->running && st->pid > 0)
+		snprintf(c[C_RUNNING], CELL_MAX, "pid %" PRId64, st->pid);
+	else
+		strlcpy(c[C_RUNNING], st->running ? "yes" : "no", CELL_MAX);
+	if (st->last)
+		snprintf(c[C_LAST], CELL_MAX, "%s, %s, %s ago",
+		    pg_status_last_text(st, w, sizeof(w)),
+		    pg_duration_text(st->last_duration_ms, a),
+		    pg_duration_text(st->last_end_ms, b));
+	snprintf(c[C_FAILS], CELL_MAX, "%d", st->failures);
+	if (st->hold_ms > 0) {
+		safe(st->hold_why, why, sizeof(why));
+		snprintf(c[C_HOLD], CELL_MAX, "%s%s%s%s%s",
+		    pg_duration_text(st->hold_ms, a),
+		    st->hold_by[0] != '\0' ? " by " : "", st->hold_by,
+		    why[0] != '\0' ? ": " : "", why);
+	}
+}
+
+/* One line: the cells padded to the widths, the last one not. */
+static void
+line(FILE *fp, char c[][CELL_MAX], size_t nc, const size_t *w)
+{
+	size_t	 i;
+
+	for (i = 0; i + 1 < nc; i++)
+		fprintf(fp, "%-*s  ", (int)w[i], c[i]);
+	fprintf(fp, "%s\n", c[i]);
+}
+
+/* The string that fp made in *s, or NULL and ENOMEM (also when !ok). */
+static char *
+done(FILE *fp, char **s, int ok)
+{
+	if (ferror(fp))
+		ok = 0;
+	if (fclose(fp) == 0 && ok)
+		return *s;
+	free(*s);
+	errno = ENOMEM;
+	return NULL;
+}
+
+char *
+pg_fleet_table(const struct pg_fleet *f, size_t nf)
+{
+	char		 c[C_COUNT][CELL_MAX], *s = NULL;
+	struct pg_next	 nx;
+	size_t		 w[C_COUNT], i, j, k, len;
+	FILE		*fp;
+	int		 ok = 1;
+
+	for (k = 0; k < C_COUNT; k++)
+		w[k] = strlen(heads[k]);
+	for (i = 0; i < nf; i++)
+		for (j = 0; j < f[i].n; j++) {
+			cells(&f[i], &f[i].nodes[j], c);
+			for (k = 0; k < C_COUNT; k++)
+				if ((len = strlen(c[k])) > w[k])
+					w[k] = len;
+		}
+	if ((fp = open_memstream(&s, &len)) == NULL)
+		return NULL;
+	for (k = 0; k < C_COUNT; k++)
+		strlcpy(c[k], heads[k], CELL_MAX);
+	line(fp, c, C_COUNT, w);
+	for (i = 0; i < nf; i++) {
+		for (j = 0; j < f[i].n; j++) {
+			cells(&f[i], &f[i].nodes[j], c);
+			line(fp, c, C_COUNT, w);
+		}
+		if (pg_fleet_next(&f[i], &nx) == -1) {
+			ok = 0;
+			break;
+		}
+		strlcpy(c[C_CLUSTER], f[i].cluster->id, CELL_MAX);
+		strlcpy(c[C_NODE], "next", CELL_MAX);
+		strlcpy(c[C_REACH], nx.text, CELL_MAX);
+		line(fp, c, 3, w);
+	}
+	return done(fp, &s, ok);
+}
+
+/* The JSON being written. */
+struct js {
+	FILE	*fp;
+	int	 first;		/* in an object or array just opened */
+};
+
+/* A ',' before all but the first member; then "key": unless key is NULL. */
+static void
+js_key(struct js *j, const char *key)
+{
+	if (!j->first)
+		fputc(',', j->fp);
+	j->first = 0;
+	if (key != NULL)
+		fprintf(j->fp, "\"%s\":", key);
+}
+
+/* Open ('{', '[') or close ('}', ']') an object or an array. */
+static void
+js_open(struct js *j, const char *key, int ch)
+{
+	js_key(j, key);
+	fputc(ch, j->fp);
+	j->first = 1;
+}
+
+static void
+js_close(struct js *j, int ch)
+{
+	fputc(ch, j->fp);
+	j->first = 0;
+}
+
+/* A string, escaped as fleet.h says, or null when s is NULL or empty. */
+static void
+js_str(struct js *j, const char *key, const char *s)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+
+	js_key(j, key);
+	if (s == NULL || *s == '\0') {
+		fputs("null", j->fp);
+		return;
+	}
+	fputc('"', j->fp);
+	for (; *u != '\0'; u++)
+		if (*u == '"' || *u == '\\')
+			fprintf(j->fp, "\\%c", *u);
+		else if (*u < 0x20 || *u > 0x7e)
+			fprintf(j->fp, "\\u%04x", *u);
+		else
+			fputc(*u, j->fp);
+	fputc('"', j->fp);
+}
+
+static void
+js_num(struct js *j, const char *key, int64_t v)
+{
+	js_key(j, key);
+	fprintf(j->fp, "%" PRId64, v);
+}
+
+/* Milliseconds, or null for never (and unknown: cond false). */
+static void
+js_ms(struct js *j, const char *key, int cond, int64_t ms)
+{
+	if (cond && ms != PG_NEVER && ms >= 0)
+		js_num(j, key, ms);
+	else
+		js_str(j, key, NULL);
+}
+
+/* true, false, or null when v is negative. */
+static void
+js_bool(struct js *j, const char *key, int v)
+{
+	js_key(j, key);
+	fputs(v < 0 ? "null" : v ? "true" : "false", j->fp);
+}
+
+/* A node; one before 0.4 (no status) has its activity only. */
+static void
+js_node(struct js *j, const struct pg_fleet_node *n)
+{
+	const struct pg_status	*st = &n->st;
+	int			 ok = PG_ANSWER_OK(n->kind);
+	int			 full = n->has_status;
+
+	js_open(j, NULL, '{');
+	js_str(j, "name", n->name);
+	js_bool(j, "self", n->self != 0);
+	js_bool(j, "reachable", ok);
+	js_str(j, "answer", !ok ? reach_word(n) : full ? "status" :
+	    "elapsed");
+	js_str(j, "error", ok ? NULL : n->why[0] != '\0' ? n->why :
+	    reach_word(n));
+	js_str(j, "version", full ? st->version : NULL);
+	js_ms(j, "elapsed_ms", ok, st->elapsed_ms);
+	js_ms(j, "claim_ms", ok, st->claim_ms);
+	js_bool(j, "deciding", full ? st->deciding : -1);
+	js_bool(j, "running", full ? st->running != 0 : -1);
+	js_ms(j, "pid", full && st->running && st->pid > 0, st->pid);
+	if (full && st->last) {
+		js_open(j, "last", '{');
+		js_ms(j, "exit", st->last_signal == 0, st->last_exit);
+		js_ms(j, "signal", st->last_signal > 0, st->last_signal);
+		js_bool(j, "timed_out", st->last_timeout != 0);
+		js_ms(j, "duration_ms", 1, st->last_duration_ms);
+		js_ms(j, "end_ms", 1, st->last_end_ms);
+		js_close(j, '}');
+	} else
+		js_str(j, "last", NULL);
+	js_ms(j, "last_success_ms", full, st->last_success_ms);
+	if (full)
+		js_num(j, "failures", st->failures);
+	else
+		js_str(j, "failures", NULL);
+	js_str(j, "prefer", full ? st->prefer : NULL);
+	js_ms(j, "checked_ms", full && st->checked_ms != PG_NEVER,
+	    st->checked_ms);
+	js_ms(j, "checking_ms", full && st->checked_ms != PG_NEVER &&
+	    st->checking_ms >= 0, st->checking_ms);
+	if (full && st->yield[0] != '\0') {
+		js_open(j, "yield", '{');
+		js_str(j, "to", st->yield);
+		js_num(j, "ms", st->yielded_ms);
+		js_close(j, '}');
+	} else
+		js_str(j, "yield", NULL);
+	if (full && st->hold_ms > 0) {
+		js_open(j, "hold", '{');
+		js_num(j, "left_ms", st->hold_ms);
+		js_str(j, "by", st->hold_by);
+		js_str(j, "why", st->hold_why);
+		js_close(j, '}');
+	} else
+		js_str(j, "hold", NULL);
+	js_close(j, '}');
+}
+
+/* next's reason in the JSON (pollguard-status(1)); else "none". */
+static const char *const next_keys[PG_REASON_EACH + 1] = {
+	[PG_REASON_GO] = "go",
+	[PG_REASON_ACTIVE] = "active",
+	[PG_REASON_HELD] = "held",
+	[PG_REASON_INVALID] = "error",
+	[PG_REASON_UNREACHABLE] = "unreachable",
+	[PG_REASON_PREFERRED] = "preferred"
+};
+
+char *
+pg_fleet_json(const char *version, const char *node,
+    const struct pg_fleet *f, size_t nf)
+{
+	const struct pg_cluster	*c;
+	struct js		 j = { NULL, 1 };
+	struct pg_next		 nx;
+	char			*s = NULL;
+	size_t			 i, k, len;
+	int			 ok = 1;
+
+	if ((j.fp = open_memstream(&s, &len)) == NULL)
+		return NULL;
+	js_open(&j, NULL, '{');
+	js_str(&j, "version", version);
+	js_str(&j, "node", node);
+	js_open(&j, "clusters", '[');
+	for (i = 0; i < nf; i++) {
+		c = f[i].cluster;
+		if (pg_fleet_next(&f[i], &nx) == -1) {
+			ok = 0;
+			break;
+		}
+		js_open(&j, NULL, '{');
+		js_str(&j, "id", c->id);
+		js_num(&j, "wait_ms", c->wait_ms);
+		js_str(&j, "unreachable", c->unreachable ==
+		    PG_UNREACHABLE_SKIP ? "skip" : "run");
+		js_open(&j, "next", '{');
+		js_str(&j, "reason", nx.reason == PG_REASON_GO &&
+		    nx.node >= f[i].n ? "any" : next_keys[nx.reason] != NULL ?
+		    next_keys[nx.reason] : "none");
+		js_str(&j, "node", nx.node < f[i].n ?
+		    f[i].nodes[nx.node].name : NULL);
+		js_str(&j, "text", nx.text);
+		js_close(&j, '}');
+		js_open(&j, "nodes", '[');
+		for (k = 0; k < f[i].n; k++)
+			js_node(&j, &f[i].nodes[k]);
+		js_close(&j, ']');
+		js_close(&j, '}');
+	}
+	js_close(&j, ']');
+	js_close(&j, '}');
+	fputc('\n', j.fp);
+	return done(j.fp, &s, ok);
 }

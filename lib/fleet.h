@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * fleet.h: what pollguard-status shows of a cluster across its nodes
- * (fleet.c, fleetout.c).
+ * (fleet.c): which node would go next, and the table and JSON it prints.
+ * Pure: no I/O; the tool fills in one struct pg_fleet per cluster.
  */
 #ifndef PG_FLEET_H
 #define PG_FLEET_H
@@ -9,13 +10,6 @@
 #include "conf.h"
 #include "decide.h"
 #include "proto.h"
-
-/*
- * fleet.c, fleetout.c: what pollguard-status shows of a cluster across
- * its nodes: which node would go next (fleet.c), and the table and JSON
- * it prints (fleetout.c). Pure: no I/O; the tool fills in one struct
- * pg_fleet per cluster.
- */
 
 /*
  * One node as pollguard-status reached it, which is taken for what the

@@ -84,9 +84,9 @@ struct pg_plugin {
  * success exactly crit_ms ago is not yet CRITICAL.
  *
  * CRITICAL: two nodes or more show a run going, or no node has
- * succeeded for longer than crit_ms. A node before 0.4 (PG_REACH_ELAPSED)
- * shows only its activity, which counts as its last success. When no
- * node ever succeeded, the cluster's age stands for the time since: the
+ * succeeded for longer than crit_ms. A node before 0.4 (no status) shows
+ * only its activity, which counts as its last success. When no node
+ * ever succeeded, the cluster's age stands for the time since: the
  * longest that anything vouches for (known_ms, a node's activity, its
  * checks running without a gap, its last run's start).
  * UNKNOWN (unless CRITICAL): this node's own record cannot be read.
@@ -95,9 +95,9 @@ struct pg_plugin {
  * answer, or this node's serve did not.
  *
  * The text names every reason, the worst first, and ends with how many
- * nodes answered; a '|' in it becomes '/', a control character '?'. The perfdata: since_success
- * (seconds; U: never) with the thresholds, failures (the most in a row
- * of any node), reachable and running nodes.
+ * nodes answered; a '|' in it becomes '/', a control character '?'. The
+ * perfdata: since_success (seconds; U: never) with the thresholds,
+ * failures (the most in a row of any node), reachable and running nodes.
  */
 enum pg_plugin_state pg_plugin_check(const struct pg_fleet *,
 	    const struct pg_plugin *, char *, size_t);

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * ping.c: the pings of a dead man's switch (healthchecks.io and its kin):
- * URL/start before a run, URL/N after it, paired by a run ID. One GET
- * each, bounded in time and size, with libcurl set up as
- * libcurl-security(3) asks: http and https only, no redirect, no signal,
- * TLS verified.
+ * ping.c: the pings of a dead man's switch (monitor.h). One GET each,
+ * bounded in time and size, with libcurl set up as libcurl-security(3)
+ * asks: http and https only, no redirect, no signal, TLS verified.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,7 +36,6 @@ int
 pg_ping_url(char *buf, size_t len, const char *base, int event,
     const char *rid)
 {
-	char	 what[8];
 	size_t	 n = strlen(base);
 	int	 r;
 
@@ -49,10 +46,11 @@ pg_ping_url(char *buf, size_t len, const char *base, int event,
 	while (n > 0 && base[n - 1] == '/')
 		n--;
 	if (event == PG_PING_START)
-		strlcpy(what, "start", sizeof(what));
+		r = snprintf(buf, len, "%.*s/start?rid=%s", (int)n, base,
+		    rid);
 	else
-		snprintf(what, sizeof(what), "%d", event);
-	r = snprintf(buf, len, "%.*s/%s?rid=%s", (int)n, base, what, rid);
+		r = snprintf(buf, len, "%.*s/%d?rid=%s", (int)n, base, event,
+		    rid);
 	if (r < 0 || (size_t)r >= len) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -129,14 +127,12 @@ pg_ping_send(const char *url, int64_t timeout_ms, char *why, size_t len)
 	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_cleanup(x);
 	/* A long answer was cut short: the status line still counts. */
-	if ((rc == CURLE_OK || ((rc == CURLE_WRITE_ERROR ||
-	    rc == CURLE_FILESIZE_EXCEEDED) && status != 0)) &&
-	    status >= 200 && status <= 299)
-		return 0;
 	if (rc == CURLE_OK || rc == CURLE_WRITE_ERROR ||
-	    rc == CURLE_FILESIZE_EXCEEDED)
+	    rc == CURLE_FILESIZE_EXCEEDED) {
+		if (status >= 200 && status <= 299)
+			return 0;
 		snprintf(why, len, "HTTP status %ld", status);
-	else
+	} else
 		snprintf(why, len, "%s", err[0] != '\0' ? err :
 		    curl_easy_strerror(rc));
 	return -1;

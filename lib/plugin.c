@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * plugin.c: pollguard-status -p, the verdict of a monitoring plugin on one
- * cluster (Nagios, Icinga, Zabbix), from what its nodes said: one line of
- * text and perfdata, and the state that is the exit status. Pure: no I/O.
- */
+/* plugin.c: pollguard-status -p, a monitoring plugin's verdict (monitor.h). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,12 +14,9 @@ static const char *const words[] = {
 	"OK", "WARNING", "CRITICAL", "UNKNOWN"
 };
 
-/* What the plugin makes of the nodes. */
-struct view {
-	char			 crit[TEXT_MAX];	/* reasons, by state */
-	char			 unknown[TEXT_MAX];
-	char			 warn[TEXT_MAX];
-	char			 ok[TEXT_MAX];
+/* The reasons of each state, in the order the text names them. */
+static const enum pg_plugin_state order[] = {
+	PG_PLUGIN_CRITICAL, PG_PLUGIN_UNKNOWN, PG_PLUGIN_WARNING, PG_PLUGIN_OK
 };
 
 /*
@@ -68,28 +61,16 @@ secs(int64_t ms, char *buf)
 static int64_t
 traces(const struct pg_status *st)
 {
+	int64_t	 v[] = { st->elapsed_ms, st->claim_ms, st->checked_ms,
+	    st->checking_ms, st->last ? st->last_end_ms +
+	    st->last_duration_ms : 0, st->last_success_ms };
 	int64_t	 t = 0;
+	size_t	 i;
 
-	if (st->elapsed_ms != PG_NEVER && st->elapsed_ms > t)
-		t = st->elapsed_ms;
-	if (st->claim_ms > t)
-		t = st->claim_ms;
-	if (st->checked_ms != PG_NEVER && st->checked_ms > t)
-		t = st->checked_ms;
-	if (st->checking_ms > t)
-		t = st->checking_ms;
-	if (st->last && st->last_end_ms + st->last_duration_ms > t)
-		t = st->last_end_ms + st->last_duration_ms;
-	if (st->last_success_ms != PG_NEVER && st->last_success_ms > t)
-		t = st->last_success_ms;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i] != PG_NEVER && v[i] > t)
+			t = v[i];
 	return t;
-}
-
-/* Since the node's last success; a node before 0.4: its activity. */
-static int64_t
-success(const struct pg_fleet_node *n)
-{
-	return !n->has_status ? n->st.elapsed_ms : n->st.last_success_ms;
 }
 
 /*
@@ -110,32 +91,34 @@ enum pg_plugin_state
 pg_plugin_check(const struct pg_fleet *f, const struct pg_plugin *p,
     char *buf, size_t len)
 {
-	struct view		 v;
 	const struct pg_fleet_node *n;
+	char			 why[4][TEXT_MAX];	/* by state */
 	char			 a[DUR_MAX], b[DUR_MAX], c[DUR_MAX];
 	char			 runs[TEXT_MAX], text[TEXT_MAX];
-	char			 since[DUR_MAX + 1];
-	enum pg_plugin_state	 state;
-	int64_t			 best = PG_NEVER, known = p->known_ms, s;
+	enum pg_plugin_state	 state = PG_PLUGIN_OK;
+	int64_t			 best = PG_NEVER, known = p->known_ms, s, age;
 	size_t			 i, bestnode = 0, answered = 0, running = 0;
 	int			 failures = 0;
 
-	memset(&v, 0, sizeof(v));
+	memset(why, 0, sizeof(why));
 	runs[0] = '\0';
 	for (i = 0; i < f->n; i++) {
 		n = &f->nodes[i];
 		if (n->self && !PG_ANSWER_OK(n->kind)) {
-			add(v.unknown, "%s (this node): %s", n->name, n->why);
+			add(why[PG_PLUGIN_UNKNOWN], "%s (this node): %s",
+			    n->name, n->why);
 			continue;
 		}
 		if (!PG_ANSWER_OK(n->kind)) {
-			add(v.warn, "%s does not answer (%s)", n->name,
-			    n->why);
+			add(why[PG_PLUGIN_WARNING], "%s does not answer (%s)",
+			    n->name, n->why);
 			continue;
 		}
 		if (!n->self || p->serve_why == NULL)
 			answered++;
-		if ((s = success(n)) < best) {
+		/* Since its last success; a node before 0.4: its activity. */
+		s = n->has_status ? n->st.last_success_ms : n->st.elapsed_ms;
+		if (s < best) {
 			best = s;
 			bestnode = i;
 		}
@@ -150,68 +133,57 @@ pg_plugin_check(const struct pg_fleet *f, const struct pg_plugin *p,
 			strlcat(runs, n->name, sizeof(runs));
 		}
 		if (n->st.hold_ms > 0)
-			add(v.warn, "held on %s, %s left", n->name,
-			    pg_duration_text(n->st.hold_ms, a));
+			add(why[PG_PLUGIN_WARNING], "held on %s, %s left",
+			    n->name, pg_duration_text(n->st.hold_ms, a));
 		if (n->st.failures >= PG_PLUGIN_FAILURES)
-			add(v.warn, "%s failed %d runs in a row", n->name,
-			    n->st.failures);
+			add(why[PG_PLUGIN_WARNING], "%s failed %d runs in a "
+			    "row", n->name, n->st.failures);
 		if (n->st.failures > failures)
 			failures = n->st.failures;
 	}
 	if (p->serve_why != NULL)
-		add(v.warn, "the serve of %s (this node) does not answer (%s)",
-		    f->n > 0 ? f->nodes[0].name : "?", p->serve_why);
+		add(why[PG_PLUGIN_WARNING], "the serve of %s (this node) does "
+		    "not answer (%s)", f->n > 0 ? f->nodes[0].name : "?",
+		    p->serve_why);
 	if (running > 1)
-		add(v.crit, "runs on %zu nodes at once: %s", running, runs);
+		add(why[PG_PLUGIN_CRITICAL], "runs on %zu nodes at once: %s",
+		    running, runs);
 
-	if (best != PG_NEVER) {
+	/* Without a success, the time known stands for the time since. */
+	age = best != PG_NEVER ? best : known;
+	if (best != PG_NEVER)
 		snprintf(text, sizeof(text), "last success %s ago on %s",
 		    pg_duration_text(best, a), f->nodes[bestnode].name);
-		if (best > p->crit_ms)
-			add(v.crit, "%s (critical: %s)", text,
-			    pg_duration_text(p->crit_ms, b));
-		else if (best > p->warn_ms)
-			add(v.warn, "%s (warning: %s)", text,
-			    pg_duration_text(p->warn_ms, b));
-		else
-			add(v.ok, "%s", text);
-		snprintf(since, sizeof(since), "%ss", secs(best, a));
-	} else {
-		if (known > p->crit_ms)
-			add(v.crit, "no success in the %s known (critical: %s)",
-			    pg_duration_text(known, a),
-			    pg_duration_text(p->crit_ms, b));
-		else if (known > p->warn_ms)
-			add(v.warn, "no success in the %s known (warning: %s)",
-			    pg_duration_text(known, a),
-			    pg_duration_text(p->warn_ms, b));
-		else if (known > 0)
-			add(v.ok, "no success yet, in the %s known",
-			    pg_duration_text(known, a));
-		else
-			add(v.ok, "no success yet");
-		strlcpy(since, "U", sizeof(since));
-	}
-
-	if (v.crit[0] != '\0')
-		state = PG_PLUGIN_CRITICAL;
-	else if (v.unknown[0] != '\0')
-		state = PG_PLUGIN_UNKNOWN;
-	else if (v.warn[0] != '\0')
-		state = PG_PLUGIN_WARNING;
 	else
-		state = PG_PLUGIN_OK;
+		snprintf(text, sizeof(text), "no success in the %s known",
+		    pg_duration_text(known, a));
+	if (age > p->crit_ms)
+		add(why[PG_PLUGIN_CRITICAL], "%s (critical: %s)", text,
+		    pg_duration_text(p->crit_ms, b));
+	else if (age > p->warn_ms)
+		add(why[PG_PLUGIN_WARNING], "%s (warning: %s)", text,
+		    pg_duration_text(p->warn_ms, b));
+	else if (best != PG_NEVER)
+		add(why[PG_PLUGIN_OK], "%s", text);
+	else if (known > 0)
+		add(why[PG_PLUGIN_OK], "no success yet, in the %s known",
+		    pg_duration_text(known, a));
+	else
+		add(why[PG_PLUGIN_OK], "no success yet");
+
 	text[0] = '\0';
-	add(text, "%s", v.crit);
-	add(text, "%s", v.unknown);
-	add(text, "%s", v.warn);
-	add(text, "%s", v.ok);
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (state == PG_PLUGIN_OK && why[order[i]][0] != '\0')
+			state = order[i];
+		add(text, "%s", why[order[i]]);
+	}
 	add(text, "%zu of %zu nodes answer", answered, f->n);
 	oneline(text);
-	snprintf(buf, len, "POLLGUARD %s - %s: %s | 'since_success'=%s;%s;%s;0 "
-	    "'failures'=%d;%d;;0 'reachable'=%zu;;;0;%zu "
+	snprintf(buf, len, "POLLGUARD %s - %s: %s | "
+	    "'since_success'=%s%s;%s;%s;0 'failures'=%d;%d;;0 "
+	    "'reachable'=%zu;;;0;%zu "
 	    "'running'=%zu;;1;0;%zu\n", words[state], f->cluster->id, text,
-	    since,
+	    best != PG_NEVER ? secs(best, a) : "U", best != PG_NEVER ? "s" : "",
 	    secs(p->warn_ms, b), secs(p->crit_ms, c), failures,
 	    PG_PLUGIN_FAILURES - 1, answered, f->n, running, f->n);
 	return state;

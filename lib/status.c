@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * status.c: the status answer, both ends. pollguard-serve formats a
- * cluster's status (GET /v1/status/CLUSTER) as lines of "key value";
- * pollguard-check and pollguard-status read them back. Readers ignore
- * keys they do not know, so that later versions can add keys; every
- * key they do know is checked in full; the lines are read by kv.c. No
- * I/O here.
+ * status.c: the status answer (proto.h), formatted by pollguard-serve and
+ * read back by pollguard-check and pollguard-status. Readers ignore keys
+ * they do not know, so that later versions can add keys; every key they
+ * do know is checked in full.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,28 +39,6 @@ put_ms(char *buf, size_t len, size_t *off, const char *key, int64_t ms)
 	if (ms == PG_NEVER)
 		return pg_appendf(buf, len, off, "%s never\n", key);
 	return pg_appendf(buf, len, off, "%s %" PRId64 "\n", key, ms);
-}
-
-/* The keys of pollguard(7), PREFERRED NODE, each only when it is set. */
-static int
-prefer_format(const struct pg_status *st, char *buf, size_t len,
-    size_t *off)
-{
-	int	 r = 0;
-
-	if (st->prefer[0] != '\0')
-		r |= pg_appendf(buf, len, off, "prefer %s\n", st->prefer);
-	if (st->checked_ms != PG_NEVER) {
-		r |= put_ms(buf, len, off, "checked", st->checked_ms);
-		if (st->checking_ms >= 0)
-			r |= put_ms(buf, len, off, "checking",
-			    st->checking_ms);
-	}
-	if (st->yield[0] != '\0') {
-		r |= pg_appendf(buf, len, off, "yield %s\n", st->yield);
-		r |= put_ms(buf, len, off, "yielded", st->yielded_ms);
-	}
-	return r;
 }
 
 int
@@ -126,7 +101,19 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 			r |= pg_appendf(buf, len, &off, "hold_why %s\n", why);
 		}
 	}
-	r |= prefer_format(st, buf, len, &off);
+	/* pollguard(7), PREFERRED NODE */
+	if (st->prefer[0] != '\0')
+		r |= pg_appendf(buf, len, &off, "prefer %s\n", st->prefer);
+	if (st->checked_ms != PG_NEVER) {
+		r |= put_ms(buf, len, &off, "checked", st->checked_ms);
+		if (st->checking_ms >= 0)
+			r |= put_ms(buf, len, &off, "checking",
+			    st->checking_ms);
+	}
+	if (st->yield[0] != '\0') {
+		r |= pg_appendf(buf, len, &off, "yield %s\n", st->yield);
+		r |= put_ms(buf, len, &off, "yielded", st->yielded_ms);
+	}
 	return r == 0 ? (int)off : -1;
 }
 
@@ -138,6 +125,7 @@ pg_quote(char *dst, size_t dlen, const char *s, size_t n)
 
 	if (more)
 		n = 24;
+	/* A NUL-terminated copy: libbsd's strvisx reads s past n. */
 	memcpy(raw, s, n);
 	raw[n] = '\0';
 	strvisx(vis, raw, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
@@ -156,17 +144,27 @@ num(const char *v, int64_t min, int64_t max, int never, int64_t *out)
 	return pg_kv_num(v, strlen(v), min, max, out);
 }
 
+/* The same into an int, never excluded. */
+static int
+inum(const char *v, int64_t min, int64_t max, int *out)
+{
+	int64_t	 n;
+
+	if (num(v, min, max, 0, &n) == -1)
+		return -1;
+	*out = (int)n;
+	return 0;
+}
+
 /* A value of printable ASCII, no space at either end. */
 static int
 text(const char *v, char *out, size_t size)
 {
-	size_t	 i, n = strlen(v);
+	size_t	 n = strlen(v);
 
-	if (n == 0 || n >= size || v[0] == ' ' || v[n - 1] == ' ')
+	if (n == 0 || n >= size || v[0] == ' ' || v[n - 1] == ' ' ||
+	    !pg_bytes_within(v, n, ' ', '~'))
 		return -1;
-	for (i = 0; i < n; i++)
-		if (!isprint((unsigned char)v[i]))
-			return -1;
 	memcpy(out, v, n + 1);
 	return 0;
 }
@@ -178,8 +176,9 @@ enum key {
 	K_HOLD_WHY, K_DECIDING, K_SETTLE, K_TIMEOUT, K_PREFER, K_CHECKED,
 	K_CHECKING, K_YIELD, K_YIELDED, K_COUNT
 };
+#define BIT(k)		(1U << (k))	/* a key's bit in pg_kv's seen */
 /* The fast rule's keys, which come together. */
-#define FAST_KEYS	(1U << K_DECIDING | 1U << K_SETTLE | 1U << K_TIMEOUT)
+#define FAST_KEYS	(BIT(K_DECIDING) | BIT(K_SETTLE) | BIT(K_TIMEOUT))
 
 static const char *const keys[K_COUNT + 1] = {
 	"cluster", "node", "version", "elapsed", "claim", "running", "pid",
@@ -216,8 +215,6 @@ prefer_text(const char *v, char *out, size_t size)
 static int
 value(struct pg_status *st, enum key k, const char *v)
 {
-	int64_t	 n;
-
 	switch (k) {
 	case K_CLUSTER:
 		return pg_cluster_id_valid(v) ? text(v, st->cluster,
@@ -232,29 +229,15 @@ value(struct pg_status *st, enum key k, const char *v)
 	case K_CLAIM:
 		return num(v, 0, MS_MAX, 0, &st->claim_ms);
 	case K_RUNNING:
-		if (num(v, 0, 1, 0, &n) == -1)
-			return -1;
-		st->running = (int)n;
-		return 0;
+		return inum(v, 0, 1, &st->running);
 	case K_PID:
 		return num(v, 1, INT32_MAX, 0, &st->pid);
 	case K_LAST_EXIT:
-		if (num(v, 0, 255, 0, &n) == -1)
-			return -1;
-		st->last = 1;
-		st->last_exit = (int)n;
-		return 0;
+		return inum(v, 0, 255, &st->last_exit);
 	case K_LAST_SIGNAL:
-		if (num(v, 1, 127, 0, &n) == -1)
-			return -1;
-		st->last = 1;
-		st->last_signal = (int)n;
-		return 0;
+		return inum(v, 1, 127, &st->last_signal);
 	case K_LAST_TIMEOUT:
-		if (num(v, 0, 1, 0, &n) == -1)
-			return -1;
-		st->last_timeout = (int)n;
-		return 0;
+		return inum(v, 0, 1, &st->last_timeout);
 	case K_LAST_DURATION:
 		return num(v, 0, MS_MAX, 0, &st->last_duration_ms);
 	case K_LAST_END:
@@ -262,10 +245,7 @@ value(struct pg_status *st, enum key k, const char *v)
 	case K_LAST_SUCCESS:
 		return num(v, 0, MS_MAX, 1, &st->last_success_ms);
 	case K_FAILURES:
-		if (num(v, 0, INT32_MAX, 0, &n) == -1)
-			return -1;
-		st->failures = (int)n;
-		return 0;
+		return inum(v, 0, INT32_MAX, &st->failures);
 	case K_HOLD:
 		return num(v, 1, MS_MAX, 0, &st->hold_ms);
 	case K_HOLD_BY:
@@ -309,25 +289,20 @@ bad_line(char *why, size_t wlen, size_t n, const char *what,
 	return -1;
 }
 
-/* Why pg_kv_next refused line kv->nline. */
+/* Why pg_kv_next refused line kv->nline: -1. */
 static int
 kv_bad(const struct pg_kv *kv, char *why, size_t wlen)
 {
-	switch (kv->error) {
-	case PG_KV_NO_LF:
+	if (kv->error == PG_KV_NO_LF)
 		snprintf(why, wlen, "line %zu: no end of line", kv->nline);
-		return -1;
-	case PG_KV_TWICE:
+	else if (kv->error == PG_KV_TWICE)
 		snprintf(why, wlen, "line %zu: %s twice", kv->nline,
 		    keys[kv->key]);
-		return -1;
-	case PG_KV_LONG:
-		return bad_line(why, wlen, kv->nline, "too long or binary",
-		    kv->line, kv->len);
-	default:
-		return bad_line(why, wlen, kv->nline, "not \"key value\"",
-		    kv->line, kv->len);
-	}
+	else
+		bad_line(why, wlen, kv->nline, kv->error == PG_KV_LONG ?
+		    "too long or binary" : "not \"key value\"", kv->line,
+		    kv->len);
+	return -1;
 }
 
 int
@@ -335,6 +310,7 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
     size_t *used, char *why, size_t wlen)
 {
 	char		 val[LINE_LEN + 1], what[PG_KV_KEY_MAX + 16];
+	const char	*msg;
 	struct pg_kv	 kv;
 	unsigned int	 seen;
 	int		 r;
@@ -358,36 +334,34 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 	if (r == -1)
 		return kv_bad(&kv, why, wlen);
 	seen = kv.seen;
-	if (!(seen & (1U << K_CLUSTER)) || !(seen & (1U << K_ELAPSED))) {
-		snprintf(why, wlen, "no %s", seen & (1U << K_CLUSTER) ?
-		    "elapsed" : "cluster");
-		return -1;
-	}
-	if ((seen & (1U << K_LAST_EXIT)) && (seen & (1U << K_LAST_SIGNAL))) {
-		snprintf(why, wlen, "both last_exit and last_signal");
-		return -1;
-	}
+	/* The last run's keys say how it ended. */
+	st->last = (seen & (BIT(K_LAST_EXIT) | BIT(K_LAST_SIGNAL))) != 0;
+	if (!(seen & BIT(K_CLUSTER)))
+		msg = "no cluster";
+	else if (!(seen & BIT(K_ELAPSED)))
+		msg = "no elapsed";
+	else if ((seen & BIT(K_LAST_EXIT)) && (seen & BIT(K_LAST_SIGNAL)))
+		msg = "both last_exit and last_signal";
 	/*
-	 * The fast rule needs both settings, to check they agree; they
-	 * say nothing without it.
+	 * The fast rule needs both settings, to check they agree; they say
+	 * nothing without it.
 	 */
-	if ((seen & FAST_KEYS) != 0 && (seen & FAST_KEYS) != FAST_KEYS) {
-		snprintf(why, wlen, "deciding, settle and timeout go "
-		    "together");
+	else if ((seen & FAST_KEYS) != 0 && (seen & FAST_KEYS) != FAST_KEYS)
+		msg = "deciding, settle and timeout go together";
+	/* How long checks have gone on is counted from the last one. */
+	else if ((seen & BIT(K_CHECKING)) && !(seen & BIT(K_CHECKED)))
+		msg = "checking without checked";
+	/* A yield says when; a time without whom is nonsense. */
+	else if (!(seen & BIT(K_YIELD)) != !(seen & BIT(K_YIELDED)))
+		msg = "yield and yielded go together";
+	else
+		msg = NULL;
+	if (msg != NULL) {
+		snprintf(why, wlen, "%s", msg);
 		return -1;
 	}
 	if (st->last_signal > 0)
 		st->last_exit = -1;
-	/* How long checks have gone on is counted from the last one. */
-	if ((seen & (1U << K_CHECKING)) && !(seen & (1U << K_CHECKED))) {
-		snprintf(why, wlen, "checking without checked");
-		return -1;
-	}
-	/* A yield says when; a time without whom is nonsense. */
-	if (!(seen & (1U << K_YIELD)) != !(seen & (1U << K_YIELDED))) {
-		snprintf(why, wlen, "yield and yielded go together");
-		return -1;
-	}
 	*used = kv.p - buf;
 	return 0;
 }
