@@ -232,21 +232,16 @@ serve_inetd(struct server *s, const char *err)
 	if (err == NULL && (code = pg_drop_privileges(s->t.cfg->serve.run_as,
 	    msg, sizeof(msg))) != 0)
 		err = msg;
-	if (err != NULL) {
+	if (err != NULL)
 		tool_error("%s", err);
-		if ((c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL,
-		    NULL)) == NULL)
-			return code;
+	if ((c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL,
+	    err == NULL ? s->t.cfg : NULL)) == NULL)
+		return err != NULL ? code : EX_OSERR;
+	if (err != NULL) {
 		pg_reply_error(&r, 500);
 		pg_conn_reply(c, &r, NULL);
-	} else if ((c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL,
-	    s->t.cfg)) == NULL)
-		return EX_OSERR;
-	else {
-		code = 0;
-		if (c->state == PG_CONN_WRITE)	/* refused: 403 */
-			log_reply(s, &c->reply);
-	}
+	} else if (c->state == PG_CONN_WRITE)	/* refused: 403 */
+		log_reply(s, &c->reply);
 	/* A backstop: whatever happens, this process does not linger. */
 	alarm((c->deadline - tool_clock_ms(PG_CONN_CLOCK) + PG_CONN_DRAIN_MS) /
 	    1000 + 5);
