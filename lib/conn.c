@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <grp.h>
-#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,13 +230,6 @@ pg_conn_write(struct pg_conn *c)
 	c->state = shutdown(c->wfd, SHUT_WR) == -1 ? PG_CONN_DONE :
 	    PG_CONN_DRAIN;
 	deadline(c, PG_CONN_DRAIN_MS);
-}
-
-void
-pg_conn_poll(const struct pg_conn *c, struct pollfd *p)
-{
-	p->fd = c->state == PG_CONN_WRITE ? c->wfd : c->rfd;
-	p->events = c->state == PG_CONN_WRITE ? POLLOUT : POLLIN;
 }
 
 int

@@ -422,15 +422,3 @@ pg_answer_status(long status, const char *ctype, int named, const char *id,
 		elapsed(a, st->elapsed_ms, why, wlen);
 	return 0;
 }
-
-int
-pg_equal_ct(const void *a, const void *b, size_t len)
-{
-	const volatile unsigned char	*x = a, *y = b;
-	unsigned char			 d = 0;
-	size_t				 i;
-
-	for (i = 0; i < len; i++)
-		d |= x[i] ^ y[i];
-	return d == 0;
-}

@@ -159,12 +159,6 @@ const char	*pg_status_text(int);
 int	 pg_response(char *, size_t, int, int, const char *, const char *,
 	    size_t, int);
 
-/*
- * 1 when the two buffers are equal, in time that depends only on the
- * length (libbsd 0.11 has no timingsafe_bcmp).
- */
-int	 pg_equal_ct(const void *, const void *, size_t);
-
 /* Base64 (RFC 4648, padded) of src into dst: the length, -1: too small. */
 int	 pg_base64(const void *, size_t, char *, size_t);
 

@@ -90,6 +90,22 @@ pg_serve_allowed(const struct pg_config *cfg, const struct pg_client *c)
 }
 
 /*
+ * 1 when the two buffers are equal, in time that depends only on the
+ * length (libbsd 0.11 has no timingsafe_bcmp).
+ */
+static int
+equal_ct(const void *a, const void *b, size_t len)
+{
+	const volatile unsigned char	*x = a, *y = b;
+	unsigned char			 d = 0;
+	size_t				 i;
+
+	for (i = 0; i < len; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
+
+/*
  * The credentials, compared whole and padded to a fixed size, in constant
  * time. No user configured: anyone.
  */
@@ -109,7 +125,7 @@ auth_ok(const struct pg_config *cfg, const struct pg_request *req)
 	ok = n > 0 && (size_t)n < sizeof(cred) &&
 	    pg_base64(cred, n, want, sizeof(want)) != -1;
 	strlcpy(got, req->auth, sizeof(got));
-	ok = pg_equal_ct(got, want, sizeof(got)) && ok && req->has_auth;
+	ok = equal_ct(got, want, sizeof(got)) && ok && req->has_auth;
 	explicit_bzero(cred, sizeof(cred));
 	explicit_bzero(want, sizeof(want));
 	explicit_bzero(got, sizeof(got));

@@ -161,10 +161,6 @@ struct pg_conn	*pg_conn_new(int, int, const void *, const struct pg_config *);
 void	 pg_conn_reply(struct pg_conn *, struct pg_reply *,
 	    const struct pg_config *);
 
-/* What to poll for c (PG_CONN_WRITE: output on wfd, else input on rfd). */
-struct pollfd;
-void	 pg_conn_poll(const struct pg_conn *, struct pollfd *);
-
 /*
  * c's descriptor is ready. PG_CONN_READ: read, and answer once the head
  * is complete or cannot be; the client's end of input before that is a
