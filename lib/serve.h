@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * serve.h: pollguard-serve's side of the peer protocol: the address it
- * listens on (listen.c), the answer to a request (serve.c) and the
- * client connections (conn.c).
- */
+/* serve.h: pollguard-serve's side of the peer protocol. */
 #ifndef PG_SERVE_H
 #define PG_SERVE_H
 
@@ -11,9 +7,7 @@
 #include "proto.h"
 #include "state.h"
 
-/*
- * listen.c: the address pollguard-serve listens on, and its open files.
- */
+/* listen.c: the address pollguard-serve listens on, and its open files. */
 
 /*
  * Parse "addr:port" (IPv4), "[addr]:port" (IPv6) or ":port" (every
