@@ -575,25 +575,24 @@ pg_serve_answer(int status, const struct pg_request *req, const char *in,
 	reply_log(r, c, why, req, in, inlen);
 }
 
+/* The head takes less than HEAD_MAX bytes: its fields are bounded. */
+#define HEAD_MAX	512
+
 int
 pg_reply_format(const struct pg_reply *r, char **out, size_t *outlen)
 {
-	char	 head[512];
-	size_t	 blen = r->head || r->body == NULL ? 0 : r->bodylen;
+	size_t	 blen = r->body != NULL ? r->bodylen : 0;
 	int	 n;
 
-	n = pg_response(head, sizeof(head), r->minor, r->status, r->extra,
-	    NULL, r->body != NULL ? r->bodylen : 0, 1);
-	if (n < 0) {
+	if ((*out = malloc(HEAD_MAX + blen)) == NULL)
+		return -1;
+	if ((n = pg_response(*out, HEAD_MAX + blen, r->minor, r->status,
+	    r->extra, r->body, blen, r->head)) < 0) {
+		free(*out);
 		errno = EOVERFLOW;
 		return -1;
 	}
-	if ((*out = malloc(n + blen)) == NULL)
-		return -1;
-	memcpy(*out, head, n);
-	if (blen > 0)
-		memcpy(*out + n, r->body, blen);
-	*outlen = n + blen;
+	*outlen = n;
 	return 0;
 }
 
