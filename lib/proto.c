@@ -65,12 +65,11 @@ request_line(const char *line, size_t n, struct pg_request *req)
 	const char		*sp1, *sp2, *target, *ver, *id;
 	size_t			 mlen, tlen, idlen, plen;
 
-	if ((sp1 = memchr(line, ' ', n)) == NULL)
+	if ((sp1 = memchr(line, ' ', n)) == NULL ||
+	    (sp2 = memchr(sp1 + 1, ' ', line + n - sp1 - 1)) == NULL)
 		return bad(req, "not METHOD TARGET VERSION");
 	mlen = sp1 - line;
 	target = sp1 + 1;
-	if ((sp2 = memchr(target, ' ', line + n - target)) == NULL)
-		return bad(req, "not METHOD TARGET VERSION");
 	tlen = sp2 - target;
 	ver = sp2 + 1;
 	if (has_ctl(line, n))
