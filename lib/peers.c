@@ -259,8 +259,7 @@ answer(struct xfer *x, long status, const char *ctype, int truncated,
 	if (pg_answer_status(status, ctype, x->named, x->id, x->body, x->len,
 	    truncated, &s->answer, &s->status, s->why, PG_WHY_MAX) == 1)
 		return 1;
-	s->has_status = s->answer.kind == PG_ANSWER_ELAPSED ||
-	    s->answer.kind == PG_ANSWER_NEVER;
+	s->has_status = PG_ANSWER_OK(s->answer.kind);
 	return 0;
 }
 

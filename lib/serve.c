@@ -236,8 +236,8 @@ body_one(const struct pg_config *cfg, struct pg_state *st,
 }
 
 /*
- * One cluster's status block into fp: 1, or 0 when its records are
- * damaged (said in r->err).
+ * One cluster's status block and the blank line after it into fp: 1, or
+ * 0 when its records are damaged (said in r->err).
  */
 static int
 status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
@@ -257,6 +257,7 @@ status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	if ((n = pg_status_format(&s, buf, sizeof(buf))) == -1)
 		return 0;
 	fwrite(buf, 1, n, fp);
+	fputc('\n', fp);
 	return 1;
 }
 
@@ -277,14 +278,10 @@ body_status(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	if (req->target == PG_TARGET_STATUS_ONE) {
 		if ((c = pg_config_cluster(cfg, req->cluster)) == NULL)
 			return 404;
-		if (!status_of(fp, cfg, st, c, r))
-			return 500;
-		fputc('\n', fp);
-		return 200;
+		return status_of(fp, cfg, st, c, r) ? 200 : 500;
 	}
 	for (i = 0; i < cfg->nclusters; i++)
-		if (status_of(fp, cfg, st, &cfg->clusters[i], r))
-			fputc('\n', fp);
+		status_of(fp, cfg, st, &cfg->clusters[i], r);
 	return 200;
 }
 
