@@ -16,17 +16,6 @@
 
 #include "serve.h"
 
-int
-pg_conn_clock(int64_t *ms)
-{
-	int64_t	 ns;
-
-	if (pg_clock(PG_CONN_CLOCK, &ns) == -1)
-		return -1;
-	*ms = ns / 1000000;
-	return 0;
-}
-
 /*
  * The deadline ms from now. A clock that cannot be read leaves no
  * deadline to keep: the connection ends rather than risk lingering.
@@ -34,12 +23,12 @@ pg_conn_clock(int64_t *ms)
 static void
 deadline(struct pg_conn *c, int64_t ms)
 {
-	int64_t	 now;
+	int64_t	 ns;
 
-	if (pg_conn_clock(&now) == -1)
+	if (pg_clock(PG_CONN_CLOCK, &ns) == -1)
 		c->state = PG_CONN_DONE;
 	else
-		c->deadline = now + ms;
+		c->deadline = ns / 1000000 + ms;
 }
 
 struct pg_conn *

@@ -122,7 +122,7 @@ enum pg_conn_state {
 struct pg_conn {
 	int		 rfd, wfd;	/* the same socket, or stdin, stdout */
 	enum pg_conn_state state;
-	int64_t		 deadline;	/* ms of pg_conn_clock */
+	int64_t		 deadline;	/* ms of PG_CONN_CLOCK */
 	char		*in;
 	size_t		 inlen, incap;
 	char		*out;
@@ -133,9 +133,8 @@ struct pg_conn {
 	struct pg_reply	 reply;		/* once answered: the log lines */
 };
 
-/* The clock of deadlines: PG_CONN_CLOCK in ms. -1 with errno. */
+/* The clock of deadlines. */
 #define PG_CONN_CLOCK	CLOCK_MONOTONIC
-int	 pg_conn_clock(int64_t *);
 
 /*
  * A connection read from rfd and answered on wfd, from the client at
@@ -168,7 +167,7 @@ int	 pg_conn_ready(struct pg_conn *, const struct pg_config *,
 	    struct pg_state *);
 
 /*
- * At now (pg_conn_clock) past the deadline: a request still being read
+ * At now (ms of PG_CONN_CLOCK) past the deadline: a request still being read
  * is answered 408 (return 1); any other connection is PG_CONN_DONE.
  * Else, and before the deadline, 0.
  */
