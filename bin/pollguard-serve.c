@@ -155,6 +155,7 @@ serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 	sigset_t	 empty;
 	int64_t		 now, next, paused = 0;
 	size_t		 i, j, k;
+	int		 w;
 
 	sigemptyset(&empty);
 	for (;;) {
@@ -191,8 +192,11 @@ serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 			pfd[k++].events = POLLIN;
 		} else if (lfd != -1 && paused < next)
 			next = paused;
-		for (i = 0; i < nconn; i++)
-			pg_conn_poll(conns[i], &pfd[k + i]);
+		for (i = 0; i < nconn; i++) {
+			w = conns[i]->state == PG_CONN_WRITE;
+			pfd[k + i].fd = w ? conns[i]->wfd : conns[i]->rfd;
+			pfd[k + i].events = w ? POLLOUT : POLLIN;
+		}
 		now = tool_clock_ms(PG_CONN_CLOCK);
 		ts.tv_sec = next > now ? (next - now) / 1000 : 0;
 		ts.tv_nsec = next > now ? (next - now) % 1000 * 1000000 : 0;
@@ -232,21 +236,16 @@ serve_inetd(struct server *s, const char *err)
 	if (err == NULL && (code = pg_drop_privileges(s->t.cfg->serve.run_as,
 	    msg, sizeof(msg))) != 0)
 		err = msg;
-	if (err != NULL) {
+	if (err != NULL)
 		tool_error("%s", err);
-		if ((c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL,
-		    NULL)) == NULL)
-			return code;
+	if ((c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL,
+	    err == NULL ? s->t.cfg : NULL)) == NULL)
+		return err != NULL ? code : EX_OSERR;
+	if (err != NULL) {
 		pg_reply_error(&r, 500);
 		pg_conn_reply(c, &r, NULL);
-	} else if ((c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL,
-	    s->t.cfg)) == NULL)
-		return EX_OSERR;
-	else {
-		code = 0;
-		if (c->state == PG_CONN_WRITE)	/* refused: 403 */
-			log_reply(s, &c->reply);
-	}
+	} else if (c->state == PG_CONN_WRITE)	/* refused: 403 */
+		log_reply(s, &c->reply);
 	/* A backstop: whatever happens, this process does not linger. */
 	alarm((c->deadline - tool_clock_ms(PG_CONN_CLOCK) + PG_CONN_DRAIN_MS) /
 	    1000 + 5);
@@ -332,7 +331,7 @@ main(int argc, char *argv[])
 	static struct server	 s;	/* static: reachable until exit */
 	struct pg_config	*cfg;
 	const char		*listen = NULL, *pidpath = NULL, *conf = NULL;
-	char			 err[PG_ERR_MAX], spec[PG_VALUE_MAX];
+	char			 err[PG_ERR_MAX];
 	int			 ch, inetd = 0, loaded;
 
 	s.t.state.dirfd = -1;
@@ -375,10 +374,8 @@ main(int argc, char *argv[])
 		loaded = 0;
 	}
 	if (!inetd && listen == NULL && loaded &&
-	    s.t.cfg->serve.listen[0] != '\0') {
-		strlcpy(spec, s.t.cfg->serve.listen, sizeof(spec));
-		listen = spec;
-	}
+	    s.t.cfg->serve.listen[0] != '\0')
+		listen = s.t.cfg->serve.listen;
 	/*
 	 * Without -i, a config that cannot be loaded may hide a listen key:
 	 * with -p, or with no connection on stdin (a person, a service

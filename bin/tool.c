@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * tool.c: what the tools share beyond the library: messages to stderr
- * and syslog, by the rules in tool.h, the set-up every tool does before
- * its work (cluster, config, state directory), the clock and signals.
- */
+/* tool.c: what the tools share beyond the library (tool.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>

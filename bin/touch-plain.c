@@ -17,6 +17,9 @@
 #endif
 #define TOUCH_CURL	"pollguard-touch-curl"
 
+/* The hooks of a cluster without a lease or a ping use no argument. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
 static __dead void
 exec_curl(const struct tool *t, char **argv)
 {
@@ -42,8 +45,6 @@ exec_curl(const struct tool *t, char **argv)
 void
 touch_lease_start(struct tool *t, char **argv, int release, int hold)
 {
-	(void)release;
-	(void)hold;
 	if (t->cluster->backend == PG_BACKEND_ETCD ||
 	    t->cluster->ping[0] != '\0')
 		exec_curl(t, argv);
@@ -52,18 +53,12 @@ touch_lease_start(struct tool *t, char **argv, int release, int hold)
 void
 touch_lease_keep(struct tool *t)
 {
-	(void)t;
 }
 
 int
 touch_lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
     int64_t *killat)
 {
-	(void)t;
-	(void)pid;
-	(void)now;
-	(void)reaped;
-	(void)killat;
 	return 0;
 }
 
@@ -76,18 +71,14 @@ touch_lease_due(void)
 void
 touch_lease_end(struct tool *t)
 {
-	(void)t;
 }
 
 void
 touch_ping_start(struct tool *t)
 {
-	(void)t;
 }
 
 void
 touch_ping_end(struct tool *t, int status)
 {
-	(void)t;
-	(void)status;
 }

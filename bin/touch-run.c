@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * touch-run.c: pollguard-touch -- command: the job run under the
- * cluster's run lock and supervised to its end: activity refreshed, the
- * runtime limit kept, signals passed on, the outcome recorded; and,
- * through the hooks of touch.h, an etcd lease kept alive beside it and
- * its start and end pinged.
- */
+/* touch-run.c: pollguard-touch -- command (touch.h, touch_run). */
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -28,11 +22,6 @@ on_sigchld(int sig)
 	(void)sig;
 }
 
-/*
- * Run the job in a process group of its own, so that signals and the
- * runtime limit reach all of it, grandchildren too; keep the activity
- * fresh; record the outcome of the run.
- */
 __dead void
 touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 {
@@ -181,12 +170,8 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		tool_error("cannot record the outcome of the run in %s/.%s."
 		    "side: %s", t->state.path, id, strerror(errno));
 	close(lockfd);
-	if (timed_out)
-		code = EXIT_TIMEDOUT;
-	else if (WIFSIGNALED(status))
-		code = 128 + WTERMSIG(status);
-	else
-		code = WEXITSTATUS(status);
+	code = timed_out ? EXIT_TIMEDOUT : WIFSIGNALED(status) ?
+	    128 + WTERMSIG(status) : WEXITSTATUS(status);
 	touch_ping_end(t, code);
 	exit(code);
 }

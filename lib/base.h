@@ -32,9 +32,7 @@
 #define PG_WAIT_MIN_MS	(10LL * 1000)	/* a cluster's wait, at least */
 #define PG_WAIT_MAX_MS	(30LL * 24 * 3600 * 1000)	/* and at most */
 
-/*
- * clock.c: reading the clocks.
- */
+/* clock.c: reading the clocks. */
 
 /*
  * Read a clock (CLOCK_BOOTTIME, CLOCK_MONOTONIC, CLOCK_REALTIME) in
@@ -42,9 +40,7 @@
  */
 int	 pg_clock(clockid_t, int64_t *);
 
-/*
- * duration.c: durations, and the names of clusters and nodes.
- */
+/* duration.c: durations, and the names of clusters and nodes. */
 
 /*
  * Parse a duration: a decimal integer followed by a unit ms, s, m, h or d;

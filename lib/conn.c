@@ -1,20 +1,10 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * One client connection of pollguard-serve, from accept to close: the
- * request head read within its bounds and its deadline, the answer of
- * lib/serve.c written as the client takes it, and the lingering close
- * that keeps the kernel from resetting the connection under the answer.
- * No syslog, no exits: an answer's log lines stay in the connection for
- * the program to log. The program polls; this accepts, reads and
- * writes, and says what to poll for.
- * And who reads: the user run_as, before the first connection.
- */
+/* One client connection of pollguard-serve, and the user it runs as. */
 #include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <grp.h>
-#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,17 +16,6 @@
 
 #include "serve.h"
 
-int
-pg_conn_clock(int64_t *ms)
-{
-	int64_t	 ns;
-
-	if (pg_clock(PG_CONN_CLOCK, &ns) == -1)
-		return -1;
-	*ms = ns / 1000000;
-	return 0;
-}
-
 /*
  * The deadline ms from now. A clock that cannot be read leaves no
  * deadline to keep: the connection ends rather than risk lingering.
@@ -44,12 +23,12 @@ pg_conn_clock(int64_t *ms)
 static void
 deadline(struct pg_conn *c, int64_t ms)
 {
-	int64_t	 now;
+	int64_t	 ns;
 
-	if (pg_conn_clock(&now) == -1)
+	if (pg_clock(PG_CONN_CLOCK, &ns) == -1)
 		c->state = PG_CONN_DONE;
 	else
-		c->deadline = now + ms;
+		c->deadline = ns / 1000000 + ms;
 }
 
 struct pg_conn *
@@ -116,8 +95,9 @@ answer(struct pg_conn *c, int status, const struct pg_request *req,
 	return 1;
 }
 
-int
-pg_conn_read(struct pg_conn *c, const struct pg_config *cfg,
+/* Read what is there; answer once the head is complete or cannot be. */
+static int
+conn_read(struct pg_conn *c, const struct pg_config *cfg,
     struct pg_state *st)
 {
 	struct pg_request	 req;
@@ -148,6 +128,31 @@ pg_conn_read(struct pg_conn *c, const struct pg_config *cfg,
 		c->whole = status == 200 && req.used == c->inlen;
 		return answer(c, status, &req, cfg, st);
 	}
+	return 0;
+}
+
+/* One read per call: under inetd the descriptor may block. */
+static void
+drain(struct pg_conn *c)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+
+	n = read(c->rfd, buf, sizeof(buf));
+	if (n > 0 && (c->drained += n) < PG_CONN_DRAIN_MAX)
+		return;
+	if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+		c->state = PG_CONN_DONE;
+}
+
+int
+pg_conn_ready(struct pg_conn *c, const struct pg_config *cfg,
+    struct pg_state *st)
+{
+	if (c->state == PG_CONN_READ)
+		return conn_read(c, cfg, st);
+	if (c->state == PG_CONN_DRAIN)
+		drain(c);
 	return 0;
 }
 
@@ -216,44 +221,12 @@ pg_conn_write(struct pg_conn *c)
 	deadline(c, PG_CONN_DRAIN_MS);
 }
 
-void
-pg_conn_poll(const struct pg_conn *c, struct pollfd *p)
-{
-	p->fd = c->state == PG_CONN_WRITE ? c->wfd : c->rfd;
-	p->events = c->state == PG_CONN_WRITE ? POLLOUT : POLLIN;
-}
-
-int
-pg_conn_ready(struct pg_conn *c, const struct pg_config *cfg,
-    struct pg_state *st)
-{
-	if (c->state == PG_CONN_READ)
-		return pg_conn_read(c, cfg, st);
-	if (c->state == PG_CONN_DRAIN)
-		pg_conn_drain(c);
-	return 0;
-}
-
 int
 pg_conn_is_socket(int fd)
 {
 	struct stat	 sb;
 
 	return fstat(fd, &sb) == 0 && S_ISSOCK(sb.st_mode);
-}
-
-/* One read per call: under inetd the descriptor may block. */
-void
-pg_conn_drain(struct pg_conn *c)
-{
-	char	 buf[4096];
-	ssize_t	 n;
-
-	n = read(c->rfd, buf, sizeof(buf));
-	if (n > 0 && (c->drained += n) < PG_CONN_DRAIN_MAX)
-		return;
-	if (n >= 0 || (errno != EAGAIN && errno != EINTR))
-		c->state = PG_CONN_DONE;
 }
 
 void
@@ -323,7 +296,7 @@ pg_conn_accept(int lfd, struct pg_conn **conns, size_t *n, size_t max,
 		 * poll (a read that finds nothing costs one EAGAIN).
 		 */
 		if (c->state == PG_CONN_WRITE ||	/* refused: 403 */
-		    pg_conn_read(c, cfg, st))
+		    pg_conn_ready(c, cfg, st))
 			*log = &c->reply;
 		conns[(*n)++] = c;
 	}

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The address pollguard-serve listens on: one parser for "addr:port",
- * "[addr]:port" and ":port", used by serve's -l and by the config's
- * listen key, and the listening socket made of it; and the open files
- * it needs for its connections.
+ * The address pollguard-serve listens on (serve.h): one parser, for -l
+ * and for the config's listen key.
  */
 #include <sys/resource.h>
 #include <sys/socket.h>

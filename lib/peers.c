@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * peers.c: asking a cluster's peers for their status, all at once, with
- * libcurl's multi interface, and reading each answer into a pg_seen: what
- * it is (enum pg_answer_kind), what the peer's status says, what it says
- * for people, and when it was asked and answered. A serve before 0.4
- * does not know /v1/status: it is asked /v1/elapsed instead, in the same
- * round. Those two moments bound where a
- * peer's claim lies on this node's clock, so each is taken on its safe
- * side: sent_ns before the request can have left, recv_ns after the whole
- * answer was read (pollguard(7), CLAIM AND SETTLE).
+ * Asking a cluster's peers (proto.h). When a peer was asked and when it
+ * answered bound where its claim lies on this node's clock, so each is
+ * taken on its safe side: sent_ns before the request can have left,
+ * recv_ns after the whole answer was read (pollguard(7), CLAIM AND
+ * SETTLE).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -47,7 +43,6 @@ struct xfer {
 	int		 bad;		/* a malformed status line: */
 	char		 badline[32];	/* its start */
 	size_t		 badlen;
-	const char	*self;		/* this node's name */
 	int		 itself;	/* the peer's serve says it is this node */
 	int64_t		 sent_ns;	/* 0, or stamped just before sending */
 };
@@ -100,8 +95,8 @@ node_field(struct xfer *x, const char *p, size_t n)
 	for (len = 0; len < n && p[len] != '\r' && p[len] != '\n' &&
 	    p[len] != ' '; len++)
 		;
-	x->itself = len == strlen(x->self) &&
-	    strncasecmp(p, x->self, len) == 0;
+	x->itself = len == strlen(x->cfg->node) &&
+	    strncasecmp(p, x->cfg->node, len) == 0;
 }
 
 /*
@@ -199,7 +194,6 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 		return -1;
 	curl_easy_setopt(x->easy, CURLOPT_URL, x->url);
 	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
-	x->self = cfg->node;
 	curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 0L);
@@ -265,8 +259,7 @@ answer(struct xfer *x, long status, const char *ctype, int truncated,
 	if (pg_answer_status(status, ctype, x->named, x->id, x->body, x->len,
 	    truncated, &s->answer, &s->status, s->why, PG_WHY_MAX) == 1)
 		return 1;
-	s->has_status = s->answer.kind == PG_ANSWER_ELAPSED ||
-	    s->answer.kind == PG_ANSWER_NEVER;
+	s->has_status = PG_ANSWER_OK(s->answer.kind);
 	return 0;
 }
 
@@ -297,13 +290,13 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 	if (x->itself && rc == CURLE_OK) {
 		s->answer.kind = PG_ANSWER_SELF;
 		snprintf(why, PG_WHY_MAX, "as this node itself (node %s)",
-		    x->self);
+		    x->cfg->node);
 		return 0;
 	}
 	if (x->bad) {
+		s->answer.kind = PG_ANSWER_INVALID;
 		strvisx(vis, x->badline, x->badlen, VIS_CSTYLE | VIS_OCTAL |
 		    VIS_TAB | VIS_NL | VIS_DQ);
-		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "malformed status line \"%s\"",
 		    vis);
 		return 0;
@@ -322,14 +315,12 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 #if LIBCURL_VERSION_NUM >= 0x080600
 	case CURLE_TOO_LARGE:
 #endif
-		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "a header line too long to read "
 		    "(%.120s)", msg);
-		return 0;
+		break;
 	case CURLE_PARTIAL_FILE:
-		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "truncated answer (%.120s)", msg);
-		return 0;
+		break;
 	/* A peer that answers, but not HTTP, or that we must not trust. */
 	case CURLE_WEIRD_SERVER_REPLY:
 	case CURLE_UNSUPPORTED_PROTOCOL:
@@ -337,14 +328,15 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 	case CURLE_PEER_FAILED_VERIFICATION:
 	case CURLE_SSL_CACERT_BADFILE:
 	case CURLE_SSL_CERTPROBLEM:
-		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "%.150s", msg);
-		return 0;
+		break;
 	default:
 		s->answer.kind = PG_ANSWER_UNREACHABLE;
 		snprintf(why, PG_WHY_MAX, "%.150s", msg);
 		return 0;
 	}
+	s->answer.kind = PG_ANSWER_INVALID;
+	return 0;
 }
 
 /* The transfers x[0..n) out of the multi handle, and their handles freed. */
@@ -444,20 +436,6 @@ xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 }
 
 int
-pg_peers_ask(const struct pg_config *cfg, const struct pg_cluster *c,
-    struct pg_round *r)
-{
-	return pg_peers_ask_again(cfg, c, NULL, r);
-}
-
-int
-pg_peers_ask_again(const struct pg_config *cfg, const struct pg_cluster *c,
-    const struct pg_round *prev, struct pg_round *r)
-{
-	return pg_peers_ask_some(cfg, c, prev, NULL, r);
-}
-
-int
 pg_peers_ask_some(const struct pg_config *cfg, const struct pg_cluster *c,
     const struct pg_round *prev, const int *which, struct pg_round *r)
 {
@@ -471,14 +449,12 @@ pg_peers_ask_some(const struct pg_config *cfg, const struct pg_cluster *c,
 	r->seen = calloc(r->n + 1, sizeof(*r->seen));
 	x = calloc(r->n + 1, sizeof(*x));
 	if (r->seen == NULL || x == NULL ||
-	    (multi = curl_multi_init()) == NULL) {
-		free(x);
+	    (multi = curl_multi_init()) == NULL)
 		goto fail;
-	}
 
 	/* Before any request can have left: every sent_ns starts here. */
 	if (pg_clock(CLOCK_BOOTTIME, &r->start_ns) == -1)
-		goto fail_multi;
+		goto fail;
 	for (i = 0; i < r->n; i++) {
 		r->seen[i].name = cfg->peers[c->peers[i]].name;
 		r->seen[i].sent_ns = r->start_ns;
@@ -497,24 +473,24 @@ pg_peers_ask_some(const struct pg_config *cfg, const struct pg_cluster *c,
 		    !r->seen[i].old, cfg->timeout_ms) == -1 ||
 		    curl_multi_add_handle(multi, x[i].easy) != CURLM_OK) {
 			errno = ENOMEM;
-			goto fail_multi;
+			goto fail;
 		}
 	}
 	if (xfers_run(multi, x, r, r->start_ns + cfg->timeout_ms * 1000000) ==
 	    -1 || pg_clock(CLOCK_BOOTTIME, &r->end_ns) == -1)
-		goto fail_multi;
+		goto fail;
 	for (i = 0; i < r->n; i++)
 		if (!x[i].done)
 			r->seen[i].recv_ns = r->end_ns;
 	xfers_free(multi, x, r->n);
 	return 0;
 
-fail_multi:
-	saved = errno;
-	xfers_free(multi, x, r->n);
-	errno = saved;
 fail:
 	saved = errno != 0 ? errno : ENOMEM;
+	if (multi != NULL)
+		xfers_free(multi, x, r->n);
+	else
+		free(x);
 	pg_round_free(r);
 	errno = saved;
 	return -1;

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * The peer protocol, both ends: serve's reading of a request and writing
- * of an answer, check's reading of an answer. No I/O here: the callers
- * own the sockets, these functions only look at bytes.
- */
+/* The peer protocol, both ends (proto.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -69,12 +65,11 @@ request_line(const char *line, size_t n, struct pg_request *req)
 	const char		*sp1, *sp2, *target, *ver, *id;
 	size_t			 mlen, tlen, idlen, plen;
 
-	if ((sp1 = memchr(line, ' ', n)) == NULL)
+	if ((sp1 = memchr(line, ' ', n)) == NULL ||
+	    (sp2 = memchr(sp1 + 1, ' ', line + n - sp1 - 1)) == NULL)
 		return bad(req, "not METHOD TARGET VERSION");
 	mlen = sp1 - line;
 	target = sp1 + 1;
-	if ((sp2 = memchr(target, ' ', line + n - target)) == NULL)
-		return bad(req, "not METHOD TARGET VERSION");
 	tlen = sp2 - target;
 	ver = sp2 + 1;
 	if (has_ctl(line, n))
@@ -123,6 +118,12 @@ request_line(const char *line, size_t n, struct pg_request *req)
 	return 404;
 }
 
+static int
+is_field(const char *line, size_t nlen, const char *name)
+{
+	return nlen == strlen(name) && strncasecmp(line, name, nlen) == 0;
+}
+
 /* One header field. Returns 0 when acceptable, else a status. */
 static int
 header(const char *line, size_t n, struct pg_request *req, int *host)
@@ -146,17 +147,16 @@ header(const char *line, size_t n, struct pg_request *req, int *host)
 		end--;
 	vlen = end - v;
 
-	if (nlen == 4 && strncasecmp(line, "Host", 4) == 0) {
+	if (is_field(line, nlen, "Host")) {
 		if ((*host)++)
 			return bad(req, "Host twice");
-	} else if (nlen == 14 && strncasecmp(line, "Content-Length", 14) == 0) {
+	} else if (is_field(line, nlen, "Content-Length")) {
 		/* GET and HEAD have no body: only an explicit 0 is fine. */
 		if (vlen == 0 || strspn(v, "0") < vlen)
 			return bad(req, "a body (Content-Length)");
-	} else if (nlen == 17 &&
-	    strncasecmp(line, "Transfer-Encoding", 17) == 0) {
+	} else if (is_field(line, nlen, "Transfer-Encoding")) {
 		return bad(req, "a body (Transfer-Encoding)");
-	} else if (nlen == 13 && strncasecmp(line, "Authorization", 13) == 0) {
+	} else if (is_field(line, nlen, "Authorization")) {
 		if (req->has_auth++)
 			return bad(req, "Authorization twice");
 		req->auth[0] = '\0';
@@ -218,37 +218,33 @@ pg_request_parse(const char *buf, size_t len, struct pg_request *req)
 	return 200;
 }
 
+static const struct reason {
+	int		 status;
+	const char	*text;
+} reasons[] = {
+	{ 200, "OK" },
+	{ 400, "Bad Request" },
+	{ 401, "Unauthorized" },
+	{ 403, "Forbidden" },
+	{ 404, "Not Found" },
+	{ 405, "Method Not Allowed" },
+	{ 408, "Request Timeout" },
+	{ 414, "URI Too Long" },
+	{ 431, "Request Header Fields Too Large" },
+	{ 500, "Internal Server Error" },
+	{ 503, "Service Unavailable" },
+	{ 505, "HTTP Version Not Supported" },
+	{ 0, "Error" }
+};
+
 const char *
 pg_status_text(int status)
 {
-	switch (status) {
-	case 200:
-		return "OK";
-	case 400:
-		return "Bad Request";
-	case 401:
-		return "Unauthorized";
-	case 403:
-		return "Forbidden";
-	case 404:
-		return "Not Found";
-	case 405:
-		return "Method Not Allowed";
-	case 408:
-		return "Request Timeout";
-	case 414:
-		return "URI Too Long";
-	case 431:
-		return "Request Header Fields Too Large";
-	case 500:
-		return "Internal Server Error";
-	case 503:
-		return "Service Unavailable";
-	case 505:
-		return "HTTP Version Not Supported";
-	default:
-		return "Error";
-	}
+	const struct reason	*r;
+
+	for (r = reasons; r->status != 0 && r->status != status; r++)
+		;
+	return r->text;
 }
 
 int
@@ -304,13 +300,33 @@ pg_base64(const void *src, size_t len, char *dst, size_t dlen)
 	return o;
 }
 
-/* text/plain, alone or with parameters. */
+/* A Content-Type other than text/plain (with parameters or not): 1, why. */
 static int
-text_plain(const char *ct)
+not_text(const char *ct, char *why, size_t wlen)
 {
-	return strncasecmp(ct, "text/plain", 10) == 0 &&
+	char	 q[128];
+
+	if (ct == NULL || (strncasecmp(ct, "text/plain", 10) == 0 &&
 	    (ct[10] == '\0' || ct[10] == ';' || ct[10] == ' ' ||
-	    ct[10] == '\t');
+	    ct[10] == '\t')))
+		return 0;
+	pg_quote(q, sizeof(q), ct, strlen(ct));
+	snprintf(why, wlen, "Content-Type %s, not text/plain", q);
+	return 1;
+}
+
+/* The answer is ms, or never. */
+static void
+elapsed(struct pg_answer *a, int64_t ms, char *why, size_t wlen)
+{
+	a->elapsed_ms = ms;
+	if (ms == PG_NEVER) {
+		a->kind = PG_ANSWER_NEVER;
+		snprintf(why, wlen, "never");
+	} else {
+		a->kind = PG_ANSWER_ELAPSED;
+		snprintf(why, wlen, "%" PRId64 " ms", ms);
+	}
 }
 
 void
@@ -318,42 +334,30 @@ pg_answer_parse(long status, const char *ctype, const char *body,
     size_t len, int truncated, struct pg_answer *a, char *why, size_t wlen)
 {
 	char		 digits[24], q[128];
-	const char	*errstr;
+	const char	*errstr, *text = pg_status_text(status);
+	int64_t		 ms;
 	size_t		 n;
 
 	a->kind = PG_ANSWER_INVALID;
 	a->elapsed_ms = 0;
-	if (status == 0 || (status >= 500 && status <= 599)) {
+	if (status == 0 || (status >= 500 && status <= 599))
 		a->kind = PG_ANSWER_UNREACHABLE;
-		if (status == 0)
-			snprintf(why, wlen, "no answer");
-		else
-			snprintf(why, wlen, "%ld %s", status,
-			    pg_status_text(status));
-		return;
-	}
-	if (status == 401 || status == 403)
+	else if (status == 401 || status == 403)
 		a->kind = PG_ANSWER_REFUSED;
 	else if (status == 404)
 		a->kind = PG_ANSWER_UNKNOWN;
-	if (status != 200) {
-		if (status < 100 || status > 599)
-			snprintf(why, wlen, "%ld (not an HTTP status)", status);
-		else if (status >= 300 && status <= 399)
-			snprintf(why, wlen, "%ld, a redirect (not followed)",
-			    status);
-		else if (strcmp(pg_status_text(status), "Error") == 0)
-			snprintf(why, wlen, "HTTP status %ld", status);
-		else
-			snprintf(why, wlen, "%ld %s", status,
-			    pg_status_text(status));
+	if (status == 0)
+		snprintf(why, wlen, "no answer");
+	else if (status < 100 || status > 599)
+		snprintf(why, wlen, "%ld (not an HTTP status)", status);
+	else if (status >= 300 && status <= 399)
+		snprintf(why, wlen, "%ld, a redirect (not followed)", status);
+	else if (status < 500 && strcmp(text, "Error") == 0)
+		snprintf(why, wlen, "HTTP status %ld", status);
+	else if (status != 200)
+		snprintf(why, wlen, "%ld %s", status, text);
+	if (status != 200 || not_text(ctype, why, wlen))
 		return;
-	}
-	if (ctype != NULL && !text_plain(ctype)) {
-		pg_quote(q, sizeof(q), ctype, strlen(ctype));
-		snprintf(why, wlen, "Content-Type %s, not text/plain", q);
-		return;
-	}
 	if (truncated || len > PG_ANSWER_MAX) {
 		snprintf(why, wlen, "answer longer than %d bytes",
 		    PG_ANSWER_MAX);
@@ -365,9 +369,7 @@ pg_answer_parse(long status, const char *ctype, const char *body,
 	if (n > 0 && body[n - 1] == '\r' && n < len)
 		n--;
 	if (n == 5 && memcmp(body, "never", 5) == 0) {
-		a->kind = PG_ANSWER_NEVER;
-		a->elapsed_ms = PG_NEVER;
-		snprintf(why, wlen, "never");
+		elapsed(a, PG_NEVER, why, wlen);
 		return;
 	}
 	pg_quote(q, sizeof(q), body, len);
@@ -377,14 +379,11 @@ pg_answer_parse(long status, const char *ctype, const char *body,
 	}
 	memcpy(digits, body, n);
 	digits[n] = '\0';
-	a->elapsed_ms = strtonum(digits, 0, PG_NEVER - 1, &errstr);
-	if (errstr != NULL) {
-		a->elapsed_ms = 0;
+	ms = strtonum(digits, 0, PG_NEVER - 1, &errstr);
+	if (errstr != NULL)
 		snprintf(why, wlen, "number out of range: %s", q);
-		return;
-	}
-	a->kind = PG_ANSWER_ELAPSED;
-	snprintf(why, wlen, "%" PRId64 " ms", a->elapsed_ms);
+	else
+		elapsed(a, ms, why, wlen);
 }
 
 int
@@ -404,51 +403,21 @@ pg_answer_status(long status, const char *ctype, int named, const char *id,
 	}
 	a->kind = PG_ANSWER_INVALID;
 	a->elapsed_ms = 0;
-	if (ctype != NULL && !text_plain(ctype)) {
-		pg_quote(q, sizeof(q), ctype, strlen(ctype));
-		snprintf(why, wlen, "Content-Type %s, not text/plain", q);
+	if (not_text(ctype, why, wlen))
 		return 0;
-	}
-	if (truncated || len > PG_STATUS_MAX) {
+	if (truncated || len > PG_STATUS_MAX)
 		snprintf(why, wlen, "status longer than %d bytes",
 		    PG_STATUS_MAX);
-		return 0;
-	}
-	if (pg_status_parse(body, len, st, &used, reason,
-	    sizeof(reason)) == -1) {
+	else if (pg_status_parse(body, len, st, &used, reason,
+	    sizeof(reason)) == -1)
 		snprintf(why, wlen, "not a status: %s", reason);
-		return 0;
-	}
-	if (strcmp(st->cluster, id) != 0) {
+	else if (strcmp(st->cluster, id) != 0)
 		snprintf(why, wlen, "the status of cluster %s, not %s",
 		    st->cluster, id);
-		return 0;
-	}
-	if (used != len) {
+	else if (used != len) {
 		pg_quote(q, sizeof(q), body + used, len - used);
 		snprintf(why, wlen, "more after the status: %s", q);
-		return 0;
-	}
-	if (st->elapsed_ms == PG_NEVER) {
-		a->kind = PG_ANSWER_NEVER;
-		a->elapsed_ms = PG_NEVER;
-		snprintf(why, wlen, "never");
-	} else {
-		a->kind = PG_ANSWER_ELAPSED;
-		a->elapsed_ms = st->elapsed_ms;
-		snprintf(why, wlen, "%" PRId64 " ms", a->elapsed_ms);
-	}
+	} else
+		elapsed(a, st->elapsed_ms, why, wlen);
 	return 0;
-}
-
-int
-pg_equal_ct(const void *a, const void *b, size_t len)
-{
-	const volatile unsigned char	*x = a, *y = b;
-	unsigned char			 d = 0;
-	size_t				 i;
-
-	for (i = 0; i < len; i++)
-		d |= x[i] ^ y[i];
-	return d == 0;
 }

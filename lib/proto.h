@@ -159,12 +159,6 @@ const char	*pg_status_text(int);
 int	 pg_response(char *, size_t, int, int, const char *, const char *,
 	    size_t, int);
 
-/*
- * 1 when the two buffers are equal, in time that depends only on the
- * length (libbsd 0.11 has no timingsafe_bcmp).
- */
-int	 pg_equal_ct(const void *, const void *, size_t);
-
 /* Base64 (RFC 4648, padded) of src into dst: the length, -1: too small. */
 int	 pg_base64(const void *, size_t, char *, size_t);
 
@@ -268,31 +262,22 @@ int	 pg_peers_init(void);
 extern volatile sig_atomic_t pg_peers_stop;
 
 /*
- * Ask every peer of the cluster for its status (GET /v1/status/CLUSTER),
- * in parallel, within the config's timeout for the whole round; a peer
- * that answers 404 without a Pollguard-Node field (a serve before 0.4) is
- * asked GET /v1/elapsed/CLUSTER in the same round, and marked old. Fills
- * r (allocated here; free with pg_round_free). -1 with errno on a local
+ * Ask the peers i of the cluster with which[i] set (which NULL: all; the
+ * others read as unreachable, "not asked") for their status (GET
+ * /v1/status/CLUSTER), in parallel, within the config's timeout for the
+ * whole round; a peer that answers 404 without a Pollguard-Node field (a
+ * serve before 0.4) is asked GET /v1/elapsed/CLUSTER in the same round,
+ * and marked old. After round prev of the same cluster (or NULL), peers
+ * that were old in prev are asked /v1/elapsed at once. Fills r
+ * (allocated here; free with pg_round_free). -1 with errno on a local
  * failure (memory, clock).
- */
-int	 pg_peers_ask(const struct pg_config *, const struct pg_cluster *,
-	    struct pg_round *);
-
-/*
- * pg_peers_ask again, after round prev of the same cluster (or NULL):
- * peers that were old in prev are asked /v1/elapsed at once.
- */
-int	 pg_peers_ask_again(const struct pg_config *,
-	    const struct pg_cluster *, const struct pg_round *,
-	    struct pg_round *);
-
-/*
- * pg_peers_ask_again, asking only the peers i with which[i] set; the
- * others read as unreachable ("not asked").
  */
 int	 pg_peers_ask_some(const struct pg_config *,
 	    const struct pg_cluster *, const struct pg_round *, const int *,
 	    struct pg_round *);
+#define pg_peers_ask_again(cfg, c, prev, r) \
+	pg_peers_ask_some((cfg), (c), (prev), NULL, (r))
+#define pg_peers_ask(cfg, c, r)	pg_peers_ask_some((cfg), (c), NULL, NULL, (r))
 void	 pg_round_free(struct pg_round *);
 
 #endif /* PG_PROTO_H */

@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * The answer to a request: what pollguard-serve says to a client, from
- * the parsed request, the client's address, the config and the state
- * records. No sockets, no syslog, no exits: the tool writes the bytes
- * and the log line this builds, and the unit tests and the fuzzer look
- * at exactly what a peer would get.
- */
+/* The answer to a request (serve.h). */
 #include <sys/socket.h>
 
 #include <arpa/inet.h>
@@ -96,6 +90,22 @@ pg_serve_allowed(const struct pg_config *cfg, const struct pg_client *c)
 }
 
 /*
+ * 1 when the two buffers are equal, in time that depends only on the
+ * length (libbsd 0.11 has no timingsafe_bcmp).
+ */
+static int
+equal_ct(const void *a, const void *b, size_t len)
+{
+	const volatile unsigned char	*x = a, *y = b;
+	unsigned char			 d = 0;
+	size_t				 i;
+
+	for (i = 0; i < len; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
+
+/*
  * The credentials, compared whole and padded to a fixed size, in constant
  * time. No user configured: anyone.
  */
@@ -115,7 +125,7 @@ auth_ok(const struct pg_config *cfg, const struct pg_request *req)
 	ok = n > 0 && (size_t)n < sizeof(cred) &&
 	    pg_base64(cred, n, want, sizeof(want)) != -1;
 	strlcpy(got, req->auth, sizeof(got));
-	ok = pg_equal_ct(got, want, sizeof(got)) && ok && req->has_auth;
+	ok = equal_ct(got, want, sizeof(got)) && ok && req->has_auth;
 	explicit_bzero(cred, sizeof(cred));
 	explicit_bzero(want, sizeof(want));
 	explicit_bzero(got, sizeof(got));
@@ -226,8 +236,8 @@ body_one(const struct pg_config *cfg, struct pg_state *st,
 }
 
 /*
- * One cluster's status block into fp: 1, or 0 when its records are
- * damaged (said in r->err).
+ * One cluster's status block and the blank line after it into fp: 1, or
+ * 0 when its records are damaged (said in r->err).
  */
 static int
 status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
@@ -247,6 +257,7 @@ status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	if ((n = pg_status_format(&s, buf, sizeof(buf))) == -1)
 		return 0;
 	fwrite(buf, 1, n, fp);
+	fputc('\n', fp);
 	return 1;
 }
 
@@ -267,14 +278,10 @@ body_status(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	if (req->target == PG_TARGET_STATUS_ONE) {
 		if ((c = pg_config_cluster(cfg, req->cluster)) == NULL)
 			return 404;
-		if (!status_of(fp, cfg, st, c, r))
-			return 500;
-		fputc('\n', fp);
-		return 200;
+		return status_of(fp, cfg, st, c, r) ? 200 : 500;
 	}
 	for (i = 0; i < cfg->nclusters; i++)
-		if (status_of(fp, cfg, st, &cfg->clusters[i], r))
-			fputc('\n', fp);
+		status_of(fp, cfg, st, &cfg->clusters[i], r);
 	return 200;
 }
 
@@ -325,33 +332,42 @@ static const struct metric {
 static int
 metric_value(size_t k, const struct pg_status *s, int64_t *v)
 {
-	switch (k) {
-	case 0:
+	const int64_t	 value[] = {
 		/* As pollguard-touch and timeout(1) exit. */
-		*v = s->last_timeout ? 124 : s->last_signal > 0 ?
-		    128 + s->last_signal : s->last_exit;
-		return s->last;
-	case 1:
-		*v = s->last_duration_ms;
-		return s->last;
-	case 2:
-		*v = s->last_success_ms;
-		return s->last_success_ms != PG_NEVER;
-	case 3:
-		*v = s->running;
-		return 1;
-	case 4:
-		*v = s->failures;
-		return 1;
-	default:
-		*v = s->hold_ms;
-		return 1;
-	}
+		s->last_timeout ? 124 : s->last_signal > 0 ?
+		    128 + s->last_signal : s->last_exit,
+		s->last_duration_ms, s->last_success_ms, s->running,
+		s->failures, s->hold_ms
+	};
+	const int	 has[] = {
+		s->last, s->last, s->last_success_ms != PG_NEVER, 1, 1, 1
+	};
+
+	*v = value[k];
+	return has[k];
+}
+
+static void
+metric_help(FILE *fp, const char *name, const char *help)
+{
+	fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+/* One cluster's value, ms as seconds or a plain number. */
+static void
+metric(FILE *fp, const char *name, const char *id, int64_t v, int seconds)
+{
+	if (seconds)
+		fprintf(fp, "%s{cluster=\"%s\"} %" PRId64 ".%03" PRId64 "\n",
+		    name, id, v / 1000, v % 1000);
+	else
+		fprintf(fp, "%s{cluster=\"%s\"} %" PRId64 "\n", name, id, v);
 }
 
 static void
 metrics_runs(FILE *fp, const struct pg_config *cfg, struct pg_state *st)
 {
+	const struct metric	*m;
 	struct pg_status	*s;
 	int64_t			 v;
 	size_t			 i, k;
@@ -365,21 +381,12 @@ metrics_runs(FILE *fp, const struct pg_config *cfg, struct pg_state *st)
 		ok[i] = pg_status_local(open_state(st), &cfg->clusters[i],
 		    cfg->node, &s[i]) == 0;
 	for (k = 0; k < sizeof(run_metrics) / sizeof(run_metrics[0]); k++) {
-		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n",
-		    run_metrics[k].name, run_metrics[k].help,
-		    run_metrics[k].name);
-		for (i = 0; i < cfg->nclusters; i++) {
-			if (!ok[i] || !metric_value(k, &s[i], &v))
-				continue;
-			if (run_metrics[k].seconds)
-				fprintf(fp, "%s{cluster=\"%s\"} %" PRId64
-				    ".%03" PRId64 "\n", run_metrics[k].name,
-				    cfg->clusters[i].id, v / 1000, v % 1000);
-			else
-				fprintf(fp, "%s{cluster=\"%s\"} %" PRId64 "\n",
-				    run_metrics[k].name, cfg->clusters[i].id,
-				    v);
-		}
+		m = &run_metrics[k];
+		metric_help(fp, m->name, m->help);
+		for (i = 0; i < cfg->nclusters; i++)
+			if (ok[i] && metric_value(k, &s[i], &v))
+				metric(fp, m->name, cfg->clusters[i].id, v,
+				    m->seconds);
 	}
 out:
 	free(s);
@@ -396,26 +403,21 @@ body_metrics(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	size_t			 i;
 
 	r->extra = METRICS_TYPE;
-	fprintf(fp, "# HELP pollguard_build_info The pollguard version "
-	    "answering.\n# TYPE pollguard_build_info gauge\n"
-	    "pollguard_build_info{version=\"%s\"} 1\n", PG_VERSION);
-	fprintf(fp, "# HELP pollguard_wait_seconds The cluster's wait time."
-	    "\n# TYPE pollguard_wait_seconds gauge\n");
+	metric_help(fp, "pollguard_build_info", "The pollguard version "
+	    "answering.");
+	fprintf(fp, "pollguard_build_info{version=\"%s\"} 1\n", PG_VERSION);
+	metric_help(fp, "pollguard_wait_seconds", "The cluster's wait time.");
 	for (i = 0; i < cfg->nclusters; i++) {
 		c = &cfg->clusters[i];
-		fprintf(fp, "pollguard_wait_seconds{cluster=\"%s\"} %" PRId64
-		    ".%03" PRId64 "\n", c->id, c->wait_ms / 1000,
-		    c->wait_ms % 1000);
+		metric(fp, "pollguard_wait_seconds", c->id, c->wait_ms, 1);
 	}
-	fprintf(fp, "# HELP pollguard_last_activity_seconds Seconds since "
-	    "this node's last activity in the cluster; absent: never.\n"
-	    "# TYPE pollguard_last_activity_seconds gauge\n");
+	metric_help(fp, "pollguard_last_activity_seconds", "Seconds since "
+	    "this node's last activity in the cluster; absent: never.");
 	for (i = 0; i < cfg->nclusters; i++) {
 		c = &cfg->clusters[i];
 		if (elapsed(st, c->id, now, &ms, r) == 1)
-			fprintf(fp, "pollguard_last_activity_seconds{cluster="
-			    "\"%s\"} %" PRId64 ".%03" PRId64 "\n", c->id,
-			    ms / 1000, ms % 1000);
+			metric(fp, "pollguard_last_activity_seconds", c->id,
+			    ms, 1);
 	}
 	metrics_runs(fp, cfg, st);
 }
@@ -458,25 +460,34 @@ body(const struct pg_config *cfg, struct pg_state *st,
 	return status;
 }
 
-void
-pg_reply_error(struct pg_reply *r, int status)
+/* The reason phrase as body, and the header a 401 or 405 needs. */
+static void
+error_body(struct pg_reply *r, int status)
 {
 	const char	*text = pg_status_text(status);
 	size_t		 n = strlen(text);
 
-	memset(r, 0, sizeof(*r));
 	r->status = status;
-	r->minor = 1;
-	r->level = -1;
+	r->extra = NULL;
 	if (status == 405)
 		r->extra = "Allow: GET, HEAD\r\n";
 	if (status == 401)
 		r->extra = "WWW-Authenticate: Basic realm=\"pollguard\"\r\n";
+	r->bodylen = 0;
 	if ((r->body = malloc(n + 1)) == NULL)
 		return;
 	memcpy(r->body, text, n);
 	r->body[n] = '\n';
 	r->bodylen = n + 1;
+}
+
+void
+pg_reply_error(struct pg_reply *r, int status)
+{
+	memset(r, 0, sizeof(*r));
+	r->minor = 1;
+	r->level = -1;
+	error_body(r, status);
 }
 
 /* The log line: client, status, why, and the request line so far. */
@@ -524,11 +535,11 @@ pg_serve_answer(int status, const struct pg_request *req, const char *in,
     size_t inlen, const struct pg_client *c, const struct pg_config *cfg,
     struct pg_state *st, struct pg_reply *r)
 {
-	struct pg_reply	 ok;
 	const char	*why = "";
 	char		 bad[80];
+	int		 node;
 
-	memset(&ok, 0, sizeof(ok));
+	memset(r, 0, sizeof(*r));
 	if (!pg_serve_allowed(cfg, c)) {
 		status = 403;
 		why = c->family == 0 ? " (client address unknown)" : "";
@@ -543,50 +554,42 @@ pg_serve_answer(int status, const struct pg_request *req, const char *in,
 		why = req->has_auth ? " (wrong credentials)" :
 		    " (no credentials)";
 	} else if (status == 200) {
-		status = body(cfg, st, req, &ok);
+		status = body(cfg, st, req, r);
 		if (status == 404)
 			why = " (no such cluster here)";
 	}
-	if (status == 200)
-		*r = ok;
-	else {
-		free(ok.body);
-		pg_reply_error(r, status);
-		r->err[0] = '\0';
-		strlcpy(r->err, ok.err, sizeof(r->err));
+	if (status != 200) {
 		/* The status paths name the node on a 404 too. */
-		if (status == 404 && ok.extra == ok.hdr) {
-			memcpy(r->hdr, ok.hdr, sizeof(r->hdr));
+		node = status == 404 && r->extra == r->hdr;
+		free(r->body);
+		error_body(r, status);
+		if (node)
 			r->extra = r->hdr;
-		}
 	}
-	if (r->extra == ok.hdr)
-		r->extra = r->hdr;	/* it was copied with the struct */
 	r->status = status;
 	r->minor = req != NULL ? req->minor : 1;
 	r->head = req != NULL && req->head;
 	reply_log(r, c, why, req, in, inlen);
 }
 
+/* The head takes less than HEAD_MAX bytes: its fields are bounded. */
+#define HEAD_MAX	512
+
 int
 pg_reply_format(const struct pg_reply *r, char **out, size_t *outlen)
 {
-	char	 head[512];
-	size_t	 blen = r->head || r->body == NULL ? 0 : r->bodylen;
+	size_t	 blen = r->body != NULL ? r->bodylen : 0;
 	int	 n;
 
-	n = pg_response(head, sizeof(head), r->minor, r->status, r->extra,
-	    NULL, r->body != NULL ? r->bodylen : 0, 1);
-	if (n < 0) {
+	if ((*out = malloc(HEAD_MAX + blen)) == NULL)
+		return -1;
+	if ((n = pg_response(*out, HEAD_MAX + blen, r->minor, r->status,
+	    r->extra, r->body, blen, r->head)) < 0) {
+		free(*out);
 		errno = EOVERFLOW;
 		return -1;
 	}
-	if ((*out = malloc(n + blen)) == NULL)
-		return -1;
-	memcpy(*out, head, n);
-	if (blen > 0)
-		memcpy(*out + n, r->body, blen);
-	*outlen = n + blen;
+	*outlen = n;
 	return 0;
 }
 

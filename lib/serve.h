@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * serve.h: pollguard-serve's side of the peer protocol: the address it
- * listens on (listen.c), the answer to a request (serve.c) and the
- * client connections (conn.c).
- */
+/* serve.h: pollguard-serve's side of the peer protocol. */
 #ifndef PG_SERVE_H
 #define PG_SERVE_H
 
@@ -11,9 +7,7 @@
 #include "proto.h"
 #include "state.h"
 
-/*
- * listen.c: the address pollguard-serve listens on, and its open files.
- */
+/* listen.c: the address pollguard-serve listens on, and its open files. */
 
 /*
  * Parse "addr:port" (IPv4), "[addr]:port" (IPv6) or ":port" (every
@@ -107,12 +101,11 @@ int	 pg_reply_format(const struct pg_reply *, char **, size_t *);
 void	 pg_reply_free(struct pg_reply *);
 
 /*
- * conn.c: one client connection. pollguard-serve polls; these accept
- * it, read the request head (at most PG_REQ_HEAD_MAX bytes, within the
+ * conn.c: one client connection. pollguard-serve polls; these accept it,
+ * read the request head (at most PG_REQ_HEAD_MAX bytes, within the
  * config's timeout), answer it (pg_serve_answer), write the answer and
- * close lingering. No syslog, no exits: a call that answers returns 1,
- * and the answer's log lines are then in c->reply (level, log, err) for
- * the caller to log.
+ * close lingering. A call that answers returns 1, and the answer's log
+ * lines are then in c->reply (level, log, err) for the caller to log.
  */
 
 /* The lingering close: at most this long, and this many bytes. */
@@ -129,7 +122,7 @@ enum pg_conn_state {
 struct pg_conn {
 	int		 rfd, wfd;	/* the same socket, or stdin, stdout */
 	enum pg_conn_state state;
-	int64_t		 deadline;	/* ms of pg_conn_clock */
+	int64_t		 deadline;	/* ms of PG_CONN_CLOCK */
 	char		*in;
 	size_t		 inlen, incap;
 	char		*out;
@@ -140,9 +133,8 @@ struct pg_conn {
 	struct pg_reply	 reply;		/* once answered: the log lines */
 };
 
-/* The clock of deadlines: PG_CONN_CLOCK in ms. -1 with errno. */
+/* The clock of deadlines. */
 #define PG_CONN_CLOCK	CLOCK_MONOTONIC
-int	 pg_conn_clock(int64_t *);
 
 /*
  * A connection read from rfd and answered on wfd, from the client at
@@ -157,23 +149,25 @@ struct pg_conn	*pg_conn_new(int, int, const void *, const struct pg_config *);
 
 /*
  * Answer with r, freed here: write it from now on, within the timeout of
- * cfg (NULL: PG_CONN_DRAIN_MS). Its log lines go to c->reply.
+ * cfg (NULL: PG_CONN_DRAIN_MS).
  */
 void	 pg_conn_reply(struct pg_conn *, struct pg_reply *,
 	    const struct pg_config *);
 
 /*
- * PG_CONN_READ and input ready: read it, and answer once the head is
- * complete or cannot be. The client's end of input before that is a bad
- * request (400); with nothing read, no request needs no answer and the
- * connection is PG_CONN_DONE. Records come from the state directory of
- * cfg, held in *st (pg_serve_state). 1 when answered, else 0.
+ * c's descriptor is ready. PG_CONN_READ: read, and answer once the head
+ * is complete or cannot be; the client's end of input before that is a
+ * bad request (400), or with nothing read PG_CONN_DONE (no request, no
+ * answer). Records come from the state directory of cfg, held in *st
+ * (pg_serve_state). PG_CONN_DRAIN: one read, so that a blocking
+ * descriptor blocks once; done at the client's end of input, an error,
+ * or once PG_CONN_DRAIN_MAX bytes were read. 1 when answered, else 0.
  */
-int	 pg_conn_read(struct pg_conn *, const struct pg_config *,
+int	 pg_conn_ready(struct pg_conn *, const struct pg_config *,
 	    struct pg_state *);
 
 /*
- * At now (pg_conn_clock) past the deadline: a request still being read
+ * At now (ms of PG_CONN_CLOCK) past the deadline: a request still being read
  * is answered 408 (return 1); any other connection is PG_CONN_DONE.
  * Else, and before the deadline, 0.
  */
@@ -181,19 +175,11 @@ int	 pg_conn_expire(struct pg_conn *, int64_t, const struct pg_config *,
 	    struct pg_state *);
 
 /*
- * PG_CONN_WRITE: write what the client takes; once all is out, shut down
- * the writing side and drain (PG_CONN_DRAIN), at most PG_CONN_DRAIN_MS;
- * or, when the client sent one whole request head and nothing after it
- * and no byte waits unread on the socket, close at once (PG_CONN_DONE).
+ * PG_CONN_WRITE: write what the client takes; once all is out, drain
+ * (PG_CONN_DRAIN, at most PG_CONN_DRAIN_MS) or close at once
+ * (PG_CONN_DONE) when there is nothing to drain.
  */
 void	 pg_conn_write(struct pg_conn *);
-
-/*
- * PG_CONN_DRAIN and input ready: one read, so that a blocking descriptor
- * blocks once. Done at the client's end of input, an error, or once
- * PG_CONN_DRAIN_MAX bytes were read.
- */
-void	 pg_conn_drain(struct pg_conn *);
 
 /* Close rfd (wfd is the same socket, or stdout) and free c. */
 void	 pg_conn_free(struct pg_conn *);
@@ -206,40 +192,25 @@ void	 pg_conn_free(struct pg_conn *);
 void	 pg_conn_refuse(int, const void *, int, struct pg_reply *);
 
 /*
+ * Accept a connection waiting on the listening socket lfd (non-blocking)
+ * into conns, which hold *n of at most max, and read at once what it has
+ * sent; one beyond max is refused (pg_conn_refuse, into *r). 0 and *log:
+ * the reply to log (*r, or the new connection's), or NULL (none yet, or
+ * no memory for it: closed). -1 with errno when none was accepted
+ * (EAGAIN: none is waiting; EMFILE, ENFILE: out of descriptors).
+ */
+int	 pg_conn_accept(int, struct pg_conn **, size_t *, size_t,
+	    const struct pg_config *, struct pg_state *, struct pg_reply *,
+	    const struct pg_reply **);
+
+/* 1 when fd is a socket, as inetd, systemd (Accept=yes) and socat give. */
+int	 pg_conn_is_socket(int);
+
+/*
  * Become user (the config's run_as; "" or not root: stay as is), after
  * binding and before any connection is read. 0, or the exit status
  * (EX_NOUSER: no such user, EX_OSERR: not dropped) and why in err.
  */
 int	 pg_drop_privileges(const char *, char *, size_t);
-
-/* What to poll for c (PG_CONN_WRITE: output on wfd, else input on rfd). */
-struct pollfd;
-void	 pg_conn_poll(const struct pg_conn *, struct pollfd *);
-
-/*
- * c's descriptor is ready: read it (PG_CONN_READ, pg_conn_read) or drain
- * it (PG_CONN_DRAIN, pg_conn_drain). 1 when answered, else 0.
- */
-int	 pg_conn_ready(struct pg_conn *, const struct pg_config *,
-	    struct pg_state *);
-
-/*
- * 1 when fd is a socket, as inetd, xinetd, systemd (Accept=yes) and socat
- * give on stdin; else 0.
- */
-int	 pg_conn_is_socket(int);
-
-/*
- * Accept a connection waiting on the listening socket lfd (non-blocking)
- * into conns, which hold *n of at most max, and read at once what it has
- * sent (pg_conn_read); one beyond max is refused (pg_conn_refuse, into
- * *r). 0 and *log: the reply to log (*r, or the new connection's), or
- * NULL (none yet, or no memory for it: closed). -1 with errno when none
- * was accepted (EAGAIN: none is waiting; EMFILE, ENFILE: out of
- * descriptors).
- */
-int	 pg_conn_accept(int, struct pg_conn **, size_t *, size_t,
-	    const struct pg_config *, struct pg_state *, struct pg_reply *,
-	    const struct pg_reply **);
 
 #endif /* PG_SERVE_H */

@@ -92,13 +92,13 @@ pieces(void)
 
 	for (i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
 		say(part[i]);
-		answered += pg_conn_read(c, &cfg, &st);
+		answered += pg_conn_ready(c, &cfg, &st);
 	}
 	ok(answered == 0 && c->state == PG_CONN_READ,
 	    "a request in pieces: no answer before the head is complete");
-	ok(pg_conn_read(c, &cfg, &st) == 0, "no input: no answer");
+	ok(pg_conn_ready(c, &cfg, &st) == 0, "no input: no answer");
 	say("\n");
-	is_int(pg_conn_read(c, &cfg, &st), 1, "the last piece: answered");
+	is_int(pg_conn_ready(c, &cfg, &st), 1, "the last piece: answered");
 	is_int(c->state, PG_CONN_WRITE, "answered: writing");
 	is_str(c->reply.log, "client -: 404 Not Found (no such cluster "
 	    "here): \"GET /v1/elapsed/x HTTP/1.1\"", "the log line");
@@ -109,10 +109,10 @@ pieces(void)
 	    "unread: draining");
 	like(hear(), "HTTP/1.1 404 Not Found\r\n", "the client has the 404 "
 	    "and the end of input");
-	pg_conn_drain(c);
+	pg_conn_ready(c, &cfg, &st);
 	is_int(c->state, PG_CONN_DRAIN, "the client's bytes are drained");
 	close(cl);
-	pg_conn_drain(c);
+	pg_conn_ready(c, &cfg, &st);
 	is_int(c->state, PG_CONN_DONE, "the client closed: done");
 	pg_conn_free(c);
 }
@@ -127,7 +127,7 @@ whole(void)
 	struct pg_conn	*c = conn(NULL);
 
 	say(REQ);
-	is_int(pg_conn_read(c, &cfg, &st), 1, "a whole head: answered");
+	is_int(pg_conn_ready(c, &cfg, &st), 1, "a whole head: answered");
 	pg_conn_write(c);
 	is_int(c->state, PG_CONN_DONE, "nothing more sent: done once "
 	    "written, no drain");
@@ -139,7 +139,7 @@ whole(void)
 	c = conn(NULL);
 	say(REQ);
 	close(cl);
-	pg_conn_read(c, &cfg, &st);
+	pg_conn_ready(c, &cfg, &st);
 	pg_conn_write(c);
 	is_int(c->state, PG_CONN_DONE, "the client closed after its "
 	    "request: done");
@@ -147,14 +147,14 @@ whole(void)
 
 	c = conn(NULL);
 	say(REQ "GET /");
-	pg_conn_read(c, &cfg, &st);
+	pg_conn_ready(c, &cfg, &st);
 	pg_conn_write(c);
 	is_int(c->state, PG_CONN_DRAIN, "more than one head read: "
 	    "draining");
 	like(hear(), "HTTP/1.1 404 Not Found\r\n", "the client has the "
 	    "answer");
 	close(cl);
-	pg_conn_drain(c);
+	pg_conn_ready(c, &cfg, &st);
 	is_int(c->state, PG_CONN_DONE, "then its end: done");
 	pg_conn_free(c);
 }
@@ -171,11 +171,11 @@ bad(const char *what, const char *in, const char *log)
 		if (write(cl, in + n, strlen(in) - n > 1000 ? 1000 :
 		    strlen(in) - n) == -1)
 			err(1, "write");
-		answered = pg_conn_read(c, &cfg, &st);
+		answered = pg_conn_ready(c, &cfg, &st);
 	}
 	shutdown(cl, SHUT_WR);
 	while (!answered && c->state == PG_CONN_READ)
-		answered = pg_conn_read(c, &cfg, &st);
+		answered = pg_conn_ready(c, &cfg, &st);
 	if (log == NULL)
 		ok(!answered && c->state == PG_CONN_DONE, "%s: done, no answer",
 		    what);
@@ -208,14 +208,15 @@ static void
 deadline(void)
 {
 	struct pg_conn	*c = conn(NULL);
-	int64_t		 now;
+	int64_t		 ns;
 
-	ok(pg_conn_clock(&now) == 0 && c->deadline >= now &&
-	    c->deadline <= now + cfg.timeout_ms, "the deadline: the timeout");
+	ok(pg_clock(PG_CONN_CLOCK, &ns) == 0 && c->deadline >= ns / 1000000 &&
+	    c->deadline <= ns / 1000000 + cfg.timeout_ms,
+	    "the deadline: the timeout");
 	is_int(pg_conn_expire(c, c->deadline - 1, &cfg, &st), 0,
 	    "before the deadline: nothing");
 	say("GET /v1/el");
-	pg_conn_read(c, &cfg, &st);
+	pg_conn_ready(c, &cfg, &st);
 	is_int(pg_conn_expire(c, c->deadline, &cfg, &st), 1,
 	    "at the deadline: answered");
 	like(c->reply.log, ": 408 Request Timeout: \"GET /v1/el\"",
@@ -224,8 +225,9 @@ deadline(void)
 	pg_conn_write(c);
 	like(hear(), "HTTP/1.1 408 ", "the client has the 408");
 	is_int(c->state, PG_CONN_DRAIN, "draining");
-	ok(pg_conn_clock(&now) == 0 && c->deadline > now &&
-	    c->deadline <= now + PG_CONN_DRAIN_MS, "for PG_CONN_DRAIN_MS");
+	ok(pg_clock(PG_CONN_CLOCK, &ns) == 0 && c->deadline > ns / 1000000 &&
+	    c->deadline <= ns / 1000000 + PG_CONN_DRAIN_MS,
+	    "for PG_CONN_DRAIN_MS");
 	is_int(pg_conn_expire(c, c->deadline, &cfg, &st), 0,
 	    "the drain's deadline: no answer");
 	is_int(c->state, PG_CONN_DONE, "but done");
@@ -244,7 +246,7 @@ slow(void)
 	int		 rounds = 0;
 
 	say(REQ "x");		/* a byte after the head: a drain follows */
-	pg_conn_read(c, &cfg, &st);
+	pg_conn_ready(c, &cfg, &st);
 	memset(buf, 'j', sizeof(buf));
 	while ((n = write(c->wfd, buf, sizeof(buf))) > 0)
 		junk += n;
@@ -268,7 +270,7 @@ slow(void)
 
 	c = conn(NULL);
 	say(REQ);
-	pg_conn_read(c, &cfg, &st);
+	pg_conn_ready(c, &cfg, &st);
 	close(cl);
 	pg_conn_write(c);
 	is_int(c->state, PG_CONN_DONE, "a client gone before the answer: "
@@ -286,14 +288,14 @@ drain(void)
 	ssize_t		 n;
 
 	say(REQ "d");		/* a byte after the head: a drain follows */
-	pg_conn_read(c, &cfg, &st);
+	pg_conn_ready(c, &cfg, &st);
 	pg_conn_write(c);
 	hear();
 	memset(buf, 'd', sizeof(buf));
 	while (c->state == PG_CONN_DRAIN && sent < 4 * PG_CONN_DRAIN_MAX) {
 		if ((n = write(cl, buf, sizeof(buf))) > 0)
 			sent += n;
-		pg_conn_drain(c);
+		pg_conn_ready(c, &cfg, &st);
 	}
 	is_int(c->state, PG_CONN_DONE, "a client that goes on sending: done");
 	ok(c->drained >= PG_CONN_DRAIN_MAX &&
