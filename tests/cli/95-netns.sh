@@ -200,23 +200,35 @@ RMAX=200	# no loop runs past round 200 (400 s)
 # start HOST: its serve, and its loop from the next round on.
 start()
 {
-	local h=$1 r port
+	local h=$1 r port p
 	bg "serve.$h" "$T/hx" "$h" "$SERVE" -v -c "$CONF" -l "${IP[$h]}:7709"
 	SPID[$h]=$BGPID
 	listen_port "serve.$h" port || return 1
 	r=$(( $(now_ms) - T0 ))
 	[ "$r" -lt 0 ] && r=0 || r=$(( r / IV + 1 ))
-	bg "loop.$h" "$T/hx" "$h" bash "$T/loop.sh" "$h" "$T0" "$IV" "$r" "$RMAX"
+	# A process group of its own (setsid execs: same PID), for kill_host.
+	bg "loop.$h" setsid "$T/hx" "$h" bash "$T/loop.sh" "$h" "$T0" "$IV" \
+	    "$r" "$RMAX"
 	LPID[$h]=$BGPID
+	for p in $(seq 100); do	# until setsid has run, at most 2 s
+		[ "$(ps -o pgid= -p "$BGPID" | tr -d ' ')" = "$BGPID" ] &&
+		    break
+		[ "$p" -lt 100 ] || bail "the loop of $h leads no process group"
+		sleep 0.02
+	done
 	LIVE+=("$h")
 }
 
 # kill_host HOST: SIGKILL its loop, everything the loop started, and its
-# serve, by PID; take its link down.
+# serve, by PID; take its link down. The loop's process group is stopped
+# first: a round it starts after its descendants were listed would
+# survive (the jobs run in groups of their own, so they are listed).
 kill_host()
 {
 	local h=$1 p pids l=()
+	kill -STOP -- "-${LPID[$h]}" 2>/dev/null
 	pids=$(_pg_descendants "${LPID[$h]}")
+	kill -KILL -- "-${LPID[$h]}" 2>/dev/null
 	kill -KILL "${LPID[$h]}" $pids "${SPID[$h]}" 2>/dev/null
 	# Reaped here, so that bash does not report them as killed.
 	{ wait "${LPID[$h]}" "${SPID[$h]}"; } 2>/dev/null
