@@ -271,7 +271,7 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 	curl_easy_setopt(x, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(x, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(x, CURLOPT_POSTFIELDS, json);
-	/* Only the CA may change. */
+	/* Verification stays on (pg_curl_setup); only the CA may change. */
 	if (e->cafile[0] != '\0')
 		curl_easy_setopt(x, CURLOPT_CAINFO, e->cafile);
 	if (e->cert[0] != '\0') {

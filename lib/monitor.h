@@ -52,11 +52,9 @@ void	 pg_ping_host(char *, size_t, const char *);
 int	 pg_ping_send(const char *, int64_t, char *, size_t);
 
 /*
- * Set up a libcurl easy handle as libcurl-security(3) asks, for a
- * request to url (ping.c, etcd.c): http and https only, no redirect, no
- * signal, connect and total timeouts in ms, TLS verified, at most max
- * bytes of the answer, given to fn with arg; libcurl's error in err (of
- * CURL_ERROR_SIZE), agent as the User-Agent.
+ * Set up a libcurl easy handle for url as libcurl-security(3) asks (ping,
+ * etcd): connect and total timeouts in ms, at most max bytes of the
+ * answer to fn(arg), libcurl's error in err, agent as the User-Agent.
  */
 void	 pg_curl_setup(void *, const char *, int64_t, int64_t, int64_t,
 	    size_t (*)(char *, size_t, size_t, void *), void *, char *,
