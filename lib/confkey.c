@@ -68,6 +68,12 @@ struct key {
 	int		(*check)(struct parse *, const char *, const char *);
 };
 
+/* conf_key writes a CHOICE as an int: each such enum must be one. */
+typedef char choice_is_int[sizeof(enum pg_unreachable) == sizeof(int) &&
+    sizeof(enum pg_on_failure) == sizeof(int) &&
+    sizeof(enum pg_backend) == sizeof(int) &&
+    sizeof(enum pg_lease_lost) == sizeof(int) ? 1 : -1];
+
 #define FIELD(s, f)	.off = offsetof(struct s, f), \
 			.size = sizeof(((struct s *)NULL)->f)
 

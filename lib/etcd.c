@@ -20,6 +20,7 @@
 #include <openssl/ssl.h>
 
 #include "lease.h"
+#include "monitor.h"
 #include "proto.h"
 
 struct pg_etcd_conn {
@@ -256,34 +257,21 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 		hdr = h;
 	}
 	curl_easy_reset(x);
-	curl_easy_setopt(x, CURLOPT_URL, url);
-	curl_easy_setopt(x, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(x, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(x, CURLOPT_FOLLOWLOCATION, 0L);
+	cto = c->cfg->connect_timeout_ms < tmo ? c->cfg->connect_timeout_ms :
+	    tmo;
+	pg_curl_setup(x, url, cto, tmo, PG_ETCD_ANSWER_MAX, on_body, c,
+	    c->cerr, "pollguard/" PG_VERSION);
 	/*
 	 * HTTP/1.1, as over http: one request at a time needs nothing of
 	 * HTTP/2, and its failures after a handshake are libcurl's plain
 	 * send and receive errors, which late_verdict knows.
 	 */
 	curl_easy_setopt(x, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-	curl_easy_setopt(x, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(x, CURLOPT_PROXY, "");
 	curl_easy_setopt(x, CURLOPT_NOPROXY, "*");
-	cto = c->cfg->connect_timeout_ms < tmo ? c->cfg->connect_timeout_ms :
-	    tmo;
-	curl_easy_setopt(x, CURLOPT_CONNECTTIMEOUT_MS, (long)cto);
-	curl_easy_setopt(x, CURLOPT_TIMEOUT_MS, (long)tmo);
-	curl_easy_setopt(x, CURLOPT_MAXFILESIZE_LARGE,
-	    (curl_off_t)PG_ETCD_ANSWER_MAX);
-	curl_easy_setopt(x, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(x, CURLOPT_WRITEDATA, c);
-	curl_easy_setopt(x, CURLOPT_ERRORBUFFER, c->cerr);
-	curl_easy_setopt(x, CURLOPT_USERAGENT, "pollguard/" PG_VERSION);
 	curl_easy_setopt(x, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(x, CURLOPT_POSTFIELDS, json);
-	/* Verification stays on (libcurl's default); only the CA may change. */
-	curl_easy_setopt(x, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(x, CURLOPT_SSL_VERIFYHOST, 2L);
+	/* Verification stays on (pg_curl_setup); only the CA may change. */
 	if (e->cafile[0] != '\0')
 		curl_easy_setopt(x, CURLOPT_CAINFO, e->cafile);
 	if (e->cert[0] != '\0') {

@@ -52,6 +52,15 @@ void	 pg_ping_host(char *, size_t, const char *);
 int	 pg_ping_send(const char *, int64_t, char *, size_t);
 
 /*
+ * Set up a libcurl easy handle for url as libcurl-security(3) asks (ping,
+ * etcd): connect and total timeouts in ms, at most max bytes of the
+ * answer to fn(arg), libcurl's error in err, agent as the User-Agent.
+ */
+void	 pg_curl_setup(void *, const char *, int64_t, int64_t, int64_t,
+	    size_t (*)(char *, size_t, size_t, void *), void *, char *,
+	    const char *);
+
+/*
  * plugin.c: pollguard-status -p CLUSTER, a monitoring plugin (the
  * Monitoring Plugins development guidelines): one line "POLLGUARD STATE
  * - text | perfdata" and the state as exit status. Pure: no I/O.

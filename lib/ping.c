@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * ping.c: the pings of a dead man's switch (monitor.h). One GET each,
- * bounded in time and size, with libcurl set up as libcurl-security(3)
- * asks: http and https only, no redirect, no signal, TLS verified.
+ * ping.c: the pings of a dead man's switch (monitor.h), one GET each,
+ * and the libcurl options every request of the library sets.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -71,6 +70,28 @@ pg_ping_host(char *buf, size_t len, const char *url)
 	snprintf(buf, len, "%.*s", (int)strcspn(host, "/"), host);
 }
 
+void
+pg_curl_setup(void *x, const char *url, int64_t connect_ms, int64_t ms,
+    int64_t max, size_t (*fn)(char *, size_t, size_t, void *), void *arg,
+    char *err, const char *agent)
+{
+	curl_easy_setopt(x, CURLOPT_URL, url);
+	curl_easy_setopt(x, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(x, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(x, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms);
+	curl_easy_setopt(x, CURLOPT_TIMEOUT_MS, (long)ms);
+	curl_easy_setopt(x, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
+	curl_easy_setopt(x, CURLOPT_WRITEFUNCTION, fn);
+	curl_easy_setopt(x, CURLOPT_WRITEDATA, arg);
+	curl_easy_setopt(x, CURLOPT_ERRORBUFFER, err);
+	curl_easy_setopt(x, CURLOPT_USERAGENT, agent);
+	/* Verification stays on (libcurl's default), whatever the URL. */
+	curl_easy_setopt(x, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(x, CURLOPT_SSL_VERIFYHOST, 2L);
+}
+
 /* Count the answer's bytes and drop them; more than the cap ends it. */
 static size_t
 on_body(char *p, size_t size, size_t nmemb, void *arg)
@@ -103,26 +124,12 @@ pg_ping_send(const char *url, int64_t timeout_ms, char *why, size_t len)
 		snprintf(why, len, "libcurl: out of memory");
 		return -1;
 	}
-	curl_easy_setopt(x, CURLOPT_URL, url);
-	curl_easy_setopt(x, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(x, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(x, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(x, CURLOPT_NOSIGNAL, 1L);
 #if LIBCURL_VERSION_NUM >= 0x075700
 	/* A name server that does not answer must not hold us past the end. */
 	curl_easy_setopt(x, CURLOPT_QUICK_EXIT, 1L);
 #endif
-	curl_easy_setopt(x, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
-	curl_easy_setopt(x, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
-	curl_easy_setopt(x, CURLOPT_MAXFILESIZE_LARGE,
-	    (curl_off_t)PG_PING_BODY_MAX);
-	curl_easy_setopt(x, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(x, CURLOPT_WRITEDATA, &got);
-	curl_easy_setopt(x, CURLOPT_ERRORBUFFER, err);
-	curl_easy_setopt(x, CURLOPT_USERAGENT, "pollguard-touch/" PG_VERSION);
-	/* Verification stays on (libcurl's default), whatever the URL. */
-	curl_easy_setopt(x, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(x, CURLOPT_SSL_VERIFYHOST, 2L);
+	pg_curl_setup(x, url, timeout_ms, timeout_ms, PG_PING_BODY_MAX,
+	    on_body, &got, err, "pollguard-touch/" PG_VERSION);
 	rc = curl_easy_perform(x);
 	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_cleanup(x);
