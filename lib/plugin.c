@@ -61,9 +61,11 @@ secs(int64_t ms, char *buf)
 static int64_t
 traces(const struct pg_status *st)
 {
+	/* A run's start: end + duration, which a peer could make overflow. */
+	int64_t	 start = st->last_duration_ms < PG_NEVER - st->last_end_ms ?
+	    st->last_end_ms + st->last_duration_ms : PG_NEVER - 1;
 	int64_t	 v[] = { st->elapsed_ms, st->claim_ms, st->checked_ms,
-	    st->checking_ms, st->last ? st->last_end_ms +
-	    st->last_duration_ms : 0, st->last_success_ms };
+	    st->checking_ms, st->last ? start : 0, st->last_success_ms };
 	int64_t	 t = 0;
 	size_t	 i;
 

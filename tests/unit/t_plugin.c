@@ -194,6 +194,11 @@ test_never(void)
 	nodes[2].st.last_duration_ms = 1000;
 	is_int(check(), PG_PLUGIN_CRITICAL, "a failed run began 30m1s ago: "
 	    "CRITICAL");
+	/* The largest a peer may say: no overflow (UBSan, check-sanitize). */
+	nodes[2].st.last_end_ms = PG_NEVER - 1;
+	nodes[2].st.last_duration_ms = PG_NEVER - 1;
+	is_int(check(), PG_PLUGIN_CRITICAL, "a run begun at the largest time "
+	    "a peer can say: CRITICAL");
 }
 
 static void
