@@ -121,7 +121,7 @@ lock_take(struct pg_state *st, const char *cluster, const char *kind,
 {
 	struct flock	 fl;
 	struct stat	 sb;
-	int		 fd, saved;
+	int		 fd;
 
 	if ((fd = lock_open(st, cluster, kind, O_RDWR | O_CREAT)) == -1)
 		return -1;
@@ -132,22 +132,17 @@ lock_take(struct pg_state *st, const char *cluster, const char *kind,
 	 */
 	if (fstat(fd, &sb) == -1 ||
 	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1))
-		goto fail;
+		return pg_close_fail(fd);
 	if (lock_fcntl(fd, LOCK_SET, &fl) == -1) {
 		/* Another process holds it. */
 		if (errno == EACCES || errno == EAGAIN) {
 			close(fd);
 			return 0;
 		}
-		goto fail;
+		return pg_close_fail(fd);
 	}
 	*fdp = fd;
 	return 1;
-fail:
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return -1;
 }
 
 int
@@ -172,15 +167,14 @@ static int
 lock_test(struct pg_state *st, const char *cluster, const char *kind)
 {
 	struct flock	 fl;
-	int		 fd, r, saved;
+	int		 fd;
 
 	if ((fd = lock_open(st, cluster, kind, O_RDONLY)) == -1)
 		return errno == ENOENT ? F_UNLCK : -2;
-	r = lock_fcntl(fd, LOCK_GET, &fl);
-	saved = errno;
+	if (lock_fcntl(fd, LOCK_GET, &fl) == -1)
+		return pg_close_fail(fd);
 	close(fd);
-	errno = saved;
-	return r == -1 ? -1 : fl.l_type;
+	return fl.l_type;
 }
 
 int
