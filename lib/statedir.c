@@ -37,11 +37,7 @@ is_tmp_name(const char *name)
 	    TMP_HEX;
 }
 
-/*
- * A writer killed between creating its temporary file and renaming it
- * leaves the file behind. Remove those that are clearly abandoned; a
- * writer in progress is younger than a second.
- */
+/* Temporary files of killed writers: one in progress is younger than 1s. */
 static void
 sweep(struct pg_state *st)
 {
