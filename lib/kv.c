@@ -12,6 +12,8 @@
 
 #include "base.h"
 
+#define KEY_CHARS	"abcdefghijklmnopqrstuvwxyz0123456789_"
+
 int
 pg_appendf(char *buf, size_t len, size_t *off, const char *fmt, ...)
 {
@@ -64,21 +66,6 @@ pg_kv_begin(struct pg_kv *kv, const char *buf, size_t len, size_t max,
 	return 0;
 }
 
-/* A key: [a-z0-9_], 1 to PG_KV_KEY_MAX characters. */
-static int
-key_valid(const char *k, size_t n)
-{
-	size_t	 i;
-
-	if (n == 0 || n > PG_KV_KEY_MAX)
-		return 0;
-	for (i = 0; i < n; i++)
-		if ((k[i] < 'a' || k[i] > 'z') && (k[i] < '0' || k[i] > '9') &&
-		    k[i] != '_')
-			return 0;
-	return 1;
-}
-
 static int
 kv_error(struct pg_kv *kv, enum pg_kv_error e)
 {
@@ -110,8 +97,10 @@ pg_kv_next(struct pg_kv *kv)
 		if ((kv->line_max > 0 && n > kv->line_max) ||
 		    memchr(kv->line, '\0', n) != NULL)
 			return kv_error(kv, PG_KV_LONG);
+		/* A key: [a-z0-9_], 1 to PG_KV_KEY_MAX; a space ends it. */
 		if ((sp = memchr(kv->line, ' ', n)) == NULL ||
-		    !key_valid(kv->line, sp - kv->line))
+		    sp == kv->line || sp - kv->line > PG_KV_KEY_MAX ||
+		    strspn(kv->line, KEY_CHARS) != (size_t)(sp - kv->line))
 			return kv_error(kv, PG_KV_SYNTAX);
 		for (k = 0; kv->keys[k] != NULL; k++)
 			if (strlen(kv->keys[k]) == (size_t)(sp - kv->line) &&

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * lease.c: this node's lease record, ".CLUSTER.lease" (lease.h), written
- * and read as every file of the state directory is.
- */
+/* lease.c: this node's lease record, ".CLUSTER.lease" (lease.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

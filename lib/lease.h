@@ -11,11 +11,8 @@
 #include "state.h"
 
 /*
- * lease.c: this node's hold on an etcd-backed cluster, as pollguard-check
- * recorded it after a go, in ".CLUSTER.lease": the lease the key is
- * attached to (pollguard-touch keeps it alive, -r revokes it), the key's
- * create_revision (the fencing token) and the lease's TTL. No libcurl,
- * no jansson: pollguard-serve reads it for its local view.
+ * lease.c: this node's lease record, ".CLUSTER.lease" (doc/STATE.md). No
+ * libcurl, no jansson: pollguard-serve reads it for its local view.
  */
 struct pg_lease {
 	int64_t		 id;		/* the etcd lease ID, > 0 */
@@ -25,8 +22,7 @@ struct pg_lease {
 
 #define PG_LEASE_MAX	128	/* the lease file, in bytes */
 
-/* The file's text (the length, -1 when it does not fit) and back (0, or
-   -1 with EBADMSG: only the exact text format writes is read). */
+/* The file's text (the length, or -1) and back (0, or -1 with EBADMSG). */
 int	 pg_lease_format(const struct pg_lease *, char *, size_t);
 int	 pg_lease_parse(const char *, size_t, struct pg_lease *);
 

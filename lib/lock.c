@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * lock.c: the three locks of a cluster, each on a file beside its
- * record: the record lock (".CLUSTER.rec") of the writers of its files,
- * the run lock (".CLUSTER.lock") of its job, and the claim lock
- * (".CLUSTER.claim") of a check deciding; and the kernel's list of locks,
- * /proc/locks, for a reader that may not open a lock file.
+ * lock.c: the record, run and claim locks of a cluster (doc/STATE.md,
+ * Locks), and the kernel's list of locks, /proc/locks, for a reader that
+ * may not open a lock file.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -34,11 +32,7 @@ lock_open(struct pg_state *st, const char *cluster, const char *kind,
 }
 
 /*
- * The record lock, an flock(2) lock on ".CLUSTER.rec", is held by every
- * writer of the files of a cluster (doc/STATE.md, Locks): a restore's "is
- * my claim still there?" and its rename are then one step that no touch
- * can fall between, and an update of one part of the side record never
- * loses another's. It is held only inside the writers of record.c and
+ * The record lock is held only inside the writers of record.c and
  * side.c, across a few system calls and one fsync, and nothing else is
  * taken or waited for while it is held: no cycle is possible. The lock
  * file is mode 0600 (anyone who could open it could hold the lock and
@@ -90,12 +84,11 @@ pg_rec_unlock(struct pg_state *st)
 }
 
 /*
- * The run lock is a record lock on ".CLUSTER.lock". Unlike flock(2) it can
- * be tested (GETLK) without being taken, so checking it never makes a run
- * that starts at the same moment fail. Linux's open file description locks
- * are used where there are any: closing another descriptor of the file,
- * as a test in the holding process does, does not drop them as it drops
- * classic POSIX locks. With close-on-exec, the job does not inherit it.
+ * The run and claim locks are fcntl(2) locks, which can be tested without
+ * being taken. Linux's open file description locks are used where there
+ * are any: closing another descriptor of the file, as a test in the
+ * holding process does, does not drop them as it drops classic POSIX
+ * locks.
  */
 #ifdef F_OFD_SETLK
 #define LOCK_SET	F_OFD_SETLK
@@ -121,33 +114,24 @@ lock_take(struct pg_state *st, const char *cluster, const char *kind,
 {
 	struct flock	 fl;
 	struct stat	 sb;
-	int		 fd, saved;
+	int		 fd;
 
 	if ((fd = lock_open(st, cluster, kind, O_RDWR | O_CREAT)) == -1)
 		return -1;
-	/*
-	 * Anyone who can open the lock file can hold a read lock on it and
-	 * so make this node skip: it is the owner's alone (older versions
-	 * made it 0644).
-	 */
+	/* 0600 (doc/STATE.md), also where an older version made it 0644. */
 	if (fstat(fd, &sb) == -1 ||
 	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1))
-		goto fail;
+		return pg_close_fail(fd);
 	if (lock_fcntl(fd, LOCK_SET, &fl) == -1) {
 		/* Another process holds it. */
 		if (errno == EACCES || errno == EAGAIN) {
 			close(fd);
 			return 0;
 		}
-		goto fail;
+		return pg_close_fail(fd);
 	}
 	*fdp = fd;
 	return 1;
-fail:
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return -1;
 }
 
 int
@@ -172,15 +156,14 @@ static int
 lock_test(struct pg_state *st, const char *cluster, const char *kind)
 {
 	struct flock	 fl;
-	int		 fd, r, saved;
+	int		 fd;
 
 	if ((fd = lock_open(st, cluster, kind, O_RDONLY)) == -1)
 		return errno == ENOENT ? F_UNLCK : -2;
-	r = lock_fcntl(fd, LOCK_GET, &fl);
-	saved = errno;
+	if (lock_fcntl(fd, LOCK_GET, &fl) == -1)
+		return pg_close_fail(fd);
 	close(fd);
-	errno = saved;
-	return r == -1 ? -1 : fl.l_type;
+	return fl.l_type;
 }
 
 int

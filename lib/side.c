@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * side.c: the side record of a cluster, ".CLUSTER.side". Each part is a
- * section of "key value" lines (kv.c) after a version line of its own;
- * doc/STATE.md has their text and the rules for a damaged file. A reader
- * ignores keys it does not know and checks those it knows in full.
- *
- * Readers take no lock: the file is replaced by rename. Writers change
- * one part under the cluster's record lock (lock.c): they read the file,
- * replace their section, keep the others byte for byte and rename, so
- * that no part's update is lost to another's. A damaged file is replaced.
+ * side.c: the side record of a cluster, ".CLUSTER.side": its parts are
+ * sections of "key value" lines (kv.c), each after a version line of its
+ * own. doc/STATE.md has their text, the rules for a damaged file, and
+ * why a writer changes one part under the record lock and readers take
+ * none.
  */
 #include <sys/wait.h>
 

@@ -123,44 +123,6 @@ pg_stamp_format(const struct pg_stamp *st, char *buf, size_t len)
 	return pg_kv_done(r, off);
 }
 
-/*
- * Split s[0..n) at each space into at most max fields (an empty field
- * where two spaces meet): their number, or -1 when there are more.
- */
-static int
-fields(const char *s, size_t n, const char **f, size_t *flen, int max)
-{
-	const char	*end = s + n, *sp;
-	int		 i;
-
-	for (i = 0; i < max; i++) {
-		f[i] = s;
-		if ((sp = memchr(s, ' ', end - s)) == NULL) {
-			flen[i] = end - s;
-			return i + 1;
-		}
-		flen[i] = sp - s;
-		s = sp + 1;
-	}
-	return -1;
-}
-
-/* The first three fields: "-" or a boot ID, and two clocks. */
-static int
-stamp_fields(const char **f, const size_t *flen, struct pg_stamp *st)
-{
-	if (flen[0] == 1 && f[0][0] == '-')
-		st->boot_id[0] = '\0';
-	else if (flen[0] == PG_BOOT_ID_LEN &&
-	    strspn(f[0], "0123456789abcdef-") >= PG_BOOT_ID_LEN)
-		memcpy(st->boot_id, f[0], PG_BOOT_ID_LEN);
-	else
-		return -1;
-	return pg_kv_num(f[1], flen[1], 0, INT64_MAX, &st->mono_ns) == -1 ||
-	    pg_kv_num(f[2], flen[2], 0, INT64_MAX, &st->wall_ns) == -1 ?
-	    -1 : 0;
-}
-
 int
 pg_bad_msg(void *p, size_t size)
 {
@@ -169,36 +131,58 @@ pg_bad_msg(void *p, size_t size)
 	return -1;
 }
 
-int
-pg_stamp_value(const char *s, size_t n, struct pg_stamp *st)
+/*
+ * A stamp, s[0..n): "BOOT MONO WALL", or with max 5 a record's stamp,
+ * which may go on with its claim: " CLAIM_NS HORIZON_MS". 0, or -1 with
+ * EBADMSG.
+ */
+static int
+stamp_scan(const char *s, size_t n, int max, struct pg_stamp *st)
 {
-	const char	*f[3];
-	size_t		 flen[3];
-
-	memset(st, 0, sizeof(*st));
-	if (fields(s, n, f, flen, 3) != 3 || stamp_fields(f, flen, st) == -1)
-		return pg_bad_msg(st, sizeof(*st));
-	return 0;
-}
-
-int
-pg_stamp_parse(const char *buf, size_t len, struct pg_stamp *st)
-{
-	const char	*f[5];
+	const char	*end = s + n, *sp, *f[5];
 	size_t		 flen[5];
-	int		 nf;
+	int		 nf = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (len <= sizeof(MAGIC) - 1 || len > PG_RECORD_MAX ||
-	    buf[len - 1] != '\n' || memchr(buf, '\0', len) != NULL ||
-	    memcmp(buf, MAGIC, sizeof(MAGIC) - 1) != 0)
+	/* The fields between spaces (an empty one where two spaces meet). */
+	for (;;) {
+		if (nf == max)
+			return pg_bad_msg(st, sizeof(*st));
+		f[nf] = s;
+		if ((sp = memchr(s, ' ', end - s)) == NULL)
+			break;
+		flen[nf++] = sp - s;
+		s = sp + 1;
+	}
+	flen[nf++] = end - s;
+	if (nf != 3 && nf != 5)
 		return pg_bad_msg(st, sizeof(*st));
-	/* A moment, or that and a claim: its moment and its horizon. */
-	nf = fields(buf + sizeof(MAGIC) - 1, len - sizeof(MAGIC), f, flen, 5);
-	if ((nf != 3 && nf != 5) || stamp_fields(f, flen, st) == -1 ||
+	if (flen[0] == PG_BOOT_ID_LEN &&
+	    strspn(f[0], "0123456789abcdef-") >= PG_BOOT_ID_LEN)
+		memcpy(st->boot_id, f[0], PG_BOOT_ID_LEN);
+	else if (flen[0] != 1 || f[0][0] != '-')
+		return pg_bad_msg(st, sizeof(*st));
+	if (pg_kv_num(f[1], flen[1], 0, INT64_MAX, &st->mono_ns) == -1 ||
+	    pg_kv_num(f[2], flen[2], 0, INT64_MAX, &st->wall_ns) == -1 ||
 	    (nf == 5 && (pg_kv_num(f[3], flen[3], 1, st->mono_ns,
 	    &st->claim_ns) == -1 || pg_kv_num(f[4], flen[4], 0,
 	    PG_WAIT_MAX_MS, &st->horizon_ms) == -1)))
 		return pg_bad_msg(st, sizeof(*st));
 	return 0;
+}
+
+int
+pg_stamp_value(const char *s, size_t n, struct pg_stamp *st)
+{
+	return stamp_scan(s, n, 3, st);
+}
+
+int
+pg_stamp_parse(const char *buf, size_t len, struct pg_stamp *st)
+{
+	if (len <= sizeof(MAGIC) - 1 || len > PG_RECORD_MAX ||
+	    buf[len - 1] != '\n' || memchr(buf, '\0', len) != NULL ||
+	    memcmp(buf, MAGIC, sizeof(MAGIC) - 1) != 0)
+		return pg_bad_msg(st, sizeof(*st));
+	return stamp_scan(buf + sizeof(MAGIC) - 1, len - sizeof(MAGIC), 5, st);
 }

@@ -67,6 +67,9 @@ int	 pg_state_put(struct pg_state *, const char *, const char *,
 int	 pg_state_set(struct pg_state *, const char *, const char *,
 	    const char *, size_t);
 
+/* close(2) fd, leaving errno as it was: -1, a failure's way out. */
+int	 pg_close_fail(int);
+
 /*
  * The record lock of a cluster (lock.c): taken, waiting for it; and
  * released, leaving errno as it was.

@@ -32,23 +32,21 @@ struct pg_stamp {
 int	 pg_stamp_now(struct pg_stamp *);
 
 /*
- * Milliseconds from the activity rec to the moment now. Within one boot
- * this is the difference of the monotonic clocks, so wall-clock steps do
- * not change it. For a record from an earlier boot it is the larger of
- * the time since boot and the wall-clock difference: never less than the
- * uptime. A record from the future (impossible within a boot) counts as 0.
+ * Milliseconds from the activity rec to the moment now, as
+ * doc/PROTOCOL.md, "What elapsed means", says. A record from the future
+ * (impossible within a boot) counts as 0.
  */
 int64_t	 pg_stamp_elapsed(const struct pg_stamp *, const struct pg_stamp *);
 
 /*
  * What serve reports for a record: pg_stamp_elapsed, except within the
- * claim's horizon (same boot, less than horizon_ms since claim_ns), where
- * it is the time since the claim. Refreshes by the winner's job then do
- * not hide when it claimed from peers still settling their own claims.
+ * claim's horizon, where it is the time since the claim. Refreshes by the
+ * winner's job then do not hide when it claimed from peers still settling
+ * their own claims.
  */
 int64_t	 pg_record_elapsed(const struct pg_stamp *, const struct pg_stamp *);
 
-/* True while the record's claim is reported as such (same boot, horizon). */
+/* rec's claim is reported as such at now: same boot, within horizon_ms. */
 int	 pg_stamp_in_horizon(const struct pg_stamp *, const struct pg_stamp *);
 
 /*
@@ -125,9 +123,8 @@ int	 pg_write_all(int, const void *, size_t);
 int	 pg_state_read(struct pg_state *, const char *, struct pg_stamp *);
 
 /*
- * Record activity now: replace the record atomically with pg_stamp_now
- * (a reader sees the old record or the new one, and a failure leaves the
- * old one), keeping the claim of the record it replaces while that
+ * Record activity now: replace the record atomically (doc/STATE.md) with
+ * pg_stamp_now, keeping the claim of the record it replaces while that
  * claim's horizon lasts. -1 with errno.
  */
 int	 pg_state_touch(struct pg_state *, const char *);
@@ -204,20 +201,14 @@ int	 pg_lock_held(struct pg_state *, const char *);
 int	 pg_claim_held(struct pg_state *, const char *);
 
 /*
- * side.c: the side record of a cluster, ".CLUSTER.side": the outcome of
- * the job's runs, a hold, this node's checks, each a part written and
- * read on its own: a damaged part reads as damaged and leaves the others
- * and the activity record readable. A 0.3 state directory has none.
+ * side.c: the side record of a cluster, ".CLUSTER.side", and its parts:
+ * the outcome of the job's runs, a hold, this node's checks (their text,
+ * and what a damaged one does: doc/STATE.md).
  */
 
 #define PG_SIDE_MAX	2048	/* the longest side record, in bytes */
 
-/*
- * The outcome of the cluster's job on this node, as pollguard-touch --
- * records it. "start" is the latest run's; "end" and the result (exit or
- * signal, timed_out, duration_ms) are the last finished run's, so that
- * they still read while the next run is going.
- */
+/* The outcome part: end and what follows are the last finished run's. */
 struct pg_outcome {
 	int		 running;	/* a run started and has not ended */
 	pid_t		 pid;		/* the latest run's job, 0: unknown */
@@ -287,14 +278,7 @@ enum pg_run {
 enum pg_run	 pg_outcome_run(struct pg_state *, const char *,
 	    const struct pg_outcome *);
 
-/*
- * A hold on the cluster, set on this node by pollguard-touch -H. It ends
- * at "until", a stamp of this host's clocks: within the boot that set
- * it, by CLOCK_BOOTTIME (wall-clock steps do not move it, suspend
- * counts); after a reboot, by the wall clock, but never later than ms
- * after it was set counting the uptime as passed (the time since it was
- * set is at least the uptime, as for pg_stamp_elapsed).
- */
+/* The hold part: when it ends and how it is counted, doc/STATE.md. */
 #define PG_HOLD_MAX_MS		(7LL * 24 * 3600 * 1000)	/* 7d */
 #define PG_HOLD_TEXT_MAX	128	/* by, why: PG_STATUS_TEXT_MAX */
 #define PG_HOLD_FILE_MAX	512	/* the longest hold part, in bytes */
@@ -327,12 +311,7 @@ int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
 /* Lift the hold: remove its part. No hold is success. */
 int	 pg_hold_remove(struct pg_state *, const char *);
 
-/*
- * The checked part, written by pollguard-check at each check that decides
- * of a cluster with prefer, published by pollguard-serve (doc/PREFER.md):
- * since when checks have run without a gap longer than the cluster's wait
- * plus prefer_slack, and the preferred node this node yields to.
- */
+/* The checked part, of a cluster with prefer (doc/PREFER.md). */
 #define PG_CHECKED_MAX	384	/* the longest checked part, in bytes */
 
 struct pg_checked {

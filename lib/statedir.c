@@ -37,11 +37,7 @@ is_tmp_name(const char *name)
 	    TMP_HEX;
 }
 
-/*
- * A writer killed between creating its temporary file and renaming it
- * leaves the file behind. Remove those that are clearly abandoned; a
- * writer in progress is younger than a second.
- */
+/* Temporary files of killed writers: one in progress is younger than 1s. */
 static void
 sweep(struct pg_state *st)
 {
@@ -205,7 +201,7 @@ pg_state_get(struct pg_state *st, const char *cluster, const char *suffix,
 	char		 nbuf[PG_STATE_NAME_MAX], b;
 	const char	*name;
 	ssize_t		 n, more;
-	int		 fd, saved;
+	int		 fd;
 
 	if ((name = file_name(nbuf, sizeof(nbuf), cluster, suffix)) == NULL)
 		return -1;
@@ -221,17 +217,22 @@ pg_state_get(struct pg_state *st, const char *cluster, const char *suffix,
 			;
 	if (n == -1 || more == -1) {
 		if (errno != EISDIR && errno != EAGAIN)
-			goto fail;
+			return pg_close_fail(fd);
 		n = 0;
 	}
 	if (n == 0 || more != 0) {
 		errno = EBADMSG;
-		goto fail;
+		return pg_close_fail(fd);
 	}
 	close(fd);
 	return n;
-fail:
-	saved = errno;
+}
+
+int
+pg_close_fail(int fd)
+{
+	int	 saved = errno;
+
 	close(fd);
 	errno = saved;
 	return -1;
@@ -280,18 +281,12 @@ pg_state_put(struct pg_state *st, const char *cluster, const char *suffix,
 	 * fsync first, so that after a power cut the new name has data.
 	 */
 	if (fchmod(fd, 0644) == -1 || pg_write_all(fd, buf, len) == -1 ||
-	    fsync(fd) == -1) {
-		saved = errno;
-		close(fd);
-		goto fail;
-	}
-	if (close(fd) == -1 ||
-	    renameat(st->dirfd, tmp, st->dirfd, name) == -1) {
-		saved = errno;
-		goto fail;
-	}
-	return 0;
-fail:
+	    fsync(fd) == -1)
+		pg_close_fail(fd);
+	else if (close(fd) == 0 &&
+	    renameat(st->dirfd, tmp, st->dirfd, name) == 0)
+		return 0;
+	saved = errno;
 	unlinkat(st->dirfd, tmp, 0);
 	errno = saved;
 	return -1;

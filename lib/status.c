@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * status.c: the status answer (proto.h), formatted by pollguard-serve and
- * read back by pollguard-check and pollguard-status. Readers ignore keys
- * they do not know, so that later versions can add keys; every key they
- * do know is checked in full.
+ * read back by pollguard-check and pollguard-status.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,9 +89,8 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 			    st->hold_by);
 		if (st->hold_why[0] != '\0') {
 			/*
-			 * Safe on one line whatever it holds; printable
-			 * text (all a hold may carry) passes unchanged, so
-			 * it never outgrows what a reader keeps.
+			 * Printable text, all a hold may carry, passes
+			 * unchanged: it never outgrows what a reader keeps.
 			 */
 			strnvis(why, st->hold_why, sizeof(why),
 			    VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
