@@ -207,11 +207,8 @@ check(int argc, char *argv[])
 	 * asked, so only this node's own hold can stop it.
 	 */
 	if (t.cluster->backend == PG_BACKEND_ETCD) {
-		if (ownp != NULL && own.hold_ms > 0) {
-			memset(&d, 0, sizeof(d));
-			d.verdict = PG_SKIP_ACTIVE;
-			d.reason = PG_REASON_HELD;
-			d.own = 1;
+		pg_decide(t.cluster, t.cfg->node, ownp, 0, NULL, 0, &d);
+		if (d.verdict != PG_GO) {
 			pg_decision_text(&d, t.cluster, ownp, NULL, 0, text,
 			    sizeof(text));
 			tool_decided(&t, "%s: %s", id, text);

@@ -3,8 +3,7 @@
  * local.c: this node's status of a cluster, from its state directory.
  * pollguard-serve answers it to peers (GET /v1/status/CLUSTER), and
  * pollguard-check and pollguard-status read it for this node itself, so
- * both sides see the same thing; to peers, serve adds whether a check is
- * deciding, and the settings the fast rule needs to agree.
+ * both sides see the same thing.
  */
 #include <errno.h>
 #include <string.h>
@@ -139,8 +138,9 @@ pg_status_serve(struct pg_state *st, const struct pg_config *cfg,
 
 /*
  * The last moment of a go: this node's claim must still be reported,
- * and for a while longer (settle/4 and 50 ms, the margin of pg_settle's
- * slow round), until the job's start under pollguard-touch. A peer that
+ * while more than settle/4 and 50 ms of its horizon are left (the margin
+ * of pg_settle's slow round), until the job's start under
+ * pollguard-touch. A peer that
  * reads no claim may stop counting this node: its last run failed and
  * ended near the claim (pg_handover_ignores; a run by hand may end
  * during this check), or it yielded. A check held up past that margin
@@ -160,7 +160,7 @@ pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
 		*why = PG_LOST_SELF;
 		return 0;
 	}
-	/* A hold put on this node while we settled: as on a peer. */
+	/* As on a peer. */
 	if (self->status.hold_ms > 0) {
 		*why = PG_LOST_HELD;
 		return 0;

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * prefer.c: the preferred node (pollguard(7), PREFERRED NODE). Which
- * node comes first, whether a more preferred peer will poll if it may,
- * when a substitute that polls hands the cluster back (failback), and
- * when its activity no longer counts against the node it yields to.
- * Pure functions of plain data, like decide.c, which calls them; they
- * only ever turn a go into a skip, except pg_yield_ignores, which is
- * argued where it is defined.
+ * prefer.c: the preferred node (pollguard(7), PREFERRED NODE), pure like
+ * decide.c, which calls it. These rules only ever turn a go into a skip,
+ * except pg_yield_ignores, which is argued where it is defined.
  */
 #include <stdint.h>
 #include <string.h>
