@@ -25,6 +25,21 @@ on_signal(int sig)
 	pg_peers_stop = 1;	/* round 2 need not run to its timeout */
 }
 
+/* What a bad answer asks the operator to check, " (...)", or "". */
+static const char *
+answer_hint(enum pg_answer_kind k)
+{
+	switch (k) {
+	case PG_ANSWER_REFUSED:
+		return " (user and password must match its [serve], and its "
+		    "allow list this host)";
+	case PG_ANSWER_UNKNOWN:
+		return " (a wrong url, or no [cluster] of that ID there)";
+	default:
+		return "";
+	}
+}
+
 static void
 report(struct tool *t, const struct pg_round *r, int second)
 {
@@ -73,7 +88,7 @@ report(struct tool *t, const struct pg_round *r, int second)
 			tool_error("cluster %s: peer %s (%s) answered %s: "
 			    "check its [peer %s] section and its serve's "
 			    "config%s", c->id, p->name, p->url, s->why,
-			    p->name, pg_answer_hint(s->answer.kind));
+			    p->name, answer_hint(s->answer.kind));
 			break;
 		}
 	}

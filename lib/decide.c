@@ -33,10 +33,8 @@ pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
 }
 
 /*
- * With this node in cooldown: hand over? Yes when some peer that answered
- * is not in cooldown itself; when all are, the node whose run ended last
- * skips and the others take turns. No peer answered: no (the unreachable
- * policy decides).
+ * With this node in cooldown: hand over (pg_decide says when)? No when no
+ * peer answered: the unreachable policy decides.
  */
 static int
 hand_over(const struct pg_cluster *c, const char *node,
@@ -324,7 +322,6 @@ pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
 	const struct pg_seen	*s;
 	size_t			 i, wait = n;
 
-	/* Past the deadline (a stall): whatever the answers, withdraw. */
 	if (too_slow(c)) {
 		for (i = 0; i < n && !pending[i]; i++)
 			;
@@ -370,36 +367,13 @@ pg_claim_keep_horizon(const struct pg_claim *c, int64_t wait_ms)
 	return h < wait_ms ? h : 0;
 }
 
-/* A go while a more preferred peer is eligible: why this node goes. */
-static void
-prefer_text(const struct pg_decision *d, const struct pg_cluster *c,
-    const struct pg_seen *seen, char *buf, size_t len)
-{
-	const struct pg_seen	*p = &seen[d->prefer];
-	char			 t1[32], t2[32];
-
-	if (d->yield)
-		snprintf(buf, len, "go: the last run before yielding to %s "
-		    "(preferred and healthy)", p->name);
-	else if (!c->failback)
-		snprintf(buf, len, "go: this node polls; %s is preferred but "
-		    "failback = no", p->name);
-	else {
-		pg_duration_format(p->status.checking_ms < 0 ? 0 :
-		    p->status.checking_ms, t1, sizeof(t1));
-		pg_duration_format(c->failback_after_ms, t2, sizeof(t2));
-		snprintf(buf, len, "go: this node polls; %s is preferred but "
-		    "its checks have run only %s (failback_after %s)",
-		    p->name, t1, t2);
-	}
-}
-
 void
 pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
     const struct pg_status *own, const struct pg_seen *seen, size_t n,
     char *buf, size_t len)
 {
 	const struct pg_seen	*s = d->peer < n ? &seen[d->peer] : NULL;
+	const struct pg_seen	*p = d->prefer < n ? &seen[d->prefer] : NULL;
 	const struct pg_status	*st;
 	char			 t1[32], t2[32], how[32];
 
@@ -436,25 +410,33 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 		return;
 	case PG_REASON_PREFERRED:
 		snprintf(buf, len, "skip: %s is preferred and healthy",
-		    seen[d->prefer].name);
+		    p->name);
 		return;
 	case PG_REASON_YIELD:
 		snprintf(buf, len, "skip: yielding to %s, the preferred node "
-		    "(failback)", seen[d->prefer].name);
+		    "(failback)", p->name);
 		return;
 	default:
 		break;
 	}
-	if (d->prefer < n) {
-		prefer_text(d, c, seen, buf, len);
-		return;
-	}
-	if (d->yielded < n) {
+	/* A go while a more preferred peer is eligible: why this node goes. */
+	if (p != NULL && d->yield)
+		snprintf(buf, len, "go: the last run before yielding to %s "
+		    "(preferred and healthy)", p->name);
+	else if (p != NULL && !c->failback)
+		snprintf(buf, len, "go: this node polls; %s is preferred but "
+		    "failback = no", p->name);
+	else if (p != NULL) {
+		pg_duration_format(p->status.checking_ms < 0 ? 0 :
+		    p->status.checking_ms, t1, sizeof(t1));
+		pg_duration_format(c->failback_after_ms, t2, sizeof(t2));
+		snprintf(buf, len, "go: this node polls; %s is preferred but "
+		    "its checks have run only %s (failback_after %s)",
+		    p->name, t1, t2);
+	} else if (d->yielded < n)
 		snprintf(buf, len, "go: %s yields to this node (preferred)",
 		    seen[d->yielded].name);
-		return;
-	}
-	if (d->failed < n) {
+	else if (d->failed < n) {
 		pg_status_last_text(&seen[d->failed].status, how, sizeof(how));
 		snprintf(buf, len, "go: handover (%s's last run failed: %s)",
 		    seen[d->failed].name, how);
@@ -528,18 +510,4 @@ int
 pg_settle_warns(enum pg_settle_why why)
 {
 	return settle_texts[why].warns;
-}
-
-const char *
-pg_answer_hint(enum pg_answer_kind k)
-{
-	switch (k) {
-	case PG_ANSWER_REFUSED:
-		return " (user and password must match its [serve], and its "
-		    "allow list this host)";
-	case PG_ANSWER_UNKNOWN:
-		return " (a wrong url, or no [cluster] of that ID there)";
-	default:
-		return "";
-	}
 }

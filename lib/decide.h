@@ -13,9 +13,6 @@
 
 /* decide.c */
 
-/* What a bad kind asks the operator to check, " (...)", or "". */
-const char	*pg_answer_hint(enum pg_answer_kind);
-
 enum pg_verdict {
 	PG_GO = 0,		/* exit 0 */
 	PG_SKIP_ACTIVE = 1,	/* exit 1: a peer was active within wait,
