@@ -274,8 +274,7 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		/* A 0.3 node orders a claim it missed only after the sleep. */
 		if (!c->slept && !pg_peer_fast(s))
 			return lost(PG_LOST_RULE, i, why, peer);
-		if (pg_peer_fast(s) && pg_settle_disagrees(c->settle_ms,
-		    c->timeout_ms, s, 1) == 0)
+		if (pg_settle_disagrees(c->settle_ms, c->timeout_ms, s, 1) == 0)
 			return lost(PG_LOST_DISAGREE, i, why, peer);
 		/* When the peer claimed, relative to our claim: lo or later. */
 		lo = lower_bound(c, s);

@@ -133,29 +133,25 @@ struct pg_claim {
 	int64_t		 yield_slack_ms;	/* previous check; slack */
 };
 
+/* Why pg_settle decided as it did; pg_settle and pg_settle_poll say when. */
 enum pg_settle_why {
-	PG_KEEP,		/* no concurrent claim, or we win every one */
-	PG_LOST_EARLIER,	/* a peer may have claimed clearly earlier */
-	PG_LOST_NAME,		/* a claim too close to order: its name
-				   sorts first (strcasecmp) */
+	PG_KEEP,
+	PG_LOST_EARLIER,
+	PG_LOST_NAME,
 	PG_LOST_SLOW_WRITE,	/* set by pollguard-check: the claim took
 				   too long to become visible to lengthen
 				   it within the wait */
-	PG_LOST_SLOW_ROUND,	/* rounds took longer than the horizon allows */
-	PG_LOST_VANISHED,	/* reachable in round 1, not in round 2: it
-				   may have claimed unseen */
+	PG_LOST_SLOW_ROUND,
+	PG_LOST_VANISHED,
 	PG_LOST_UNREACHABLE,	/* unreachable peer, policy skip */
 	PG_LOST_INVALID,	/* a peer answered nonsense */
-	PG_LOST_HELD,		/* a peer put the cluster on hold */
-	PG_WAIT,		/* not yet: keep if the pending peers withdraw */
-	PG_LOST_KEPT,		/* a pending peer kept its claim */
-	PG_LOST_POLL,		/* a pending peer no longer answers (or not
-				   by the fast rule) */
-	PG_LOST_RULE,		/* an active peer not of the fast rule, and
-				   round 2 came without the settle sleep */
-	PG_LOST_DISAGREE,	/* a fast peer's settle or timeout differs */
-	PG_LOST_UNSEEN,		/* active in round 2, unreachable in round 1:
-				   it may be polling since before */
+	PG_LOST_HELD,
+	PG_WAIT,
+	PG_LOST_KEPT,
+	PG_LOST_POLL,
+	PG_LOST_RULE,
+	PG_LOST_DISAGREE,
+	PG_LOST_UNSEEN,
 	PG_LOST_EXPIRED,	/* set by pollguard-check: our claim's
 				   horizon passed, or nearly, before we
 				   could go (pg_still_counted) */

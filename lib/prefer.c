@@ -53,17 +53,10 @@ pg_prefer_disagree(const struct pg_cluster *c, const struct pg_seen *seen,
 {
 	size_t	 i;
 
-	for (i = 0; i < n; i++) {
-		if (!pg_answered(&seen[i]))
-			continue;
-		if (!seen[i].has_status) {
-			if (c->prefer[0] != '\0')
-				return i;
-			continue;
-		}
-		if (strcasecmp(seen[i].status.prefer, c->prefer) != 0)
+	for (i = 0; i < n; i++)
+		if (pg_answered(&seen[i]) && strcasecmp(seen[i].has_status ?
+		    seen[i].status.prefer : "", c->prefer) != 0)
 			return i;
-	}
 	return n;
 }
 
