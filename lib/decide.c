@@ -207,6 +207,16 @@ too_slow(const struct pg_claim *c)
 	    c->horizon_ms * MS - c->settle_ms * MS / 4 - 50 * MS;
 }
 
+/* Active, as both settle rounds count a peer: a kept claim always is. */
+static int
+counted(const struct pg_claim *c, int64_t wait_ms, const struct pg_seen *s)
+{
+	return s->answer.kind == PG_ANSWER_ELAPSED &&
+	    s->answer.elapsed_ms < wait_ms &&
+	    !pg_handover_ignores(c->on_failure, s) &&
+	    !pg_yield_ignores(c->node, c->prev_check_ns, c->yield_slack_ms, s);
+}
+
 /* Withdraw for why, peer i deciding. */
 static enum pg_verdict
 lost(enum pg_settle_why w, size_t i, enum pg_settle_why *why, size_t *peer)
@@ -255,11 +265,7 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 				invalid = i;
 			continue;
 		}
-		if (s->answer.kind == PG_ANSWER_NEVER ||
-		    s->answer.elapsed_ms >= wait_ms ||
-		    pg_handover_ignores(c->on_failure, s) ||
-		    pg_yield_ignores(c->node, c->prev_check_ns,
-		    c->yield_slack_ms, s))
+		if (!counted(c, wait_ms, s))
 			continue;
 		if (active == n)
 			active = i;
@@ -341,12 +347,7 @@ pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
 				wait = i;
 			continue;
 		}
-		/* Active as pg_settle counts it: a kept claim always is. */
-		if (s->answer.kind == PG_ANSWER_ELAPSED &&
-		    s->answer.elapsed_ms < wait_ms &&
-		    !pg_handover_ignores(c->on_failure, s) &&
-		    !pg_yield_ignores(c->node, c->prev_check_ns,
-		    c->yield_slack_ms, s))
+		if (counted(c, wait_ms, s))
 			return lost(PG_LOST_KEPT, i, why, peer);
 		pending[i] = 0;		/* it withdrew */
 	}
