@@ -217,7 +217,7 @@ counted(const struct pg_claim *c, int64_t wait_ms, const struct pg_seen *s)
 	    !pg_yield_ignores(c->node, c->prev_check_ns, c->yield_slack_ms, s);
 }
 
-/* Withdraw for why, peer i deciding. */
+/* Withdraw the claim for w, peer i deciding. */
 static enum pg_verdict
 lost(enum pg_settle_why w, size_t i, enum pg_settle_why *why, size_t *peer)
 {
