@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * check-claim.c: pollguard-check's rounds and its claim: the peers asked
- * and what they answered said, and, for a go with peers and settle > 0,
- * the claim made, settled and asked again, then kept or withdrawn
- * (doc/SAFETY.md, section 1, steps 3 to 7). The rules are the library's
- * (pg_settle, pg_settle_poll, pg_claim_keep_horizon, pg_still_counted);
- * this file orders the reads, writes and clock reads they rest on.
+ * check-claim.c: pollguard-check's rounds and its claim (doc/SAFETY.md,
+ * section 1, steps 3 to 7). The rules are the library's; this file
+ * orders the reads, writes and clock reads they rest on.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,10 +25,21 @@ on_signal(int sig)
 	pg_peers_stop = 1;	/* round 2 need not run to its timeout */
 }
 
-/*
- * Say what each peer answered (with -v), warn about unreachable peers
- * and complain loudly about peers that answered nonsense.
- */
+/* What a bad answer asks the operator to check, " (...)", or "". */
+static const char *
+answer_hint(enum pg_answer_kind k)
+{
+	switch (k) {
+	case PG_ANSWER_REFUSED:
+		return " (user and password must match its [serve], and its "
+		    "allow list this host)";
+	case PG_ANSWER_UNKNOWN:
+		return " (a wrong url, or no [cluster] of that ID there)";
+	default:
+		return "";
+	}
+}
+
 static void
 report(struct tool *t, const struct pg_round *r, int second)
 {
@@ -80,7 +88,7 @@ report(struct tool *t, const struct pg_round *r, int second)
 			tool_error("cluster %s: peer %s (%s) answered %s: "
 			    "check its [peer %s] section and its serve's "
 			    "config%s", c->id, p->name, p->url, s->why,
-			    p->name, pg_answer_hint(s->answer.kind));
+			    p->name, answer_hint(s->answer.kind));
 			break;
 		}
 	}
@@ -149,11 +157,13 @@ withdraw(struct tool *t, const struct pg_stamp *rec, const char *old,
 		    t->state.path, t->cluster->id, strerror(errno));
 }
 
-/* A signal while the claim is out: withdraw it, then die of the signal. */
+/* After a signal, with the claim out: withdraw it, die of the signal. */
 static void
 interrupted(struct tool *t, const struct pg_stamp *rec, const char *old,
     size_t oldlen)
 {
+	if (!got_signal)
+		return;
 	withdraw(t, rec, old, oldlen);
 	tool_decided(t, "%s: interrupted: claim withdrawn", t->cluster->id);
 	signal(got_signal, SIG_DFL);
@@ -162,11 +172,10 @@ interrupted(struct tool *t, const struct pg_stamp *rec, const char *old,
 }
 
 /*
- * Keep the claim. When it became visible late, lengthen its horizon
- * first, so that a peer still in its round 2 sees the claim rather than
- * the job's first refresh (pollguard(7)); when that would reach the wait
- * time, or the record cannot be written, withdraw instead (*why says
- * why); when it is no longer our claim (a writer on this node), too.
+ * Keep the claim, lengthened to pg_claim_keep_horizon first; when that
+ * would reach the wait time, or the record cannot be written, withdraw
+ * instead (*why says why); when it is no longer our claim (a writer on
+ * this node), too.
  */
 static enum pg_verdict
 keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec,
@@ -207,9 +216,8 @@ keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec,
 /*
  * The wait for a peer whose name sorts after ours: ask the pending peers
  * again, after 1, 2, 4 .. 32 ms, until each has decided (pg_settle_poll)
- * or our deadline has passed.
- * r is the last round asked, freed and refilled here. Returns the
- * verdict, with the reason and peer.
+ * or our deadline has passed. r is the last round asked, freed and
+ * refilled here.
  */
 static enum pg_verdict
 poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
@@ -230,14 +238,12 @@ poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
 		nap(backoff * 1000000);
 		if (backoff < 32)
 			backoff *= 2;
-		if (got_signal)
-			interrupted(t, rec, old, oldlen);
+		interrupted(t, rec, old, oldlen);
 		pg_round_free(r);
 		if (pg_peers_ask_some(t->cfg, c, NULL, pending, r) == -1)
 			tool_die_errno(EX_OSERR, "asking the peers of %s",
 			    c->id);
-		if (got_signal)
-			interrupted(t, rec, old, oldlen);
+		interrupted(t, rec, old, oldlen);
 		cl->end_ns = r->end_ns;
 		v = pg_settle_poll(cl, c->wait_ms, r->seen, r->n, pending, why,
 		    peer);
@@ -246,11 +252,9 @@ poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
 }
 
 /*
- * Claim, settle, ask again: keep the claim or withdraw it, restoring the
- * record that was there. Returns the exit status. The claim lock, taken
- * before round 1, stays held until exit, after the record was restored or
- * the claim lengthened: a peer's serve reads "deciding no" only then
- * (pollguard(7)).
+ * The claim lock, taken before round 1, stays held until exit, after the
+ * record was restored or the claim lengthened: a peer's serve reads
+ * "deciding no" only then (pollguard(7)).
  */
 int
 claim_and_settle(struct tool *t, const struct pg_round *first,
@@ -291,11 +295,9 @@ claim_and_settle(struct tool *t, const struct pg_round *first,
 	cl.claim_ns = rec.mono_ns;
 	cl.start_ns = first->start_ns;
 	cl.slept = settle_sleep(t, first);
-	if (got_signal)
-		interrupted(t, &rec, old, oldlen);
+	interrupted(t, &rec, old, oldlen);
 	check_ask(t, &r, first);
-	if (got_signal)
-		interrupted(t, &rec, old, oldlen);
+	interrupted(t, &rec, old, oldlen);
 	cl.end_ns = r.end_ns;
 	for (i = 0; i < r.n; i++)
 		r.seen[i].answered =

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * check.h: pollguard-check's rounds and its claim (bin/check-claim.c),
- * beside the options, the local tests and the exit status of
- * bin/pollguard-check.c.
- */
+/* check.h: pollguard-check's rounds and its claim (bin/check-claim.c). */
 #ifndef CHECK_H
 #define CHECK_H
 
@@ -19,10 +15,11 @@ void	 check_ask(struct tool *, struct pg_round *, const struct pg_round *);
 
 /*
  * A go after round 1 (first), with peers and settle > 0: claim, settle,
- * ask again, then keep the claim or withdraw it (doc/SAFETY.md, section
- * 1). prev_check_ns: this node's previous check (pg_prefer_prev_check).
- * Returns the exit status; a signal while the claim is out withdraws it,
- * then ends the check by that signal.
+ * ask again, then keep the claim or withdraw it, restoring the record
+ * that was there (doc/SAFETY.md, section 1). prev_check_ns: this node's
+ * previous check (pg_prefer_prev_check). Returns the exit status; a
+ * signal while the claim is out withdraws it, then ends the check by
+ * that signal.
  */
 int	 claim_and_settle(struct tool *, const struct pg_round *, int64_t);
 

@@ -207,11 +207,8 @@ check(int argc, char *argv[])
 	 * asked, so only this node's own hold can stop it.
 	 */
 	if (t.cluster->backend == PG_BACKEND_ETCD) {
-		if (ownp != NULL && own.hold_ms > 0) {
-			memset(&d, 0, sizeof(d));
-			d.verdict = PG_SKIP_ACTIVE;
-			d.reason = PG_REASON_HELD;
-			d.own = 1;
+		pg_decide(t.cluster, t.cfg->node, ownp, 0, NULL, 0, &d);
+		if (d.verdict != PG_GO) {
 			pg_decision_text(&d, t.cluster, ownp, NULL, 0, text,
 			    sizeof(text));
 			tool_decided(&t, "%s: %s", id, text);
@@ -220,13 +217,12 @@ check(int argc, char *argv[])
 		return etcd_check(&t, claim);
 	}
 	/*
-	 * Activity in our own record after this check started: another
-	 * check on this node, started with this one, kept its claim (one
-	 * that withdrew put the record back) and released the claim lock
-	 * before this one took it, as the fast rule's quick rounds allow; or
-	 * its job has refreshed the record since. Skip as if it still held
-	 * the lock. The time since the activity is used, not the claim, so
-	 * that a check held up past the claim's horizon still sees it.
+	 * Activity in our own record after this check started: a check on
+	 * this node started with this one kept its claim and released the
+	 * claim lock before we took it, or its job has refreshed the record
+	 * since (doc/SAFETY.md, section 5). The time since the activity is
+	 * used, not the claim, so that a check held up past the claim's
+	 * horizon still sees it.
 	 */
 	if (claim && ownp != NULL && own.elapsed_ms != PG_NEVER &&
 	    own.elapsed_ms < INT64_MAX / 1000000 &&
@@ -239,9 +235,7 @@ check(int argc, char *argv[])
 	}
 	/*
 	 * A claim of another check on this node, still within its horizon:
-	 * kept, its run about to start. A claim of ours would hide it from
-	 * a peer's round 2, which would then take ours, later than its own,
-	 * for the only activity here (doc/SAFETY.md, two checks on a node).
+	 * ours would hide it from a peer's round 2 (doc/SAFETY.md, section 5).
 	 */
 	if (claim && ownp != NULL && own.claim_ms >= 0) {
 		tool_decided(&t, "%s: skip: another check on this node kept its "

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * decide.c: the rules that turn peers' answers into go or skip: one
- * round (pg_decide), and the settle round that orders concurrent claims
- * (pg_settle, one rule for every peer, and pg_settle_poll for the peers
- * it waits for). Pure functions of plain data, so that the tests can try
- * every case; doc/SAFETY.md holds the argument, doc/model/ the model.
+ * decide.c: go or skip after one round, keep or withdraw a claim after
+ * the settle round. Pure, so that the tests can try every case;
+ * doc/SAFETY.md holds the argument, doc/model/ the model.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,10 +33,8 @@ pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
 }
 
 /*
- * With this node in cooldown: hand over? Yes when some peer that answered
- * is not in cooldown itself; when all are, the node whose run ended last
- * skips and the others take turns. No peer answered: no (the unreachable
- * policy decides).
+ * With this node in cooldown: hand over (pg_decide says when)? No when no
+ * peer answered: the unreachable policy decides.
  */
 static int
 hand_over(const struct pg_cluster *c, const char *node,
@@ -211,17 +207,28 @@ too_slow(const struct pg_claim *c)
 	    c->horizon_ms * MS - c->settle_ms * MS / 4 - 50 * MS;
 }
 
+/* Active, as both settle rounds count a peer: a kept claim always is. */
+static int
+counted(const struct pg_claim *c, int64_t wait_ms, const struct pg_seen *s)
+{
+	return s->answer.kind == PG_ANSWER_ELAPSED &&
+	    s->answer.elapsed_ms < wait_ms &&
+	    !pg_handover_ignores(c->on_failure, s) &&
+	    !pg_yield_ignores(c->node, c->prev_check_ns, c->yield_slack_ms, s);
+}
+
+/* Withdraw the claim for w, peer i deciding. */
+static enum pg_verdict
+lost(enum pg_settle_why w, size_t i, enum pg_settle_why *why, size_t *peer)
+{
+	*why = w;
+	*peer = i;
+	return PG_SKIP_ACTIVE;
+}
+
 /*
- * One rule, whatever each node concludes about the other (doc/SAFETY.md):
- * a node keeps its claim against an active peer only when the peer's
- * claim certainly came more than settle/4, and after ours became
- * visible, later than ours (that peer saw our claim as the earlier one
- * and withdraws, by this rule or by 0.3's);
- * or, on a nearer claim, when our name sorts first, the peer's status
- * can be read, and the peer has withdrawn (pending, pg_settle_poll).
- * Everything else withdraws. The settle sleep, taken when a peer may be
- * a 0.3 node, makes a claim we did not see one that 0.3's rule orders
- * after ours.
+ * A peer whose claim came later than ours saw ours as the earlier one,
+ * and withdraws by this rule or by 0.3's.
  */
 enum pg_verdict
 pg_settle(const struct pg_claim *c, int64_t wait_ms,
@@ -236,7 +243,6 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	later = c->visible_ns - c->claim_ns;
 	if (later < window)
 		later = window;
-	*peer = 0;
 	for (i = 0; i < n; i++)
 		pending[i] = 0;
 	for (i = 0; i < n; i++) {
@@ -245,18 +251,12 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		case PG_ANSWER_ELAPSED:
 		case PG_ANSWER_NEVER:
 			/* A hold put on while we settled: let it be. */
-			if (s->has_status && s->status.hold_ms > 0) {
-				*peer = i;
-				*why = PG_LOST_HELD;
-				return PG_SKIP_ACTIVE;
-			}
+			if (s->has_status && s->status.hold_ms > 0)
+				return lost(PG_LOST_HELD, i, why, peer);
 			break;
 		case PG_ANSWER_UNREACHABLE:
-			if (s->answered) {
-				*peer = i;
-				*why = PG_LOST_VANISHED;
-				return PG_SKIP_ACTIVE;
-			}
+			if (s->answered)
+				return lost(PG_LOST_VANISHED, i, why, peer);
 			if (unreachable == n)
 				unreachable = i;
 			continue;
@@ -265,35 +265,23 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 				invalid = i;
 			continue;
 		}
-		if (s->answer.kind == PG_ANSWER_NEVER ||
-		    s->answer.elapsed_ms >= wait_ms ||
-		    pg_handover_ignores(c->on_failure, s) ||
-		    pg_yield_ignores(c->node, c->prev_check_ns,
-		    c->yield_slack_ms, s))
+		if (!counted(c, wait_ms, s))
 			continue;
 		if (active == n)
 			active = i;
-		*peer = i;
 		/*
 		 * Not reached in round 1: what it did before is unknown to
 		 * us. Its record may show a job's refresh after an old claim,
 		 * or a claim of its own that hides a job it runs without
 		 * the run lock (doc/SAFETY.md, "Unseen peers").
 		 */
-		if (!s->answered) {
-			*why = PG_LOST_UNSEEN;
-			return PG_SKIP_ACTIVE;
-		}
+		if (!s->answered)
+			return lost(PG_LOST_UNSEEN, i, why, peer);
 		/* A 0.3 node orders a claim it missed only after the sleep. */
-		if (!c->slept && !pg_peer_fast(s)) {
-			*why = PG_LOST_RULE;
-			return PG_SKIP_ACTIVE;
-		}
-		if (pg_peer_fast(s) && pg_settle_disagrees(c->settle_ms,
-		    c->timeout_ms, s, 1) == 0) {
-			*why = PG_LOST_DISAGREE;
-			return PG_SKIP_ACTIVE;
-		}
+		if (!c->slept && !pg_peer_fast(s))
+			return lost(PG_LOST_RULE, i, why, peer);
+		if (pg_settle_disagrees(c->settle_ms, c->timeout_ms, s, 1) == 0)
+			return lost(PG_LOST_DISAGREE, i, why, peer);
 		/* When the peer claimed, relative to our claim: lo or later. */
 		lo = lower_bound(c, s);
 		if (lo > later)
@@ -304,15 +292,13 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 				wait = i;
 			continue;
 		}
-		*why = lo < -window ? PG_LOST_EARLIER : PG_LOST_NAME;
-		return PG_SKIP_ACTIVE;
+		return lost(lo < -window ? PG_LOST_EARLIER : PG_LOST_NAME, i,
+		    why, peer);
 	}
 	*peer = 0;
-	if (too_slow(c)) {
-		*peer = active < n ? active : 0;
-		*why = PG_LOST_SLOW_ROUND;
-		return PG_SKIP_ACTIVE;
-	}
+	if (too_slow(c))
+		return lost(PG_LOST_SLOW_ROUND, active < n ? active : 0, why,
+		    peer);
 	if (invalid < n) {
 		*peer = invalid;
 		*why = PG_LOST_INVALID;
@@ -332,11 +318,7 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	return PG_GO;
 }
 
-/*
- * "deciding" is tested before the record is read (pg_status_serve), so
- * "not deciding, claim gone" means the check there withdrew: it releases
- * the lock only after restoring the record.
- */
+/* "Not deciding, claim gone" means withdrew: see pg_status_serve. */
 enum pg_verdict
 pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
     const struct pg_seen *seen, size_t n, int *pending,
@@ -345,47 +327,28 @@ pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
 	const struct pg_seen	*s;
 	size_t			 i, wait = n;
 
-	/* Past the deadline (a stall): whatever the answers, withdraw. */
 	if (too_slow(c)) {
 		for (i = 0; i < n && !pending[i]; i++)
 			;
-		*peer = i < n ? i : 0;
-		*why = PG_LOST_SLOW_ROUND;
-		return PG_SKIP_ACTIVE;
+		return lost(PG_LOST_SLOW_ROUND, i < n ? i : 0, why, peer);
 	}
 	for (i = 0; i < n; i++) {
 		if (!pending[i])
 			continue;
 		s = &seen[i];
-		*peer = i;
-		if ((s->answer.kind != PG_ANSWER_ELAPSED &&
-		    s->answer.kind != PG_ANSWER_NEVER) || !pg_peer_fast(s)) {
-			*why = PG_LOST_POLL;
-			return PG_SKIP_ACTIVE;
-		}
-		if (s->status.hold_ms > 0) {
-			*why = PG_LOST_HELD;
-			return PG_SKIP_ACTIVE;
-		}
-		if (pg_settle_disagrees(c->settle_ms, c->timeout_ms, s,
-		    1) == 0) {
-			*why = PG_LOST_DISAGREE;
-			return PG_SKIP_ACTIVE;
-		}
+		if (!pg_answered(s) || !pg_peer_fast(s))
+			return lost(PG_LOST_POLL, i, why, peer);
+		if (s->status.hold_ms > 0)
+			return lost(PG_LOST_HELD, i, why, peer);
+		if (pg_settle_disagrees(c->settle_ms, c->timeout_ms, s, 1) == 0)
+			return lost(PG_LOST_DISAGREE, i, why, peer);
 		if (s->status.deciding) {
 			if (wait == n)
 				wait = i;
 			continue;
 		}
-		/* Active as pg_settle counts it: a kept claim always is. */
-		if (s->answer.kind == PG_ANSWER_ELAPSED &&
-		    s->answer.elapsed_ms < wait_ms &&
-		    !pg_handover_ignores(c->on_failure, s) &&
-		    !pg_yield_ignores(c->node, c->prev_check_ns,
-		    c->yield_slack_ms, s)) {
-			*why = PG_LOST_KEPT;
-			return PG_SKIP_ACTIVE;
-		}
+		if (counted(c, wait_ms, s))
+			return lost(PG_LOST_KEPT, i, why, peer);
 		pending[i] = 0;		/* it withdrew */
 	}
 	*peer = wait < n ? wait : 0;
@@ -404,36 +367,13 @@ pg_claim_keep_horizon(const struct pg_claim *c, int64_t wait_ms)
 	return h < wait_ms ? h : 0;
 }
 
-/* A go while a more preferred peer is eligible: why this node goes. */
-static void
-prefer_text(const struct pg_decision *d, const struct pg_cluster *c,
-    const struct pg_seen *seen, char *buf, size_t len)
-{
-	const struct pg_seen	*p = &seen[d->prefer];
-	char			 t1[32], t2[32];
-
-	if (d->yield)
-		snprintf(buf, len, "go: the last run before yielding to %s "
-		    "(preferred and healthy)", p->name);
-	else if (!c->failback)
-		snprintf(buf, len, "go: this node polls; %s is preferred but "
-		    "failback = no", p->name);
-	else {
-		pg_duration_format(p->status.checking_ms < 0 ? 0 :
-		    p->status.checking_ms, t1, sizeof(t1));
-		pg_duration_format(c->failback_after_ms, t2, sizeof(t2));
-		snprintf(buf, len, "go: this node polls; %s is preferred but "
-		    "its checks have run only %s (failback_after %s)",
-		    p->name, t1, t2);
-	}
-}
-
 void
 pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
     const struct pg_status *own, const struct pg_seen *seen, size_t n,
     char *buf, size_t len)
 {
 	const struct pg_seen	*s = d->peer < n ? &seen[d->peer] : NULL;
+	const struct pg_seen	*p = d->prefer < n ? &seen[d->prefer] : NULL;
 	const struct pg_status	*st;
 	char			 t1[32], t2[32], how[32];
 
@@ -470,25 +410,33 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 		return;
 	case PG_REASON_PREFERRED:
 		snprintf(buf, len, "skip: %s is preferred and healthy",
-		    seen[d->prefer].name);
+		    p->name);
 		return;
 	case PG_REASON_YIELD:
 		snprintf(buf, len, "skip: yielding to %s, the preferred node "
-		    "(failback)", seen[d->prefer].name);
+		    "(failback)", p->name);
 		return;
 	default:
 		break;
 	}
-	if (d->prefer < n) {
-		prefer_text(d, c, seen, buf, len);
-		return;
-	}
-	if (d->yielded < n) {
+	/* A go while a more preferred peer is eligible: why this node goes. */
+	if (p != NULL && d->yield)
+		snprintf(buf, len, "go: the last run before yielding to %s "
+		    "(preferred and healthy)", p->name);
+	else if (p != NULL && !c->failback)
+		snprintf(buf, len, "go: this node polls; %s is preferred but "
+		    "failback = no", p->name);
+	else if (p != NULL) {
+		pg_duration_format(p->status.checking_ms < 0 ? 0 :
+		    p->status.checking_ms, t1, sizeof(t1));
+		pg_duration_format(c->failback_after_ms, t2, sizeof(t2));
+		snprintf(buf, len, "go: this node polls; %s is preferred but "
+		    "its checks have run only %s (failback_after %s)",
+		    p->name, t1, t2);
+	} else if (d->yielded < n)
 		snprintf(buf, len, "go: %s yields to this node (preferred)",
 		    seen[d->yielded].name);
-		return;
-	}
-	if (d->failed < n) {
+	else if (d->failed < n) {
 		pg_status_last_text(&seen[d->failed].status, how, sizeof(how));
 		snprintf(buf, len, "go: handover (%s's last run failed: %s)",
 		    seen[d->failed].name, how);
@@ -496,116 +444,70 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 		snprintf(buf, len, "go");
 }
 
+/*
+ * What pg_settle_text says for each reason, a format given the peer's
+ * name and its why (it may use neither); NULL: written out there. warns:
+ * pg_settle_warns.
+ */
+static const struct {
+	const char	*fmt;
+	int		 warns;
+} settle_texts[] = {
+	[PG_KEEP] = { "keep the claim: go", 0 },
+	[PG_LOST_EARLIER] = { "withdraw: %s claimed earlier", 0 },
+	[PG_LOST_NAME] = { NULL, 0 },
+	[PG_LOST_SLOW_WRITE] = { "claim withdrawn: writing it took too long "
+	    "to order it safely against peers", 1 },
+	[PG_LOST_SLOW_ROUND] = { "claim withdrawn: asking the peers took too "
+	    "long to order claims safely", 1 },
+	[PG_LOST_VANISHED] = { "claim withdrawn: peer %s answered before "
+	    "the claim but not after it (%s); it may have claimed too", 1 },
+	[PG_LOST_UNREACHABLE] = { NULL, 0 },
+	[PG_LOST_INVALID] = { NULL, 0 },
+	[PG_LOST_HELD] = { NULL, 0 },
+	[PG_WAIT] = { "waiting for %s to decide", 0 },
+	[PG_LOST_KEPT] = { "withdraw: %s kept its claim", 0 },
+	[PG_LOST_POLL] = { "claim withdrawn: %s, deciding too, did not show "
+	    "its status again (%s)", 1 },
+	[PG_LOST_RULE] = { "claim withdrawn: %s is active and shows no "
+	    "status, and round 2 came without the settle sleep", 1 },
+	[PG_LOST_DISAGREE] = { NULL, 1 },
+	[PG_LOST_UNSEEN] = { "claim withdrawn: %s could not be reached in "
+	    "round 1 and is active: it may be polling", 1 },
+	[PG_LOST_EXPIRED] = { "claim withdrawn: the claim's horizon passed, "
+	    "or nearly, before it could go, so peers may no longer count "
+	    "this node", 1 },
+	[PG_LOST_OVERWRITTEN] = { "claim withdrawn: the record was written "
+	    "over on this node while the claim was out", 1 },
+	[PG_LOST_SELF] = { "claim withdrawn: this node's own status cannot "
+	    "be read to tell whether peers still count it", 1 }
+};
+
 void
 pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
     size_t len)
 {
-	switch (why) {
-	case PG_KEEP:
-		snprintf(buf, len, "keep the claim: go");
-		break;
-	case PG_LOST_EARLIER:
-		snprintf(buf, len, "withdraw: %s claimed earlier", s->name);
-		break;
-	case PG_LOST_NAME:
+	const struct pg_status	*st = &s->status;
+
+	if (why == PG_LOST_NAME)
 		snprintf(buf, len, "withdraw: %s claimed at nearly the same "
 		    "moment%s", s->name, s->has_status ? " and its name sorts "
 		    "first" : ", and its status cannot be read to wait for it");
-		break;
-	case PG_LOST_SLOW_WRITE:
-		snprintf(buf, len, "claim withdrawn: writing it took too long "
-		    "to order it safely against peers");
-		break;
-	case PG_LOST_SLOW_ROUND:
-		snprintf(buf, len, "claim withdrawn: asking the peers took too "
-		    "long to order claims safely");
-		break;
-	case PG_LOST_VANISHED:
-		snprintf(buf, len, "claim withdrawn: peer %s answered before "
-		    "the claim but not after it (%s); it may have claimed too",
-		    s->name, s->why);
-		break;
-	case PG_LOST_HELD:
+	else if (why == PG_LOST_HELD)
 		snprintf(buf, len, "withdraw: %s shows a hold (by %s)", s->name,
-		    s->status.hold_by[0] != '\0' ? s->status.hold_by :
-		    "someone");
-		break;
-	case PG_WAIT:
-		snprintf(buf, len, "waiting for %s to decide", s->name);
-		break;
-	case PG_LOST_KEPT:
-		snprintf(buf, len, "withdraw: %s kept its claim", s->name);
-		break;
-	case PG_LOST_POLL:
-		snprintf(buf, len, "claim withdrawn: %s, deciding too, did "
-		    "not show its status again (%s)", s->name, s->why);
-		break;
-	case PG_LOST_RULE:
-		snprintf(buf, len, "claim withdrawn: %s is active and shows no "
-		    "status, and round 2 came without the settle sleep",
-		    s->name);
-		break;
-	case PG_LOST_DISAGREE:
+		    st->hold_by[0] != '\0' ? st->hold_by : "someone");
+	else if (why == PG_LOST_DISAGREE)
 		snprintf(buf, len, "claim withdrawn: %s announces settle %"
 		    PRId64 "ms and timeout %" PRId64 "ms, unlike this node",
-		    s->name, s->status.settle_ms, s->status.timeout_ms);
-		break;
-	case PG_LOST_UNSEEN:
-		snprintf(buf, len, "claim withdrawn: %s could not be reached "
-		    "in round 1 and is active: it may be polling", s->name);
-		break;
-	case PG_LOST_EXPIRED:
-		snprintf(buf, len, "claim withdrawn: the claim's horizon "
-		    "passed, or nearly, before it could go, so peers may no "
-		    "longer count this node");
-		break;
-	case PG_LOST_SELF:
-		snprintf(buf, len, "claim withdrawn: this node's own status "
-		    "cannot be read to tell whether peers still count it");
-		break;
-	case PG_LOST_OVERWRITTEN:
-		snprintf(buf, len, "claim withdrawn: the record was written "
-		    "over on this node while the claim was out");
-		break;
-	default:
+		    s->name, st->settle_ms, st->timeout_ms);
+	else if (settle_texts[why].fmt != NULL)
+		snprintf(buf, len, settle_texts[why].fmt, s->name, s->why);
+	else
 		snprintf(buf, len, "withdraw: %s", s->why);
-		break;
-	}
 }
 
-/*
- * A claim withdrawn for want of time, of an answer or of certainty is
- * worth a warning; one that another node's claim, a hold or the policy
- * ordered is the rule at work.
- */
 int
 pg_settle_warns(enum pg_settle_why why)
 {
-	switch (why) {
-	case PG_KEEP:
-	case PG_LOST_EARLIER:
-	case PG_LOST_NAME:
-	case PG_LOST_UNREACHABLE:
-	case PG_LOST_INVALID:
-	case PG_LOST_HELD:
-	case PG_WAIT:
-	case PG_LOST_KEPT:
-		return 0;
-	default:
-		return 1;
-	}
-}
-
-const char *
-pg_answer_hint(enum pg_answer_kind k)
-{
-	switch (k) {
-	case PG_ANSWER_REFUSED:
-		return " (user and password must match its [serve], and its "
-		    "allow list this host)";
-	case PG_ANSWER_UNKNOWN:
-		return " (a wrong url, or no [cluster] of that ID there)";
-	default:
-		return "";
-	}
+	return settle_texts[why].warns;
 }

@@ -11,14 +11,7 @@
 #include "proto.h"
 #include "state.h"
 
-/*
- * decide.c: the rules that turn peers' answers into a verdict: one round
- * (pg_decide), then the settle round after a claim (pg_settle). Pure: no
- * I/O.
- */
-
-/* What a bad kind asks the operator to check, " (...)", or "". */
-const char	*pg_answer_hint(enum pg_answer_kind);
+/* decide.c */
 
 enum pg_verdict {
 	PG_GO = 0,		/* exit 0 */
@@ -117,14 +110,10 @@ void	 pg_decision_text(const struct pg_decision *,
 	    const struct pg_seen *, size_t, char *, size_t);
 
 /*
- * The settle round, after a claim. Does this node keep it? pollguard(7),
- * CLAIM AND SETTLE, has the argument; the names below are the ones it
- * uses.
- *
- * All times are this node's CLOCK_BOOTTIME in nanoseconds. A peer that
- * answered e ms in round 2 was last active (or claimed, within its
- * horizon) no earlier than sent - e - 1 ms - drift, where drift allows
- * for the two hosts' clocks running at rates up to PG_DRIFT_DIV apart.
+ * The settle round, after a claim: does this node keep it? pollguard(7),
+ * CLAIM AND SETTLE, has the argument and the names below. All times are
+ * this node's CLOCK_BOOTTIME in ns; two hosts' clocks may run at rates up
+ * to PG_DRIFT_DIV apart.
  */
 #define PG_DRIFT_DIV	1000	/* 1/1000: 0.1%, twice NTP's 500 ppm */
 
@@ -144,29 +133,25 @@ struct pg_claim {
 	int64_t		 yield_slack_ms;	/* previous check; slack */
 };
 
+/* Why pg_settle decided as it did; pg_settle and pg_settle_poll say when. */
 enum pg_settle_why {
-	PG_KEEP,		/* no concurrent claim, or we win every one */
-	PG_LOST_EARLIER,	/* a peer may have claimed clearly earlier */
-	PG_LOST_NAME,		/* a claim too close to order: its name
-				   sorts first (strcasecmp) */
+	PG_KEEP,
+	PG_LOST_EARLIER,
+	PG_LOST_NAME,
 	PG_LOST_SLOW_WRITE,	/* set by pollguard-check: the claim took
 				   too long to become visible to lengthen
 				   it within the wait */
-	PG_LOST_SLOW_ROUND,	/* rounds took longer than the horizon allows */
-	PG_LOST_VANISHED,	/* reachable in round 1, not in round 2: it
-				   may have claimed unseen */
+	PG_LOST_SLOW_ROUND,
+	PG_LOST_VANISHED,
 	PG_LOST_UNREACHABLE,	/* unreachable peer, policy skip */
 	PG_LOST_INVALID,	/* a peer answered nonsense */
-	PG_LOST_HELD,		/* a peer put the cluster on hold */
-	PG_WAIT,		/* not yet: keep if the pending peers withdraw */
-	PG_LOST_KEPT,		/* a pending peer kept its claim */
-	PG_LOST_POLL,		/* a pending peer no longer answers (or not
-				   by the fast rule) */
-	PG_LOST_RULE,		/* an active peer not of the fast rule, and
-				   round 2 came without the settle sleep */
-	PG_LOST_DISAGREE,	/* a fast peer's settle or timeout differs */
-	PG_LOST_UNSEEN,		/* active in round 2, unreachable in round 1:
-				   it may be polling since before */
+	PG_LOST_HELD,
+	PG_WAIT,
+	PG_LOST_KEPT,
+	PG_LOST_POLL,
+	PG_LOST_RULE,
+	PG_LOST_DISAGREE,
+	PG_LOST_UNSEEN,
 	PG_LOST_EXPIRED,	/* set by pollguard-check: our claim's
 				   horizon passed, or nearly, before we
 				   could go (pg_still_counted) */
@@ -276,11 +261,7 @@ void	 pg_settle_text(enum pg_settle_why, const struct pg_seen *, char *,
  */
 int	 pg_settle_warns(enum pg_settle_why);
 
-/*
- * prefer.c: the preferred node (pollguard(7), PREFERRED NODE): order,
- * eligibility, failback and the yield. Pure: no I/O. pg_decide calls
- * them; a cluster without prefer behaves as before.
- */
+/* prefer.c */
 
 /* The peer answered the question: reachable, its status (if any) read. */
 int	 pg_answered(const struct pg_seen *);
@@ -319,17 +300,11 @@ int	 pg_prefer_healthy(const struct pg_cluster *, const struct pg_seen *);
 int64_t	 pg_prefer_prev_check(const struct pg_status *);
 
 /*
- * True when a peer's activity does not count against node (this node)
- * because the peer yields to it and its last run is over by its own
- * records: the peer announces "yield NODE"; it recorded a run that began
- * and ended after the yield, and no activity since that end (but for
- * PG_HANDOVER_SLACK_MS); no run is going and no claim is reported; and
+ * True when a peer's activity does not count against node (this node):
+ * the peer yields to it, its last run is over by its own records, and
  * the yield was decided no later than slack ms after this node's previous
- * check (prev_ns, of pg_prefer_prev_check): that last run belongs to a
- * round this node has already checked in. A run that records no end (a
- * pollguard-touch -f pipeline, heartbeats, a start or end that could not
- * be written, a killed pollguard-touch) keeps the peer counted until its
- * elapsed reaches wait. pg_decide and pg_settle both use this.
+ * check (prev_ns, of pg_prefer_prev_check). prefer.c states the records
+ * and argues it; pg_decide and pg_settle both use this.
  */
 int	 pg_yield_ignores(const char *, int64_t, int64_t,
 	    const struct pg_seen *);

@@ -3,8 +3,7 @@
  * local.c: this node's status of a cluster, from its state directory.
  * pollguard-serve answers it to peers (GET /v1/status/CLUSTER), and
  * pollguard-check and pollguard-status read it for this node itself, so
- * both sides see the same thing; to peers, serve adds whether a check is
- * deciding, and the settings the fast rule needs to agree.
+ * both sides see the same thing.
  */
 #include <errno.h>
 #include <string.h>
@@ -138,14 +137,12 @@ pg_status_serve(struct pg_state *st, const struct pg_config *cfg,
 }
 
 /*
- * The last moment of a go: this node's claim must still be reported,
- * and for a while longer (settle/4 and 50 ms, the margin of pg_settle's
- * slow round), until the job's start under pollguard-touch. A peer that
- * reads no claim may stop counting this node: its last run failed and
- * ended near the claim (pg_handover_ignores; a run by hand may end
- * during this check), or it yielded. A check held up past that margin
- * withdraws, whatever this node's last run did (doc/SAFETY.md, "The
- * last step"). A hold put on this node while it settled withdraws too.
+ * The last moment of a go (doc/SAFETY.md, "The last step"): a peer that
+ * reads no claim may stop counting this node (pg_handover_ignores,
+ * pg_yield_ignores), so its claim must still be reported, with more than
+ * settle/4 and 50 ms of its horizon left (the margin of pg_settle's slow
+ * round), until the job's start under pollguard-touch; whatever this
+ * node's last run did, as a run by hand may end during this check.
  */
 int
 pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
@@ -160,7 +157,7 @@ pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
 		*why = PG_LOST_SELF;
 		return 0;
 	}
-	/* A hold put on this node while we settled: as on a peer. */
+	/* A hold put on this node while it settled: as on a peer. */
 	if (self->status.hold_ms > 0) {
 		*why = PG_LOST_HELD;
 		return 0;

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * prefer.c: the preferred node (pollguard(7), PREFERRED NODE). Which
- * node comes first, whether a more preferred peer will poll if it may,
- * when a substitute that polls hands the cluster back (failback), and
- * when its activity no longer counts against the node it yields to.
- * Pure functions of plain data, like decide.c, which calls them; they
- * only ever turn a go into a skip, except pg_yield_ignores, which is
- * argued where it is defined.
+ * prefer.c: the preferred node (pollguard(7), PREFERRED NODE), pure like
+ * decide.c, which calls it. These rules only ever turn a go into a skip,
+ * except pg_yield_ignores, which is argued where it is defined.
  */
 #include <stdint.h>
 #include <string.h>
@@ -57,17 +53,10 @@ pg_prefer_disagree(const struct pg_cluster *c, const struct pg_seen *seen,
 {
 	size_t	 i;
 
-	for (i = 0; i < n; i++) {
-		if (!pg_answered(&seen[i]))
-			continue;
-		if (!seen[i].has_status) {
-			if (c->prefer[0] != '\0')
-				return i;
-			continue;
-		}
-		if (strcasecmp(seen[i].status.prefer, c->prefer) != 0)
+	for (i = 0; i < n; i++)
+		if (pg_answered(&seen[i]) && strcasecmp(seen[i].has_status ?
+		    seen[i].status.prefer : "", c->prefer) != 0)
 			return i;
-	}
 	return n;
 }
 
@@ -105,43 +94,23 @@ pg_prefer_prev_check(const struct pg_status *own)
 }
 
 /*
- * Why not counting a yielding peer S is safe (node P, this node). S
- * writes "yield P" in its checked record, stamped with the moment its
- * check began, only at a check that goes (its last run), and keeps it
- * at the checks that skip; a check of S that goes for any other reason
- * removes it before it claims. So while the yield stands, the one run
- * of S still to be accounted for is the run of that last check.
+ * Why not counting a yielding peer S is safe (node P, this node): the
+ * whole argument is doc/PREFER.md's, "Why no round is doubled, lost or
+ * run twice". S writes "yield P", stamped with the moment its check
+ * began, only at the check of its last run, so while the yield stands
+ * that run is the one still to account for. P takes it to be over only
+ * from S's own records of it (a run that began and ended after the
+ * yield, nothing recorded since but its last refresh, no run going, no
+ * claim), never from the absence of one: whatever records no end keeps
+ * S counted by its elapsed time until it has been idle for the wait.
+ * That costs rounds, never safety. And the yield, decided no later than
+ * slack after P's previous check, puts that run in a firing before P's
+ * current one.
  *
- * P takes that run to be over only from S's own records of it, never
- * from the absence of one:
- * - S recorded a run that began and ended after the yield. It is the
- *   last run: a run that began before held the run lock when the check
- *   looked, and the check skipped (a run started by hand, outside any
- *   check, is not ordered anyway).
- * - S recorded nothing since that end but the run's own last refresh
- *   (PG_HANDOVER_SLACK_MS, as for handover): no pipeline through
- *   pollguard-touch -f, no heartbeat, no other work that records
- *   activity.
- * - No run is going and no claim is reported.
- * Whatever records no end after the yield (a -f pipeline, plain touch
- * heartbeats, a run whose start or end could not be written, a
- * pollguard-touch that was killed, a check of S held up after it kept
- * its claim) leaves S counted by its elapsed time, as any active peer,
- * until it has been idle for the wait. That costs rounds, never safety.
- *
- * And the yield must be decided no later than slack after P's previous
- * check. The yield moment is at most recv - yielded on our clock (the
- * answer was made before we read it), so the test is safe to the last
- * millisecond. P's previous check was for an earlier firing of the
- * schedule than this one; S's last run, begun at the yield, was for
- * that firing or an earlier one, as long as two firings lie more than
- * slack apart (slack is at most wait/4 and the claim horizon;
- * pollguard(7) asks for wait at most four check intervals). So S's last
- * run and P's go are never for the same firing, and by the records
- * above they never overlap.
- *
- * The differences below are of two times that are not negative: none
- * overflows, whatever a peer answers.
+ * The yield moment is at most recv - yielded on our clock (the answer
+ * was made before we read it), so the slack test is safe to the last
+ * millisecond. The differences below are of two times that are not
+ * negative: none overflows, whatever a peer answers.
  */
 int
 pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
@@ -161,13 +130,10 @@ pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
 }
 
 /*
- * A substitute gives the cluster back in two steps, so that no firing
- * is lost when the preferred node checks first: the go at which it
- * first sees the preferred node healthy is its last run (it announces
- * the yield before it claims); from then on it skips while the yield
- * lasts, and the preferred node, at its next check, does not count it.
- * A yield lasts while the preferred node stays eligible, at most two
- * waits when that node never polls: then the substitute polls again.
+ * A substitute gives the cluster back in two steps (doc/PREFER.md, rule
+ * 3), so that no firing is lost when the preferred node checks first. A
+ * yield lasts at most two waits when that node never polls: then the
+ * substitute polls again.
  */
 void
 pg_prefer_decide(const struct pg_cluster *c, const char *node,
