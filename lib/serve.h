@@ -83,7 +83,8 @@ struct pg_reply {
  * (the client closed mid-request). The allow list is checked first: a
  * refused client gets 403 whatever it sent, and req may then be NULL.
  * Then credentials (401), then the route: /v1/elapsed/CLUSTER (404
- * unknown; its body "never\n" or milliseconds), /v1/elapsed, /metrics.
+ * unknown; its body "never\n" or milliseconds), /v1/elapsed,
+ * /v1/status/CLUSTER, /v1/status (doc/PROTOCOL.md), /metrics.
  * Records are read from st (NULL: none, every cluster is never); a
  * damaged one is 500 for its cluster and in r->err. The log line names
  * the client, the status and the request line as far as it came.
