@@ -254,8 +254,8 @@ release(struct tool *t)
 		tool_decided(t, "%s: %s", id, r == PG_ETCD_OK ? "released" :
 		    "the lease had expired already");
 		if (pg_lease_remove(&t->state, id) == -1)
-			tool_die_errno(EX_CANTCREAT, "cannot remove %s/.%s.lease",
-			    t->state.path, id);
+			tool_die_errno(EX_CANTCREAT,
+			    "cannot remove %s/.%s.lease", t->state.path, id);
 	} else
 		tool_decided(t, "%s: this node does not hold the key", id);
 }

@@ -47,7 +47,10 @@ read_own(struct tool *t)
 
 	if ((r = pg_state_read(&t->state, id, &rec)) == -1) {
 		e = errno;
-		/* touch renames a record over a file or link, not a directory. */
+		/*
+		 * touch renames a record over a file or link, not a
+		 * directory.
+		 */
 		if (e == ELOOP)
 			tool_die(EX_DATAERR, "%s/%s: a symbolic link, which is "
 			    "never followed; 'pollguard-touch %s' replaces it",
@@ -139,7 +142,8 @@ check(int argc, char *argv[])
 	if (pg_clock(CLOCK_BOOTTIME, &started) == -1)
 		started = INT64_MAX;	/* never "after it started" */
 
-	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
+	/* getopt names it, not its path */
+	argv[0] = (char *)getprogname();
 	while ((ch = getopt(argc, argv, "c:Enqv")) != -1) {
 		switch (ch) {
 		case 'E':
@@ -168,8 +172,8 @@ check(int argc, char *argv[])
 
 	tool_init();
 	/*
-	 * A reader that went away (check -v 2>&1 | head) must not kill the check
-	 * with its claim out: the write fails, the check goes on.
+	 * A reader that went away (check -v 2>&1 | head) must not kill the
+	 * check with its claim out: the write fails, the check goes on.
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	tool_setup(&t, conf, argv[0]);
@@ -183,7 +187,8 @@ check(int argc, char *argv[])
 	if (held) {
 		if (claim)
 			checked(&t, &start, 0, NULL);
-		tool_decided(&t, "%s: skip: a run on this node is still going", id);
+		tool_decided(&t, "%s: skip: a run on this node is still going",
+		    id);
 		return PG_SKIP_LOCAL;
 	}
 	/* Another check of this cluster on this node is deciding: let it. */
@@ -191,8 +196,8 @@ check(int argc, char *argv[])
 		if (held == -1)
 			tool_die_errno(EX_CANTCREAT, "%s/.%s.claim",
 			    t.state.path, id);
-		tool_decided(&t, "%s: skip: another check on this node is deciding",
-		    id);
+		tool_decided(&t, "%s: skip: another check on this node is "
+		    "deciding", id);
 		return PG_SKIP_LOCAL;
 	}
 	/* This node's status, as its serve tells peers: a hold, a failure. */
@@ -228,9 +233,9 @@ check(int argc, char *argv[])
 	    own.elapsed_ms < INT64_MAX / 1000000 &&
 	    pg_clock(CLOCK_BOOTTIME, &now) == 0 &&
 	    now - own.elapsed_ms * 1000000 > started) {
-		tool_decided(&t, "%s: skip: another check on this node claimed the "
-		    "round %" PRId64 "ms ago, as this one started", id,
-		    own.elapsed_ms);
+		tool_decided(&t, "%s: skip: another check on this node "
+		    "claimed the round %" PRId64 "ms ago, as this one started",
+		    id, own.elapsed_ms);
 		return PG_SKIP_LOCAL;
 	}
 	/*
@@ -238,8 +243,8 @@ check(int argc, char *argv[])
 	 * ours would hide it from a peer's round 2 (doc/SAFETY.md, section 5).
 	 */
 	if (claim && ownp != NULL && own.claim_ms >= 0) {
-		tool_decided(&t, "%s: skip: another check on this node kept its "
-		    "claim %" PRId64 "ms ago, within its horizon", id,
+		tool_decided(&t, "%s: skip: another check on this node "
+		    "kept its claim %" PRId64 "ms ago, within its horizon", id,
 		    own.claim_ms);
 		return PG_SKIP_LOCAL;
 	}

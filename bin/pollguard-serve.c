@@ -36,7 +36,8 @@
 struct server {
 	struct tool	 t;
 	const char	*confpath;
-	int		 listen_arg;	/* -l given: the listen key is not used */
+	int		 listen_arg;	/* -l given: the listen key is
+					   not used */
 	size_t		 maxconn;
 	struct pollfd	*pfd;		/* maxconn + 1 */
 };
@@ -335,7 +336,8 @@ main(int argc, char *argv[])
 	int			 ch, inetd = 0, loaded;
 
 	s.t.state.dirfd = -1;
-	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
+	/* getopt names it, not its path */
+	argv[0] = (char *)getprogname();
 	while ((ch = getopt(argc, argv, "c:il:p:v")) != -1) {
 		switch (ch) {
 		case 'c':

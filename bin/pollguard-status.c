@@ -160,8 +160,8 @@ prefer_lines(const struct pg_fleet *f, size_t nf, int json)
 				    "node %s announces prefer %s, this node %s:"
 				    " prefer is not applied until they agree\n",
 				    c->id, n->name, tool_order(its, sizeof(its),
-				    n->st.prefer), tool_order(mine, sizeof(mine),
-				    c->prefer));
+				    n->st.prefer), tool_order(mine,
+				    sizeof(mine), c->prefer));
 			}
 		}
 	}
@@ -200,7 +200,8 @@ main(int argc, char *argv[])
 	size_t			 i, nf;
 	int			 ch, json = 0, pflag = 0, bad = 0;
 
-	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
+	/* getopt names it, not its path */
+	argv[0] = (char *)getprogname();
 	/* A long option (--help) is no -p, though getopt finds a 'p' in it. */
 	for (i = 1; i < (size_t)argc && argv[i][0] == '-' &&
 	    strcmp(argv[i], "--") != 0; i++)

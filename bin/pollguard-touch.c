@@ -147,7 +147,8 @@ main(int argc, char *argv[])
 	int64_t		 limit_ms = -1, hold_ms = -1;
 	int		 ch, fflag = 0, rflag = 0;
 
-	argv[0] = (char *)getprogname();	/* getopt names it, not its path */
+	/* getopt names it, not its path */
+	argv[0] = (char *)getprogname();
 	/* '+': options end at the cluster, so the command keeps its own. */
 	while ((ch = getopt(argc, argv, "+H:c:fm:rt:")) != -1) {
 		switch (ch) {

@@ -117,7 +117,8 @@ enum pg_kv_error {
 struct pg_kv {
 	const char		*p;		/* the next line */
 	const char		*end;
-	const char *const	*keys;		/* known, NULL last; 32 at most */
+	const char *const	*keys;		/* known, NULL last; 32 at
+						   most */
 	int			 flags;		/* PG_KV_* */
 	size_t			 line_max;	/* the longest line without its
 						   end; 0: no limit */

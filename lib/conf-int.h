@@ -29,9 +29,11 @@ struct parse {
 	enum section		 sec;
 	void			*base;		/* its struct */
 	char			 label[PG_NAME_MAX + 16]; /* "peer a" */
-	unsigned int		 seen;		/* keys of this section so far */
+	unsigned int		 seen;		/* keys of this section so
+						   far */
 	int			 seen_global;
-	int			 connect_line;	/* connect_timeout was set here */
+	int			 connect_line;	/* connect_timeout was set
+						   here */
 	int			 seen_serve;
 	int			 has_password;
 	char			**peerlists;	/* per cluster, NULL: default */

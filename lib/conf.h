@@ -45,14 +45,18 @@ struct pg_peer {
 };
 
 enum pg_unreachable {
-	PG_UNREACHABLE_RUN = 0,		/* an unreachable peer counts as never */
-	PG_UNREACHABLE_SKIP		/* any unreachable peer: skip the round */
+	PG_UNREACHABLE_RUN = 0,		/* an unreachable peer counts as
+					   never */
+	PG_UNREACHABLE_SKIP		/* any unreachable peer: skip the
+					   round */
 };
 
 /* What a failed run does to who polls next (pollguard(7), HANDOVER). */
 enum pg_on_failure {
-	PG_ON_FAILURE_HANDOVER = 0,	/* the default: healthy nodes take over */
-	PG_ON_FAILURE_STAY		/* 0.3: the failing node stays the poller */
+	PG_ON_FAILURE_HANDOVER = 0,	/* the default: healthy nodes
+					   take over */
+	PG_ON_FAILURE_STAY		/* 0.3: the failing node stays
+					   the poller */
 };
 
 /* Who orders the claims of a cluster: its peers, or an etcd cluster. */
@@ -63,7 +67,8 @@ enum pg_backend {
 
 /* What pollguard-touch -- does to a job whose etcd lease was lost. */
 enum pg_lease_lost {
-	PG_LEASE_LOST_KILL = 0,		/* the default: stop its process group */
+	PG_LEASE_LOST_KILL = 0,		/* the default: stop its process
+					   group */
 	PG_LEASE_LOST_WARN		/* say so, let it run */
 };
 

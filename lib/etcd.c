@@ -29,7 +29,8 @@ struct pg_etcd_conn {
 	size_t			 cur;		/* the endpoint in use */
 	int64_t			 until;		/* CLOCK_BOOTTIME ms: no try
 						   runs past it (0: none) */
-	char			 token[PG_ETCD_ENDPOINTS_MAX][PG_ETCD_TOKEN_MAX];
+	char			 token[PG_ETCD_ENDPOINTS_MAX]
+	    [PG_ETCD_TOKEN_MAX];
 	char			*body;
 	size_t			 len;
 	int			 toolong;
@@ -208,8 +209,8 @@ tls_refused(const struct pg_etcd_conn *c, CURLcode e)
 {
 	return e == CURLE_PEER_FAILED_VERIFICATION ||
 	    e == CURLE_SSL_CACERT_BADFILE || e == CURLE_SSL_CERTPROBLEM ||
-	    e == CURLE_SSL_ISSUER_ERROR || e == CURLE_SSL_PINNEDPUBKEYNOTMATCH ||
-	    cert_alert(c->alert);
+	    e == CURLE_SSL_ISSUER_ERROR ||
+	    e == CURLE_SSL_PINNEDPUBKEYNOTMATCH || cert_alert(c->alert);
 }
 
 /*
@@ -222,7 +223,8 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 {
 	const struct pg_etcd	*e = &c->cfg->etcd;
 	struct curl_slist	*hdr = NULL, *h;
-	char			 url[PG_VALUE_MAX + 32], auth[PG_ETCD_TOKEN_MAX + 16];
+	char			 url[PG_VALUE_MAX + 32],
+	    auth[PG_ETCD_TOKEN_MAX + 16];
 	size_t			 n = strlen(e->endpoints[i]);
 	CURL			*x = c->easy;
 	int64_t			 cto, tmo;
@@ -622,8 +624,8 @@ txn(struct pg_etcd_conn *c, const char *key, const char *k64,
 	if (create) {
 		cmp = json_pack("{s:s, s:s, s:s}", "target", "CREATE", "key",
 		    k64, "createRevision", "0");
-		then = json_pack("{s:{s:s, s:s, s:o}}", "requestPut", "key", k64,
-		    "value", v64, "lease", id_json(lease));
+		then = json_pack("{s:{s:s, s:s, s:o}}", "requestPut", "key",
+		    k64, "value", v64, "lease", id_json(lease));
 	} else {
 		cmp = json_pack("{s:s, s:s, s:o}", "target", "LEASE", "key",
 		    k64, "lease", id_json(lease));

@@ -44,7 +44,8 @@ num(json_t *obj, const char *name, int64_t min, int64_t max, int64_t *v)
 		s = json_string_value(j);
 		n = json_string_length(j);
 		if (n == 0 || n > 20 || strlen(s) != n ||
-		    strspn(s + (s[0] == '-'), "0123456789") != n - (s[0] == '-'))
+		    strspn(s + (s[0] == '-'), "0123456789") !=
+		    n - (s[0] == '-'))
 			return -1;
 		*v = strtonum(s, min, max, &errstr);
 		if (errstr != NULL)
@@ -69,7 +70,8 @@ pg_base64_decode(const char *src, size_t len, void *dstp, size_t dlen)
 	for (i = 0; i < len; i++) {
 		if (src[i] == '=') {
 			/* Only at the end, at most two. */
-			if (i < len - 2 || (i == len - 2 && src[len - 1] != '='))
+			if (i < len - 2 ||
+			    (i == len - 2 && src[len - 1] != '='))
 				return -1;
 			pad++;
 			acc <<= 6;
@@ -252,16 +254,16 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 		if (num(root, "ID", 0, INT64_MAX, &r->id) == -1 ||
 		    num(root, "TTL", op == PG_ETCD_TTL ? -1 : 0,
 		    PG_ETCD_TTL_MAX, &r->ttl) == -1)
-			return bad(why, len, "a lease answer with an invalid ID "
-			    "or TTL");
+			return bad(why, len, "a lease answer with an invalid "
+			    "ID or TTL");
 		if (op == PG_ETCD_GRANT && (r->id == 0 || r->ttl == 0))
 			return bad(why, len, "a grant without a lease");
 		return 0;
 	case PG_ETCD_TXN:
 		j = json_object_get(root, "succeeded");
 		if (j != NULL && !json_is_boolean(j))
-			return bad(why, len, "a txn answer's succeeded is not a "
-			    "boolean");
+			return bad(why, len, "a txn answer's succeeded is not "
+			    "a boolean");
 		r->succeeded = j != NULL && json_is_true(j);
 		resp = json_object_get(root, "responses");
 		if (r->succeeded) {
@@ -274,8 +276,8 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 		if (!json_is_array(resp) || json_array_size(resp) != 1 ||
 		    !json_is_object(j = json_array_get(resp, 0)) ||
 		    (j = json_object_get(j, "response_range")) == NULL)
-			return bad(why, len, "a failed txn without the range of "
-			    "the key");
+			return bad(why, len, "a failed txn without the range "
+			    "of the key");
 		return range(j, key, r, why, len);
 	case PG_ETCD_RANGE:
 		return range(root, key, r, why, len);

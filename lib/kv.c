@@ -89,7 +89,8 @@ pg_kv_next(struct pg_kv *kv)
 		}
 		n = nl - kv->p;
 		kv->p = nl + 1;
-		if ((kv->flags & PG_KV_CRLF) && n > 0 && kv->line[n - 1] == '\r')
+		if ((kv->flags & PG_KV_CRLF) && n > 0 &&
+		    kv->line[n - 1] == '\r')
 			n--;
 		kv->len = n;
 		if (n == 0 && (kv->flags & PG_KV_BLANK))

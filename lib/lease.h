@@ -28,7 +28,8 @@ int	 pg_lease_parse(const char *, size_t, struct pg_lease *);
 
 /* Read: 1 and *l, 0 when there is none, -1 with errno. */
 int	 pg_lease_read(struct pg_state *, const char *, struct pg_lease *);
-int	 pg_lease_write(struct pg_state *, const char *, const struct pg_lease *);
+int	 pg_lease_write(struct pg_state *, const char *,
+	    const struct pg_lease *);
 int	 pg_lease_remove(struct pg_state *, const char *);
 
 /*

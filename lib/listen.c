@@ -57,7 +57,7 @@ pg_listen_parse(const char *spec, void *ssp, const char **errstr)
 			return -1;
 		ss.ss_family = AF_INET;
 	} else
-		ss.ss_family = AF_INET6;	/* all addresses, both families */
+		ss.ss_family = AF_INET6; /* all addresses, both families */
 	if (ss.ss_family == AF_INET6)
 		sin6->sin6_port = htons(port);
 	else
@@ -79,7 +79,8 @@ pg_listen_open(const char *spec, int backlog, char *name, size_t nlen,
 	socklen_t		 len;
 	in_port_t		 port;
 	int			 fd, on = 1, off = 0, any = spec[0] == ':';
-	int			 flags = SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC;
+	int			 flags = SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC;
 
 	if (pg_listen_parse(spec, &ss, &errstr) == -1) {
 		snprintf(err, elen, "listen: '%s': %s", spec, errstr);

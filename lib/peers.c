@@ -43,7 +43,8 @@ struct xfer {
 	int		 bad;		/* a malformed status line: */
 	char		 badline[32];	/* its start */
 	size_t		 badlen;
-	int		 itself;	/* the peer's serve says it is this node */
+	int		 itself;	/* the peer's serve says it is
+					   this node */
 	int64_t		 sent_ns;	/* 0, or stamped just before sending */
 };
 
@@ -412,7 +413,9 @@ xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
 			    (char **)&done);
 			i = done - x;
-			/* The whole answer is read: a bound on the safe side. */
+			/*
+			 * The whole answer is read: a bound on the safe side.
+			 */
 			if (pg_clock(CLOCK_BOOTTIME, &r->seen[i].recv_ns) == -1)
 				return -1;
 			if (xfer_result(done, m->data.result, &r->seen[i]) == 0)

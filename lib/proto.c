@@ -373,7 +373,8 @@ pg_answer_parse(long status, const char *ctype, const char *body,
 		return;
 	}
 	pg_quote(q, sizeof(q), body, len);
-	if (n == 0 || n >= sizeof(digits) || !pg_bytes_within(body, n, '0', '9')) {
+	if (n == 0 || n >= sizeof(digits) ||
+	    !pg_bytes_within(body, n, '0', '9')) {
 		snprintf(why, wlen, "not a number of milliseconds: %s", q);
 		return;
 	}

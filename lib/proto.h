@@ -54,7 +54,7 @@ struct pg_status {
 	int64_t		 checked_ms;	/* since its last check; PG_NEVER */
 	int64_t		 checking_ms;	/* its checks have run without a
 					   gap this long; -1: not said */
-	char		 yield[PG_NAME_MAX + 1];	/* it yields to; "": no */
+	char		 yield[PG_NAME_MAX + 1]; /* it yields to; "": no */
 	int64_t		 yielded_ms;	/* since it decided to */
 	int64_t		 at_ns;		/* pg_status_local only: read at
 					   this CLOCK_BOOTTIME; else 0 */
@@ -110,7 +110,8 @@ int	 pg_status_cooldown(const struct pg_status *, int64_t);
 #define PG_REQ_LINE_MAX	1024	/* request line with its CRLF; else 414 */
 #define PG_REQ_HEAD_MAX	8192	/* request line and headers; else 431 */
 #define PG_REQ_HEADERS_MAX 64	/* header fields; else 431 */
-#define PG_AUTH_MAX	544	/* base64 of 199-byte user ":" 199-byte password */
+#define PG_AUTH_MAX	544	/* base64 of 199-byte user ":" 199-byte
+				   password */
 #define PG_ANSWER_MAX	64	/* bytes of a peer's answer check reads */
 
 enum pg_target {
@@ -228,8 +229,10 @@ struct pg_seen {
 	char		 why[PG_WHY_MAX];	/* the answer for people,
 						   already escaped */
 	int64_t		 sent_ns;	/* no later than the request left */
-	int64_t		 recv_ns;	/* no earlier than the answer was read */
-	int		 answered;	/* round 2: it was reachable in round 1 */
+	int64_t		 recv_ns;	/* no earlier than the answer was
+					   read */
+	int		 answered;	/* round 2: it was reachable
+					   in round 1 */
 	/*
 	 * The peer answered GET /v1/status/CLUSTER (0.4 on): status holds
 	 * what it said, and answer is read from status.elapsed_ms. 0: a

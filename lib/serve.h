@@ -73,8 +73,9 @@ struct pg_reply {
 	size_t		 bodylen;	/* Content-Length */
 	int		 level;		/* syslog priority of log; -1: none */
 	char		 log[PG_LOG_MAX];	/* escaped, no newline */
-	char		 err[PG_LOG_MAX];	/* a damaged record, for LOG_ERR,
-						   escaped; "" when none */
+	char		 err[PG_LOG_MAX];	/* a damaged record, for
+						   LOG_ERR, escaped; "" when
+						   none */
 };
 
 /*

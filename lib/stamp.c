@@ -52,7 +52,10 @@ pg_stamp_now(struct pg_stamp *st)
 int
 pg_stamp_same_boot(const struct pg_stamp *rec, const struct pg_stamp *now)
 {
-	/* Without boot IDs, a monotonic clock behind the record means a reboot. */
+	/*
+	 * Without boot IDs, a monotonic clock behind the record means a
+	 * reboot.
+	 */
 	if (rec->boot_id[0] != '\0' && now->boot_id[0] != '\0')
 		return strcmp(rec->boot_id, now->boot_id) == 0;
 	return rec->mono_ns <= now->mono_ns;

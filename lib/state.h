@@ -17,7 +17,8 @@
 struct pg_stamp {
 	char		 boot_id[PG_BOOT_ID_LEN + 1];	/* "" when unknown */
 	int64_t		 mono_ns;	/* CLOCK_BOOTTIME: counts suspend */
-	int64_t		 wall_ns;	/* CLOCK_REALTIME, only across reboots */
+	int64_t		 wall_ns;	/* CLOCK_REALTIME, only across
+					   reboots */
 	/*
 	 * Records only: the moment (CLOCK_BOOTTIME) of the claim that began
 	 * this round, and how long after it peers are told the time since the
@@ -221,7 +222,8 @@ struct pg_outcome {
 	int		 timed_out;	/* killed at max_runtime */
 	int64_t		 failures;	/* failed runs in a row, 0 after a
 					   success */
-	int		 succeeded;	/* a run has succeeded: success is set */
+	int		 succeeded;	/* a run has succeeded: success
+					   is set */
 	struct pg_stamp	 success;	/* when the last successful run ended */
 };
 

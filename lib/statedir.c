@@ -116,7 +116,8 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 			    "%s", path, (unsigned int)(sb.st_mode & 07777),
 			    path);
 		pg_state_close(st);
-		errno = EPERM;	/* not ENOENT: serve must not take it as absent */
+		/* not ENOENT: serve must not take it as absent */
+		errno = EPERM;
 		return -1;
 	}
 	if (create)

@@ -3,7 +3,8 @@
 # The shape of the code: no file of lib/ calls into a file that calls
 # back into it, through any number of files (scripts/cycles, over the
 # objects of this build), and scripts/cycles finds such a cycle; no
-# source of lib/ or bin/ is over 800 lines, no tool's over 400; each
+# source of lib/ or bin/ is over 800 lines, no tool's over 400, and no
+# line of them over 80 columns (tabs of 8, as style(9) has it); each
 # header of lib/ compiles on its own, the sources include the layers
 # they use rather than lib/pollguard.h, and bin/ includes no private
 # header of lib/ (*-int.h), where the state handle's own fields are.
@@ -51,6 +52,18 @@ over()
 is "$(over 800 lib/*.[ch] bin/*.[ch])" "" \
     "no source of lib/ or bin/ is over 800 lines"
 is "$(over 400 bin/*.c)" "" "no source of bin/ is over 400 lines"
+
+# The lines over 80 columns, tabs expanded to 8, as FILE:LINE (COLUMNS).
+wide=$(for f in lib/*.[ch] bin/*.[ch]; do
+	expand "$f" | awk -v f="$f" 'length > 80 {
+	    printf "%s:%d (%d)\n", f, NR, length }'
+done)
+if [ -z "$wide" ]; then
+	ok "no line of lib/ or bin/ over 80 columns"
+else
+	not_ok "no line of lib/ or bin/ over 80 columns"
+	diag "$wide"
+fi
 
 # --- headers ------------------------------------------------------------------
 
