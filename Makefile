@@ -268,8 +268,10 @@ check-valgrind:
 	@rm -rf build/valgrind
 	@mkdir -p build/valgrind/bin build/valgrind/tests build/valgrind/log
 	@chmod 1777 build/valgrind/log	# run_as and setpriv tests log there too
+	@# A log file of its own per run: with tests side by side a PID comes
+	@# back, and a user cannot write over root's file in a sticky directory.
 	@for t in $(TOOLS); do \
-	    printf '#!/bin/sh\nexec %s --log-file=%s/%%p.log %s "$$@"\n' \
+	    printf '#!/bin/sh\nexec %s --log-file="$$(mktemp %s/XXXXXXXX)" %s "$$@"\n' \
 	    '$(VG)' $(CURDIR)/build/valgrind/log $(CURDIR)/$$t \
 	    >build/valgrind/$$t; chmod 755 build/valgrind/$$t; done
 	@ln -s $(CURDIR)/tests/pgstate build/valgrind/tests/pgstate
