@@ -19,8 +19,8 @@
 #
 # PG_ETCD_ROUNDS rounds of the race (default 60, what make check runs);
 # no new round is begun after PG_ETCD_SECONDS seconds (default 20).
-# .ci/run runs 1000 rounds with a budget of 450 s (about 0.04 s a round
-# on a loaded 2-core machine, three checks and one revoke: 40 s).
+# .ci/run runs 1000 rounds with a budget of 240 s (about 0.045 s a round
+# on a loaded 2-core machine, three checks and one revoke: 45 s).
 . "${PG_TOP:-.}/tests/lib.sh"
 . "$PG_TOP/tests/etcd.sh"
 
