@@ -40,6 +40,10 @@ answer_hint(enum pg_answer_kind k)
 	}
 }
 
+/*
+ * Say what each peer answered (with -v), warn about unreachable peers
+ * and complain loudly about peers that answered nonsense.
+ */
 static void
 report(struct tool *t, const struct pg_round *r, int second)
 {

@@ -482,6 +482,9 @@ static const struct {
 	[PG_LOST_SELF] = { "claim withdrawn: this node's own status cannot "
 	    "be read to tell whether peers still count it", 1 }
 };
+/* A reason added to enum pg_settle_why needs its row above. */
+typedef char settle_texts_whole[sizeof(settle_texts) /
+    sizeof(settle_texts[0]) == PG_LOST_SELF + 1 ? 1 : -1];
 
 void
 pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,

@@ -223,16 +223,16 @@ enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
 	    enum pg_settle_why *, size_t *);
 
 /*
- * The pending peers asked again (seen[i] matters only where pending[i] is
- * set; c->end_ns is when this ask ended). A peer still deciding stays
+ * The pending peers asked again (seen[i] matters only where pending[i]
+ * is set; c->end_ns is when this ask ended). A peer still deciding stays
  * pending; one that decided with its claim gone (not active, as
- * pg_settle counts it: pg_handover_ignores with c->on_failure) withdrew,
- * and is no longer pending; one that decided and is still active kept it
- * (PG_LOST_KEPT); one that does not answer, or not by the fast rule,
- * makes us withdraw (PG_LOST_POLL). Past the deadline of pg_settle
- * (PG_LOST_SLOW_ROUND) we withdraw, whatever the answers. Returns as
- * pg_settle: PG_GO and PG_WAIT while peers are pending, PG_GO and
- * PG_KEEP when none is left.
+ * pg_settle counts it: pg_handover_ignores with c->on_failure,
+ * pg_yield_ignores) withdrew, and is no longer pending; one that decided
+ * and is still active kept it (PG_LOST_KEPT); one that does not answer,
+ * or not by the fast rule, makes us withdraw (PG_LOST_POLL). Past the
+ * deadline of pg_settle (PG_LOST_SLOW_ROUND) we withdraw, whatever the
+ * answers. Returns as pg_settle: PG_GO and PG_WAIT while peers are
+ * pending, PG_GO and PG_KEEP when none is left.
  */
 enum pg_verdict	 pg_settle_poll(const struct pg_claim *, int64_t,
 	    const struct pg_seen *, size_t, int *, enum pg_settle_why *,

@@ -139,7 +139,7 @@ pg_status_serve(struct pg_state *st, const struct pg_config *cfg,
 /*
  * The last moment of a go (doc/SAFETY.md, "The last step"): a peer that
  * reads no claim may stop counting this node (pg_handover_ignores,
- * pg_yield_ignores), so its claim must still be reported, with more than
+ * pg_yield_ignores), so its claim must still be reported, with at least
  * settle/4 and 50 ms of its horizon left (the margin of pg_settle's slow
  * round), until the job's start under pollguard-touch; whatever this
  * node's last run did, as a run by hand may end during this check.
