@@ -13,8 +13,9 @@ mkcheck "$T/hung.conf" "$T/hungstate" 0 "$SINKPORT"
 mkcheck "$T/hungsettle.conf" "$T/hungstate" 500ms "$SINKPORT"
 N=$(rounds 5)
 F=$DATA/hung.txt
-ALT=("$PGB" alt -n "$N" -w 0 "$CHECK" -c "$T/hung.conf" mail ::: \
-    "$CHECK" -c "$T/hungsettle.conf" mail)
+# The record goes before every run, as in the settle bench.
+ALT=("$PGB" alt -n "$N" -w 0 -d "$T/hungstate/mail" \
+    "$CHECK" -c "$T/hung.conf" mail ::: "$CHECK" -c "$T/hungsettle.conf" mail)
 "${ALT[@]}" >"$F"
 M_HUNG=$(get "$F" 1e6 0 0 3)
 HI_HUNG=$(get "$F" 1e6 0 0 5)

@@ -5,14 +5,17 @@
  * run, and holds the barrier of the race rounds.
  *
  *	pgbench alt [-n rounds] [-w warmup] [-t secs] [-i file] [-o file]
- *	    [-e file] cmd [arg ...] ::: cmd [arg ...] [::: ...]
+ *	    [-e file] [-d file ...] cmd [arg ...] ::: cmd [arg ...] [::: ...]
  *
  * Alternating runs: each round runs every command once, in the order
  * given (A B A B ...), each with stdin from -i (default /dev/null) and
  * stdout to -o (default /dev/null) and stderr appended to -e (default:
  * inherited). Commands are started with posix_spawn, without a shell.
  * After -w rounds that are not reported (1), up to -n rounds (20) are,
- * but no new round starts after -t seconds (60). One line per run:
+ * but no new round starts after -t seconds (60). Each -d file is removed
+ * before every run, untimed: a check's state record, so that no run
+ * follows a claim of the one before (a check within a claim's horizon
+ * skips). One line per run:
  *
  *	run ROUND CMD NANOSECONDS STATUS
  *
@@ -99,7 +102,8 @@ usage(void)
 	fprintf(stderr,
 	    "usage: pgbench alt [-n rounds] [-w warmup] [-t secs] [-i file] "
 	    "[-o file]\n"
-	    "           [-e file] cmd [arg ...] ::: cmd [arg ...] [::: ...]\n"
+	    "           [-e file] [-d file ...] cmd [arg ...] ::: cmd [arg ...] "
+	    "[::: ...]\n"
 	    "       pgbench req [-n rounds] [-w warmup] [-t secs] [-p path] "
 	    "host:port ...\n"
 	    "       pgbench fan [-p path] port ...\n"
@@ -283,15 +287,18 @@ alt(int argc, char *argv[])
 			    .rounds = 20, .warm = 1, .secs = 60 };
 	int64_t		 t0, end;
 	long		 r;
-	int		 i, st;
+	int		 i, j, st;
 
-	i = options(argc, argv, "+e:i:n:o:t:w:", &o);
+	i = options(argc, argv, "+d:e:i:n:o:t:w:", &o);
 	split(argc - i, argv + i);
 	end = now_ns() + (int64_t)o.secs * 1000000000;
 	for (r = -o.warm; r < o.rounds; r++) {
 		if (r >= 0 && now_ns() >= end)
 			break;
 		for (i = 0; i < ncmds; i++) {
+			for (j = 0; j < o.ndirs; j++)
+				if (unlink(o.dirs[j]) == -1 && errno != ENOENT)
+					die(o.dirs[j]);
 			t0 = run1(cmds[i], o.in, o.out, o.err, &st);
 			if (r >= 0)
 				printf("run %ld %d %lld %d\n", r, i,
