@@ -232,8 +232,7 @@ kill_host()
 	local h=$1 p pids l=()
 	kill -STOP -- "-${LPID[$h]}" 2>/dev/null
 	pids=$(_pg_descendants "${LPID[$h]}")
-	kill -KILL -- "-${LPID[$h]}" 2>/dev/null
-	kill -KILL "${LPID[$h]}" $pids "${SPID[$h]}" 2>/dev/null
+	kill -KILL -- "-${LPID[$h]}" $pids "${SPID[$h]}" 2>/dev/null
 	KILLED_AT=$(now_ms)
 	# Reaped here, so that bash does not report them as killed.
 	{ wait "${LPID[$h]}" "${SPID[$h]}"; } 2>/dev/null
