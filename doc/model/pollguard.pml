@@ -1293,13 +1293,16 @@ init
 			r_act[1] = -3
 		:: kind = 7; o_endt[1] = -3; o_begt[1] = -9;	/* run over, */
 			r_act[1] = -1	/* then a touch -f pipeline */
+		:: kind = 8; claimlk[1] = 9; r_act[1] = -9;	/* held */
+			o_begt[1] = -10; o_endt[1] = -9	/* check, a run by */
+			/* hand in its window: begun at the yield, over */
 		fi;
 		if
 		:: kind <= 4 ->
 			jobs[1] = 1; jref[1] = r_act[1]; run Running(1, kind)
 		:: kind == 7 ->
 			jobs[1] = 1; jref[1] = r_act[1]; run Running(1, 2)
-		:: kind == 5 -> run Held(1, 9, -10)
+		:: kind == 5 || kind == 8 -> run Held(1, 9, -10)
 		:: else
 		fi;
 		run Check(0, 1)
