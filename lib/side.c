@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * side.c: the side record of a cluster, ".CLUSTER.side": its parts are
- * sections of "key value" lines (kv.c), each after a version line of its
- * own. doc/STATE.md has their text, the rules for a damaged file, and
- * why a writer changes one part under the record lock and readers take
- * none.
- */
+/* side.c: the side record, ".CLUSTER.side" (doc/STATE.md, "The side"). */
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -53,7 +47,6 @@ pg_outcome_format(const struct pg_outcome *o, char *buf, size_t len)
 	return pg_kv_done(r, off);
 }
 
-/* One line of the outcome into o: 0, or -1 when its value is not valid. */
 static int
 outcome_value(struct pg_outcome *o, const struct pg_kv *kv)
 {
@@ -122,22 +115,12 @@ pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
 	return 0;
 }
 
-/*
- * The hold stores its end rather than its start so that, within a boot,
- * the time left is a difference of monotonic clocks like every elapsed
- * time; ms bounds a hold read after a reboot, when only the wall clock is
- * left.
- */
 #define HOLD_MAGIC	"pollguard-hold 1\n"
 
 enum { H_UNTIL, H_MS, H_BY, H_WHY };
 static const char *const hold_keys[] = { "until", "ms", "by", "why", NULL };
 
-/*
- * A text of a hold, s[0..n): printable ASCII, no blank at either end, so
- * that it stays one line of the file and of the status answer. 0, or -1
- * with errno.
- */
+/* A text of a hold: one line of the file and of the status answer. */
 static int
 hold_text(const char *s, size_t n)
 {
@@ -153,7 +136,6 @@ hold_text(const char *s, size_t n)
 	return 0;
 }
 
-/* A hold's length and texts, as pg_hold_make takes them. */
 static int
 hold_valid(int64_t ms, const char *by, const char *why)
 {
@@ -189,7 +171,6 @@ pg_hold_left(const struct pg_hold *h, const struct pg_stamp *now)
 	struct pg_stamp	 set = h->until;
 	int64_t		 left;
 
-	/* The moment it was set; its boot is the boot of the hold. */
 	set.mono_ns -= h->ms * 1000000;
 	set.wall_ns -= h->ms * 1000000;
 	if (pg_stamp_same_boot(&set, now))
@@ -318,17 +299,15 @@ static const char *const part_magic[P_COUNT] = {
 	OUTCOME_MAGIC, HOLD_MAGIC, CHECKED_MAGIC
 };
 
-/* Each part's section in the bytes of a side record; NULL: none. */
 struct parts {
 	const char	*part[P_COUNT];
 	size_t		 len[P_COUNT];
 };
 
-/* The side record as a writer reads it: its bytes, and its parts. */
 struct side {
 	char		 buf[PG_SIDE_MAX];
-	size_t		 len;		/* 0: none, or damaged */
-	int		 damaged;	/* as a whole */
+	size_t		 len;
+	int		 damaged;
 	struct parts	 p;
 };
 
@@ -339,7 +318,6 @@ is_section(const char *s, size_t n)
 	    memcmp(s, SECTION, sizeof(SECTION) - 1) == 0;
 }
 
-/* The part a section is, by the first word of its first line. */
 static enum part
 part_of(const char *sec, size_t n)
 {
@@ -355,10 +333,7 @@ part_of(const char *sec, size_t n)
 	return k;
 }
 
-/*
- * The section at *p, up to the next line that begins one, or the end,
- * in sec[0..*n): 1, or 0 at the end. The bytes end with an LF.
- */
+/* The section at *p, up to the next or the end: 1, or 0 at the end. */
 static int
 next_section(const char **p, const char *end, const char **sec,
     size_t *n)
@@ -376,10 +351,7 @@ next_section(const char **p, const char *end, const char **sec,
 	return 1;
 }
 
-/*
- * Find the parts of buf[0..len): 0, or -1 with EBADMSG when it is
- * damaged as a whole (p then has none).
- */
+/* Find the parts of buf[0..len): 0, or -1 (EBADMSG): damaged. */
 static int
 split(const char *buf, size_t len, struct parts *p)
 {
@@ -404,7 +376,7 @@ split(const char *buf, size_t len, struct parts *p)
 	return 0;
 }
 
-/* Part k of p parsed into v, its structure: 1, 0: none, -1 (EBADMSG). */
+/* Part k into v: 1, 0: none, -1 (EBADMSG). */
 static int
 part_parse(const struct parts *p, enum part k, void *v)
 {
@@ -420,10 +392,6 @@ part_parse(const struct parts *p, enum part k, void *v)
 	return pg_checked_parse(sec, n, v) == -1 ? -1 : 1;
 }
 
-/*
- * Read the side record into s, and find its parts: 0 (s->len 0 when
- * there is none), or -1 with errno (EBADMSG: damaged as a whole).
- */
 static int
 side_get(struct pg_state *st, const char *cluster, struct side *s)
 {
@@ -441,7 +409,6 @@ side_get(struct pg_state *st, const char *cluster, struct side *s)
 	return 0;
 }
 
-/* Read part k into v: 1, 0 when there is none, -1 with errno. */
 static int
 part_read(struct pg_state *st, const char *cluster, enum part k, void *v)
 {
@@ -452,10 +419,7 @@ part_read(struct pg_state *st, const char *cluster, enum part k, void *v)
 	return part_parse(&s.p, k, v);
 }
 
-/*
- * Take the record lock and read the side record under it. One damaged
- * as a whole reads as none: the write replaces it.
- */
+/* Lock and read the side record; one damaged as a whole reads as none. */
 static int
 side_lock(struct pg_state *st, const char *cluster, struct side *s)
 {
@@ -479,11 +443,8 @@ keep(char *out, size_t *off, size_t room, const char *t, size_t n)
 }
 
 /*
- * Replace part k of the side record s, read by side_lock, with text[0..
- * len) (len 0: no such part), keep the other sections, write the file
- * (none when nothing is left) and release the record lock. What does
- * not fit beside the new part is left out: only a damaged section or a
- * later version's can be that long.
+ * Replace part k of s (read by side_lock) with text[0..len) (len 0: none),
+ * keeping what else fits, and release the record lock.
  */
 static int
 side_write(struct pg_state *st, const char *cluster, struct side *s,
@@ -516,14 +477,14 @@ side_write(struct pg_state *st, const char *cluster, struct side *s,
 	return r;
 }
 
-/* Replace part k (len 0: remove it), under the record lock. */
+/* Replace part k with text[0..len): len 0 removes it, -1 fails. */
 static int
 side_put(struct pg_state *st, const char *cluster, enum part k,
-    const char *text, size_t len)
+    const char *text, int len)
 {
 	struct side	 s;
 
-	if (side_lock(st, cluster, &s) == -1)
+	if (len == -1 || side_lock(st, cluster, &s) == -1)
 		return -1;
 	return side_write(st, cluster, &s, k, text, len);
 }
@@ -543,10 +504,7 @@ pg_outcome_start(struct pg_state *st, const char *cluster, pid_t pid,
 	char		 buf[PG_OUTCOME_MAX];
 	int		 len, locked, saved = 0;
 
-	/*
-	 * Read under the lock, as a hold or a check may change the file
-	 * meanwhile. Without the lock, *o is still what would be written.
-	 */
+	/* Without the lock, *o is still what would be written. */
 	if (!(locked = side_lock(st, cluster, &s) == 0)) {
 		saved = errno;
 		side_get(st, cluster, &s);
@@ -577,7 +535,7 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
     int timed_out, struct pg_outcome *o)
 {
 	char	 buf[PG_OUTCOME_MAX];
-	int	 failed, len;
+	int	 failed;
 
 	o->running = 0;
 	o->ended = 1;
@@ -602,9 +560,8 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
 		o->success = o->end;
 	} else if (o->failures < INT64_MAX)
 		o->failures++;
-	if ((len = pg_outcome_format(o, buf, sizeof(buf))) == -1)
-		return -1;
-	return side_put(st, cluster, P_OUTCOME, buf, len);
+	return side_put(st, cluster, P_OUTCOME, buf,
+	    pg_outcome_format(o, buf, sizeof(buf)));
 }
 
 enum pg_run
@@ -638,11 +595,9 @@ pg_hold_write(struct pg_state *st, const char *cluster,
     const struct pg_hold *h)
 {
 	char	 buf[PG_HOLD_FILE_MAX];
-	int	 len;
 
-	if ((len = pg_hold_format(h, buf, sizeof(buf))) == -1)
-		return -1;
-	return side_put(st, cluster, P_HOLD, buf, len);
+	return side_put(st, cluster, P_HOLD, buf,
+	    pg_hold_format(h, buf, sizeof(buf)));
 }
 
 int
@@ -663,11 +618,9 @@ pg_checked_write(struct pg_state *st, const char *cluster,
     const struct pg_checked *ck)
 {
 	char	 buf[PG_CHECKED_MAX];
-	int	 len;
 
-	if ((len = pg_checked_format(ck, buf, sizeof(buf))) == -1)
-		return -1;
-	return side_put(st, cluster, P_CHECKED, buf, len);
+	return side_put(st, cluster, P_CHECKED, buf,
+	    pg_checked_format(ck, buf, sizeof(buf)));
 }
 
 int
