@@ -333,30 +333,21 @@ part_of(const char *sec, size_t n)
 	return k;
 }
 
-/* The section at *p, up to the next or the end: 1, or 0 at the end. */
-static int
-next_section(const char **p, const char *end, const char **sec,
-    size_t *n)
+/* The end of the section at p: the next line that begins one, or end. */
+static const char *
+section_end(const char *p, const char *end)
 {
-	const char	*q = *p;
-
-	if (q >= end)
-		return 0;
 	do
-		q = (const char *)memchr(q, '\n', end - q) + 1;
-	while (q < end && !is_section(q, end - q));
-	*sec = *p;
-	*n = q - *p;
-	*p = q;
-	return 1;
+		p = (const char *)memchr(p, '\n', end - p) + 1;
+	while (p < end && !is_section(p, end - p));
+	return p;
 }
 
 /* Find the parts of buf[0..len): 0, or -1 (EBADMSG): damaged. */
 static int
 split(const char *buf, size_t len, struct parts *p)
 {
-	const char	*q, *sec;
-	size_t		 n;
+	const char	*q, *e;
 	enum part	 k;
 
 	memset(p, 0, sizeof(*p));
@@ -365,13 +356,14 @@ split(const char *buf, size_t len, struct parts *p)
 	if (len > PG_SIDE_MAX || buf[len - 1] != '\n' ||
 	    memchr(buf, '\0', len) != NULL || !is_section(buf, len))
 		return pg_bad_msg(p, sizeof(*p));
-	for (q = buf; next_section(&q, buf + len, &sec, &n);) {
-		if ((k = part_of(sec, n)) == P_COUNT)
+	for (q = buf; q < buf + len; q = e) {
+		e = section_end(q, buf + len);
+		if ((k = part_of(q, e - q)) == P_COUNT)
 			continue;	/* a later version's */
 		if (p->part[k] != NULL)
 			return pg_bad_msg(p, sizeof(*p));
-		p->part[k] = sec;
-		p->len[k] = n;
+		p->part[k] = q;
+		p->len[k] = e - q;
 	}
 	return 0;
 }
@@ -385,11 +377,9 @@ part_parse(const struct parts *p, enum part k, void *v)
 
 	if (sec == NULL)
 		return 0;
-	if (k == P_OUTCOME)
-		return pg_outcome_parse(sec, n, v) == -1 ? -1 : 1;
-	if (k == P_HOLD)
-		return pg_hold_parse(sec, n, v) == -1 ? -1 : 1;
-	return pg_checked_parse(sec, n, v) == -1 ? -1 : 1;
+	return (k == P_OUTCOME ? pg_outcome_parse(sec, n, v) : k == P_HOLD ?
+	    pg_hold_parse(sec, n, v) : pg_checked_parse(sec, n, v)) == -1 ?
+	    -1 : 1;
 }
 
 static int
@@ -451,8 +441,8 @@ side_write(struct pg_state *st, const char *cluster, struct side *s,
     enum part k, const char *text, size_t len)
 {
 	char		 out[PG_SIDE_MAX];
-	const char	*p, *sec;
-	size_t		 off = 0, n;
+	const char	*p, *e;
+	size_t		 off = 0;
 	enum part	 i;
 	int		 r = 0;
 
@@ -467,9 +457,11 @@ side_write(struct pg_state *st, const char *cluster, struct side *s,
 				keep(out, &off, sizeof(out) -
 				    (i < k ? len : 0), s->p.part[i],
 				    s->p.len[i]);
-		for (p = s->buf; next_section(&p, s->buf + s->len, &sec, &n);)
-			if (part_of(sec, n) == P_COUNT)
-				keep(out, &off, sizeof(out), sec, n);
+		for (p = s->buf; p < s->buf + s->len; p = e) {
+			e = section_end(p, s->buf + s->len);
+			if (part_of(p, e - p) == P_COUNT)
+				keep(out, &off, sizeof(out), p, e - p);
+		}
 		r = pg_state_put(st, cluster, SIDE_SUFFIX, off > 0 ? out :
 		    NULL, off);
 	}	/* else nothing to remove: no write */
@@ -623,33 +615,33 @@ pg_checked_write(struct pg_state *st, const char *cluster,
 	    pg_checked_format(ck, buf, sizeof(buf)));
 }
 
+/* The parts p into sd, found when r is 0; else every part -1. */
+static int
+side_parts(int r, const struct parts *p, struct pg_side *sd)
+{
+	memset(sd, 0, sizeof(*sd));
+	if (r == -1) {
+		sd->outcome = sd->hold = sd->checked = -1;
+		return -1;
+	}
+	sd->outcome = part_parse(p, P_OUTCOME, &sd->o);
+	sd->hold = part_parse(p, P_HOLD, &sd->h);
+	sd->checked = part_parse(p, P_CHECKED, &sd->ck);
+	return 0;
+}
+
 int
 pg_side_parse(const char *buf, size_t len, struct pg_side *sd)
 {
 	struct parts	 p;
 
-	memset(sd, 0, sizeof(*sd));
-	if (split(buf, len, &p) == -1) {
-		sd->outcome = sd->hold = sd->checked = -1;
-		return -1;
-	}
-	sd->outcome = part_parse(&p, P_OUTCOME, &sd->o);
-	sd->hold = part_parse(&p, P_HOLD, &sd->h);
-	sd->checked = part_parse(&p, P_CHECKED, &sd->ck);
-	return 0;
+	return side_parts(split(buf, len, &p), &p, sd);
 }
 
 int
 pg_side_read(struct pg_state *st, const char *cluster, struct pg_side *sd)
 {
-	char		 buf[PG_SIDE_MAX];
-	ssize_t		 n;
+	struct side	 s;
 
-	if ((n = pg_state_get(st, cluster, SIDE_SUFFIX, buf,
-	    sizeof(buf))) == -1) {
-		memset(sd, 0, sizeof(*sd));
-		sd->outcome = sd->hold = sd->checked = -1;
-		return -1;
-	}
-	return pg_side_parse(buf, n, sd);
+	return side_parts(side_get(st, cluster, &s), &s.p, sd);
 }

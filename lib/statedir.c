@@ -63,16 +63,11 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 	st->dirfd = p->recfd = -1;
 	p->undolen = -1;
 	st->refused[0] = '\0';
-	if (path[0] != '/') {
-		snprintf(err, errlen, "state directory %s: not an absolute "
-		    "path", path);
-		errno = EINVAL;
-		return -1;
-	}
-	if (strlcpy(st->path, path, sizeof(st->path)) >= sizeof(st->path)) {
-		snprintf(err, errlen, "state directory %s: name too long",
-		    path);
-		errno = ENAMETOOLONG;
+	if (path[0] != '/' ||
+	    strlcpy(st->path, path, sizeof(st->path)) >= sizeof(st->path)) {
+		snprintf(err, errlen, "state directory %s: %s", path,
+		    path[0] != '/' ? "not an absolute path" : "name too long");
+		errno = path[0] != '/' ? EINVAL : ENAMETOOLONG;
 		return -1;
 	}
 	if (create && mkdir(path, 0755) == 0)
@@ -118,7 +113,7 @@ pg_state_close(struct pg_state *st)
 {
 	struct pg_state_priv	*p = pg_state_priv(st);
 
-	if (st->dirfd != -1) {
+	if (st->dirfd != -1) {	/* else recfd was never set */
 		if (p->recfd != -1)
 			close(p->recfd);
 		close(st->dirfd);
