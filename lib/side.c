@@ -211,21 +211,15 @@ pg_hold_parse(const char *buf, size_t len, struct pg_hold *h)
 	    hold_keys, 0) == -1)
 		return pg_bad_msg(h, sizeof(*h));
 	while ((r = pg_kv_next(&kv)) == 1) {
-		switch (kv.key) {
-		case H_UNTIL:
+		if (kv.key == H_UNTIL)
 			r = pg_stamp_value(kv.val, kv.vlen, &h->until);
-			break;
-		case H_MS:
+		else if (kv.key == H_MS)
 			r = pg_kv_num(kv.val, kv.vlen, 1, PG_HOLD_MAX_MS,
 			    &h->ms);
-			break;
-		default:	/* by, why */
-			if ((r = kv.vlen == 0 ? -1 :
-			    hold_text(kv.val, kv.vlen)) == 0)
-				memcpy(kv.key == H_BY ? h->by : h->why,
-				    kv.val, kv.vlen);
-			break;
-		}
+		else if ((r = kv.vlen == 0 ? -1 : hold_text(kv.val,
+		    kv.vlen)) == 0)
+			memcpy(kv.key == H_BY ? h->by : h->why, kv.val,
+			    kv.vlen);
 		if (r == -1)
 			return pg_bad_msg(h, sizeof(*h));
 	}
@@ -275,18 +269,17 @@ pg_checked_parse(const char *buf, size_t len, struct pg_checked *ck)
 		return pg_bad_msg(ck, sizeof(*ck));
 	while ((r = pg_kv_next(&kv)) == 1) {
 		if (kv.key == C_YIELD) {
-			if (kv.vlen == 0 || kv.vlen > PG_NAME_MAX)
+			if (kv.vlen > PG_NAME_MAX)
 				return pg_bad_msg(ck, sizeof(*ck));
 			memcpy(ck->yield, kv.val, kv.vlen);
-			if (!pg_peer_name_valid(ck->yield))
-				return pg_bad_msg(ck, sizeof(*ck));
 		} else if (pg_stamp_value(kv.val, kv.vlen, kv.key == C_LAST ?
 		    &ck->last : kv.key == C_SINCE ? &ck->since :
 		    &ck->yielded) == -1)
 			return pg_bad_msg(ck, sizeof(*ck));
 	}
 	if (r == -1 || !ALL(kv.seen, BIT(C_LAST) | BIT(C_SINCE)) ||
-	    !(kv.seen & BIT(C_YIELD)) != !(kv.seen & BIT(C_YIELDED)))
+	    !(kv.seen & BIT(C_YIELD)) != !(kv.seen & BIT(C_YIELDED)) ||
+	    ((kv.seen & BIT(C_YIELD)) && !pg_peer_name_valid(ck->yield)))
 		return pg_bad_msg(ck, sizeof(*ck));
 	return 0;
 }
