@@ -33,16 +33,13 @@ pg_rec_lock(struct pg_state *st, const char *cluster)
 	struct pg_state_priv	*p = pg_state_priv(st);
 	pid_t			 pid = getpid();
 
-	if (strlen(cluster) > PG_NAME_MAX) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
 	if (p->recfd != -1 && (p->recpid != pid ||
 	    strcmp(p->reccluster, cluster) != 0)) {
 		close(p->recfd);
 		p->recfd = -1;
 	}
 	if (p->recfd == -1) {
+		/* lock_open refuses a name too long for reccluster. */
 		if ((p->recfd = lock_open(st, cluster, "rec",
 		    O_RDONLY | O_CREAT)) == -1)
 			return -1;
@@ -97,11 +94,8 @@ lock_take(struct pg_state *st, const char *cluster, const char *kind,
 	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1))
 		return pg_close_fail(fd);
 	if (lock_fcntl(fd, LOCK_SET, &fl) == -1) {
-		if (errno == EACCES || errno == EAGAIN) {
-			close(fd);
-			return 0;
-		}
-		return pg_close_fail(fd);
+		pg_close_fail(fd);
+		return errno == EACCES || errno == EAGAIN ? 0 : -1;
 	}
 	*fdp = fd;
 	return 1;
