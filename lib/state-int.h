@@ -43,7 +43,8 @@ int	 pg_state_name(char *, size_t, const char *, const char *);
  * cluster's record (suffix NULL) or the file beside it. get: read it
  * whole (len at most): its length, 0 when absent, -1 (EBADMSG: no regular
  * file of 1 to len bytes). put: replace it atomically, or remove it when
- * buf is NULL, under the record lock; set: put, taking the lock.
+ * buf is NULL (none is success), under the record lock; set: put, taking
+ * the lock.
  */
 ssize_t	 pg_state_get(struct pg_state *, const char *, const char *, char *,
 	    size_t);

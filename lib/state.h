@@ -71,8 +71,8 @@ void	 pg_state_close(struct pg_state *);
 
 /*
  * serve's directory at path, (re)opened when it appeared or was replaced
- * since: st; NULL while there is none; st with dirfd -1 and the reason in
- * refused when it cannot be used (doc/STATE.md, "The directory").
+ * (dirfd -1 before the first call): st; NULL while there is none; st with
+ * dirfd -1 and the reason in refused when it cannot be used.
  */
 struct pg_state	*pg_serve_state(struct pg_state *, const char *);
 
@@ -90,13 +90,14 @@ int	 pg_state_touch(struct pg_state *, const char *);
 /*
  * Write a record of now claimed now with this horizon (ms): it in *rec,
  * and when the rename made it visible (CLOCK_BOOTTIME ns) in *visible_ns.
+ * The handle keeps what it replaced, for pg_state_restore.
  */
 int	 pg_state_claim(struct pg_state *, const char *, int64_t,
 	    struct pg_stamp *, int64_t *);
 
 /*
- * Lengthen the claim *rec to horizon_ms while the record is still it.
- * 1: lengthened (*rec too), 0: someone wrote since, -1 with errno.
+ * Lengthen the claim *rec to horizon_ms while the record is still it, as
+ * this handle's to restore. 1: done (*rec too), 0: someone wrote since.
  */
 int	 pg_state_lengthen(struct pg_state *, const char *, struct pg_stamp *,
 	    int64_t);
@@ -204,7 +205,8 @@ struct pg_hold {
 
 /*
  * A hold of ms (1..PG_HOLD_MAX_MS) from now; by and why (NULL: not said)
- * printable ASCII, no blank at either end. -1: EINVAL, or ENAMETOOLONG.
+ * printable ASCII, no blank at either end. -1: EINVAL, or ENAMETOOLONG
+ * (a text of PG_HOLD_TEXT_MAX or more).
  */
 int	 pg_hold_make(struct pg_hold *, int64_t, const char *, const char *);
 

@@ -100,7 +100,7 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 			    "%s", path, (unsigned int)(sb.st_mode & 07777),
 			    path);
 		pg_state_close(st);
-		errno = EPERM;
+		errno = EPERM;	/* not ENOENT: serve would take it as absent */
 		return -1;
 	}
 	if (create)
