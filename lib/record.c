@@ -49,7 +49,7 @@ pg_state_touch(struct pg_state *st, const char *cluster)
 		return -1;
 	/* Under the lock: touches replace each other in the order of times. */
 	if ((r = pg_stamp_now(&now)) == 0) {
-		/* An unreadable record has no claim to keep (doc/PROTOCOL.md). */
+		/* An unreadable record has no claim to keep. */
 		if (pg_state_read(st, cluster, &old) == 1 &&
 		    pg_stamp_in_horizon(&old, &now)) {
 			now.claim_ns = old.claim_ns;
