@@ -74,11 +74,9 @@ outcome_value(struct pg_outcome *o, const struct pg_kv *kv)
 		o->signal = v;
 		return 0;
 	case K_DURATION:
-		return pg_kv_num(kv->val, kv->vlen, 0, INT64_MAX,
-		    &o->duration_ms);
 	case K_FAILURES:
 		return pg_kv_num(kv->val, kv->vlen, 0, INT64_MAX,
-		    &o->failures);
+		    kv->key == K_DURATION ? &o->duration_ms : &o->failures);
 	default:	/* running, timed_out: flags */
 		if (pg_kv_num(kv->val, kv->vlen, 0, 1, &v) == -1)
 			return -1;
@@ -562,14 +560,11 @@ pg_outcome_run(struct pg_state *st, const char *cluster,
 		return PG_RUN_DONE;
 	if ((held = pg_lock_held(st, cluster)) == 1)
 		return PG_RUN_RUNNING;
-	if (held == 0) {
-		/* The run may have ended since o was read: read again. */
-		if (pg_outcome_read(st, cluster, &again) == 1 &&
+	/* The run may have ended since o was read: read again. */
+	if (held == 0)
+		return pg_outcome_read(st, cluster, &again) == 1 &&
 		    (!again.running || again.start.mono_ns !=
-		    o->start.mono_ns))
-			return PG_RUN_DONE;
-		return PG_RUN_DIED;
-	}
+		    o->start.mono_ns) ? PG_RUN_DONE : PG_RUN_DIED;
 	if (o->pid > 0 && kill(o->pid, 0) == -1 && errno == ESRCH)
 		return PG_RUN_DIED;
 	return PG_RUN_RUNNING;
