@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * clock.c: the one place that reads the clocks. Every caller checks for
- * failure: a decision taken on a clock that could not be read is no
- * decision.
- */
+/* clock.c: the one place that reads the clocks; callers check failure. */
 #include <errno.h>
 #include <time.h>
 

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * kv.c: the "key value" format, both ends (base.h): one reader splits
- * the lines, checks each and tells which known key it is, and one number
- * reader bounds every number.
- */
+/* kv.c: the "key value" format, both ends (base.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * lock.c: the record, run and claim locks of a cluster (doc/STATE.md,
- * Locks), and the kernel's list of locks, /proc/locks, for a reader that
- * may not open a lock file.
- */
+/* lock.c: the record, run and claim locks (doc/STATE.md, Locks). */
 #include <sys/file.h>
 #include <sys/stat.h>
 #ifdef __linux__
@@ -18,7 +14,6 @@
 
 #include "state-int.h"
 
-/* A lock file of cluster: ".CLUSTER.KIND". */
 static int
 lock_open(struct pg_state *st, const char *cluster, const char *kind,
     int flags)
@@ -31,36 +26,20 @@ lock_open(struct pg_state *st, const char *cluster, const char *kind,
 	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
 }
 
-/*
- * The record lock is held only inside the writers of record.c and
- * side.c, across a few system calls and one fsync, and nothing else is
- * taken or waited for while it is held: no cycle is possible. The lock
- * file is mode 0600 (anyone who could open it could hold the lock and
- * stall every writer) and never removed: removing a lock file that is
- * held would let a second holder in.
- *
- * The descriptor is opened once per state handle, cluster and process
- * (pollguard-touch -f refreshes every second: one flock pair each time,
- * no open) and is close-on-exec. flock locks belong to the open file
- * description, which a forked child shares: a child (a new PID) opens its
- * own, so that it excludes its parent as any other process would.
- */
+/* One descriptor per handle, cluster and process (doc/STATE.md). */
 int
 pg_rec_lock(struct pg_state *st, const char *cluster)
 {
 	struct pg_state_priv	*p = pg_state_priv(st);
 	pid_t			 pid = getpid();
 
-	if (strlen(cluster) > PG_NAME_MAX) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
 	if (p->recfd != -1 && (p->recpid != pid ||
 	    strcmp(p->reccluster, cluster) != 0)) {
-		close(p->recfd);	/* a child's close leaves the lock */
+		close(p->recfd);
 		p->recfd = -1;
 	}
 	if (p->recfd == -1) {
+		/* lock_open refuses a name too long for reccluster. */
 		if ((p->recfd = lock_open(st, cluster, "rec",
 		    O_RDONLY | O_CREAT)) == -1)
 			return -1;
@@ -83,13 +62,6 @@ pg_rec_unlock(struct pg_state *st)
 	errno = saved;
 }
 
-/*
- * The run and claim locks are fcntl(2) locks, which can be tested without
- * being taken. Linux's open file description locks are used where there
- * are any: closing another descriptor of the file, as a test in the
- * holding process does, does not drop them as it drops classic POSIX
- * locks.
- */
 #ifdef F_OFD_SETLK
 #define LOCK_SET	F_OFD_SETLK
 #define LOCK_GET	F_OFD_GETLK
@@ -98,7 +70,6 @@ pg_rec_unlock(struct pg_state *st)
 #define LOCK_GET	F_GETLK
 #endif
 
-/* F_OFD_SETLK or _GETLK (cmd) of a write lock on the whole file at fd. */
 static int
 lock_fcntl(int fd, int cmd, struct flock *fl)
 {
@@ -123,12 +94,8 @@ lock_take(struct pg_state *st, const char *cluster, const char *kind,
 	    ((sb.st_mode & 077) && fchmod(fd, 0600) == -1))
 		return pg_close_fail(fd);
 	if (lock_fcntl(fd, LOCK_SET, &fl) == -1) {
-		/* Another process holds it. */
-		if (errno == EACCES || errno == EAGAIN) {
-			close(fd);
-			return 0;
-		}
-		return pg_close_fail(fd);
+		pg_close_fail(fd);
+		return errno == EACCES || errno == EAGAIN ? 0 : -1;
 	}
 	*fdp = fd;
 	return 1;
@@ -147,10 +114,8 @@ pg_claim_lock(struct pg_state *st, const char *cluster, int *fdp)
 }
 
 /*
- * The strongest lock another process holds on a cluster's lock file of
- * this kind: F_UNLCK (also when there is no such file), F_RDLCK or
- * F_WRLCK; -2 with errno when the file cannot be opened, -1 when it
- * cannot be tested.
+ * Another process's strongest lock on the file: F_UNLCK (also when there
+ * is none), F_RDLCK or F_WRLCK; -2 when it cannot be opened, -1: not tested.
  */
 static int
 lock_test(struct pg_state *st, const char *cluster, const char *kind)
@@ -176,11 +141,7 @@ pg_lock_held(struct pg_state *st, const char *cluster)
 	return type != F_UNLCK;
 }
 
-/*
- * Is there an open file description write lock on dev:ino in /proc/locks?
- * Its lines read "N: OFDLCK ADVISORY WRITE -1 MAJ:MIN:INO START END"
- * (major and minor in hex); "N: -> ..." lines are waiters.
- */
+/* An OFD write lock on dev:ino in /proc/locks ("N: -> ..." wait)? */
 static int
 proc_locks_held(dev_t dev, ino_t ino)
 {
@@ -207,11 +168,7 @@ proc_locks_held(dev_t dev, ino_t ino)
 	return held;
 }
 
-/*
- * The claim lock is taken only as a write lock (pg_claim_lock), so only a
- * write lock means a check: a read lock, which anyone who could open the
- * file could take, says nothing.
- */
+/* Only a write lock is a check's: anyone may take a read lock. */
 int
 pg_claim_held(struct pg_state *st, const char *cluster)
 {

@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * record.c: the activity record of a cluster, "CLUSTER" in the state
- * directory: a touch records activity; a check claims a round, may
- * lengthen its claim, and takes it back when it withdraws. And the
- * writer of the other small files beside a record.
- */
+/* record.c: the activity record of a cluster, and pg_state_set. */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,16 +47,9 @@ pg_state_touch(struct pg_state *st, const char *cluster)
 
 	if (pg_rec_lock(st, cluster) == -1)
 		return -1;
-	/*
-	 * The time is read under the lock: touches then replace each other
-	 * in the order of their times, and the record is the latest.
-	 */
+	/* Under the lock: touches replace each other in the order of times. */
 	if ((r = pg_stamp_now(&now)) == 0) {
-		/*
-		 * Keep a claim while its horizon lasts: peers still settling a
-		 * claim of their own must see when this round was claimed. A
-		 * record that cannot be read has no claim to keep.
-		 */
+		/* An unreadable record has no claim to keep. */
 		if (pg_state_read(st, cluster, &old) == 1 &&
 		    pg_stamp_in_horizon(&old, &now)) {
 			now.claim_ns = old.claim_ns;
@@ -91,7 +79,6 @@ pg_state_claim(struct pg_state *st, const char *cluster, int64_t horizon_ms,
 	rec->horizon_ms = horizon_ms;
 	if ((len = pg_stamp_format(rec, p->undoby, sizeof(p->undoby))) == -1)
 		goto out;
-	/* What the claim replaces, for pg_state_restore (-1: unreadable). */
 	p->undolen = pg_state_read_raw(st, cluster, p->undo,
 	    sizeof(p->undo));
 	if (pg_state_put(st, cluster, NULL, p->undoby, len) == -1 ||
@@ -108,10 +95,9 @@ out:
 }
 
 /*
- * Replace the record with new[0..len) (NULL: remove it) only while it is
- * still the bytes buf, our claim (a later writer's record stays), the
- * check and the replacement one step under the record lock. 1: replaced,
- * 0: not (someone wrote since, or it is damaged), -1 with errno.
+ * Replace the record with new[0..len) (NULL: remove it) while it is still
+ * buf, in one step under the record lock (doc/STATE.md, Locks). 1: done,
+ * 0: someone wrote since, or it is damaged; -1 with errno.
  */
 static int
 replace_ours(struct pg_state *st, const char *cluster, const char *buf,
@@ -157,7 +143,6 @@ pg_state_lengthen(struct pg_state *st, const char *cluster,
 		return -1;
 	if ((r = replace_ours(st, cluster, buf, blen, by, len)) != 1)
 		return r;
-	/* The longer claim is ours to take back, as the claim was. */
 	if (made_claim(p, cluster, buf))
 		memcpy(p->undoby, by, len + 1);
 	*rec = longer;
@@ -174,11 +159,7 @@ pg_state_restore(struct pg_state *st, const char *cluster,
 
 	if ((blen = pg_stamp_format(rec, buf, sizeof(buf))) == -1)
 		return -1;
-	/*
-	 * When this handle made the claim, put back what the claim replaced,
-	 * read under the record lock: what the caller read before claiming
-	 * misses a touch made between that read and the claim.
-	 */
+	/* What the claim replaced: old misses a touch just before the claim. */
 	if (made_claim(p, cluster, buf)) {
 		old = p->undo;
 		len = p->undolen;

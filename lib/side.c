@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * side.c: the side record of a cluster, ".CLUSTER.side": its parts are
- * sections of "key value" lines (kv.c), each after a version line of its
- * own. doc/STATE.md has their text, the rules for a damaged file, and
- * why a writer changes one part under the record lock and readers take
- * none.
- */
+/* side.c: the side record, ".CLUSTER.side" (doc/STATE.md, "The side"). */
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -53,7 +47,6 @@ pg_outcome_format(const struct pg_outcome *o, char *buf, size_t len)
 	return pg_kv_done(r, off);
 }
 
-/* One line of the outcome into o: 0, or -1 when its value is not valid. */
 static int
 outcome_value(struct pg_outcome *o, const struct pg_kv *kv)
 {
@@ -81,11 +74,9 @@ outcome_value(struct pg_outcome *o, const struct pg_kv *kv)
 		o->signal = v;
 		return 0;
 	case K_DURATION:
-		return pg_kv_num(kv->val, kv->vlen, 0, INT64_MAX,
-		    &o->duration_ms);
 	case K_FAILURES:
 		return pg_kv_num(kv->val, kv->vlen, 0, INT64_MAX,
-		    &o->failures);
+		    kv->key == K_DURATION ? &o->duration_ms : &o->failures);
 	default:	/* running, timed_out: flags */
 		if (pg_kv_num(kv->val, kv->vlen, 0, 1, &v) == -1)
 			return -1;
@@ -122,22 +113,12 @@ pg_outcome_parse(const char *buf, size_t len, struct pg_outcome *o)
 	return 0;
 }
 
-/*
- * The hold stores its end rather than its start so that, within a boot,
- * the time left is a difference of monotonic clocks like every elapsed
- * time; ms bounds a hold read after a reboot, when only the wall clock is
- * left.
- */
 #define HOLD_MAGIC	"pollguard-hold 1\n"
 
 enum { H_UNTIL, H_MS, H_BY, H_WHY };
 static const char *const hold_keys[] = { "until", "ms", "by", "why", NULL };
 
-/*
- * A text of a hold, s[0..n): printable ASCII, no blank at either end, so
- * that it stays one line of the file and of the status answer. 0, or -1
- * with errno.
- */
+/* A text of a hold: one line of the file and of the status answer. */
 static int
 hold_text(const char *s, size_t n)
 {
@@ -153,7 +134,6 @@ hold_text(const char *s, size_t n)
 	return 0;
 }
 
-/* A hold's length and texts, as pg_hold_make takes them. */
 static int
 hold_valid(int64_t ms, const char *by, const char *why)
 {
@@ -189,7 +169,6 @@ pg_hold_left(const struct pg_hold *h, const struct pg_stamp *now)
 	struct pg_stamp	 set = h->until;
 	int64_t		 left;
 
-	/* The moment it was set; its boot is the boot of the hold. */
 	set.mono_ns -= h->ms * 1000000;
 	set.wall_ns -= h->ms * 1000000;
 	if (pg_stamp_same_boot(&set, now))
@@ -230,21 +209,15 @@ pg_hold_parse(const char *buf, size_t len, struct pg_hold *h)
 	    hold_keys, 0) == -1)
 		return pg_bad_msg(h, sizeof(*h));
 	while ((r = pg_kv_next(&kv)) == 1) {
-		switch (kv.key) {
-		case H_UNTIL:
+		if (kv.key == H_UNTIL)
 			r = pg_stamp_value(kv.val, kv.vlen, &h->until);
-			break;
-		case H_MS:
+		else if (kv.key == H_MS)
 			r = pg_kv_num(kv.val, kv.vlen, 1, PG_HOLD_MAX_MS,
 			    &h->ms);
-			break;
-		default:	/* by, why */
-			if ((r = kv.vlen == 0 ? -1 :
-			    hold_text(kv.val, kv.vlen)) == 0)
-				memcpy(kv.key == H_BY ? h->by : h->why,
-				    kv.val, kv.vlen);
-			break;
-		}
+		else if ((r = kv.vlen == 0 ? -1 : hold_text(kv.val,
+		    kv.vlen)) == 0)
+			memcpy(kv.key == H_BY ? h->by : h->why, kv.val,
+			    kv.vlen);
 		if (r == -1)
 			return pg_bad_msg(h, sizeof(*h));
 	}
@@ -294,18 +267,17 @@ pg_checked_parse(const char *buf, size_t len, struct pg_checked *ck)
 		return pg_bad_msg(ck, sizeof(*ck));
 	while ((r = pg_kv_next(&kv)) == 1) {
 		if (kv.key == C_YIELD) {
-			if (kv.vlen == 0 || kv.vlen > PG_NAME_MAX)
+			if (kv.vlen > PG_NAME_MAX)
 				return pg_bad_msg(ck, sizeof(*ck));
 			memcpy(ck->yield, kv.val, kv.vlen);
-			if (!pg_peer_name_valid(ck->yield))
-				return pg_bad_msg(ck, sizeof(*ck));
 		} else if (pg_stamp_value(kv.val, kv.vlen, kv.key == C_LAST ?
 		    &ck->last : kv.key == C_SINCE ? &ck->since :
 		    &ck->yielded) == -1)
 			return pg_bad_msg(ck, sizeof(*ck));
 	}
 	if (r == -1 || !ALL(kv.seen, BIT(C_LAST) | BIT(C_SINCE)) ||
-	    !(kv.seen & BIT(C_YIELD)) != !(kv.seen & BIT(C_YIELDED)))
+	    !(kv.seen & BIT(C_YIELD)) != !(kv.seen & BIT(C_YIELDED)) ||
+	    ((kv.seen & BIT(C_YIELD)) && !pg_peer_name_valid(ck->yield)))
 		return pg_bad_msg(ck, sizeof(*ck));
 	return 0;
 }
@@ -318,17 +290,15 @@ static const char *const part_magic[P_COUNT] = {
 	OUTCOME_MAGIC, HOLD_MAGIC, CHECKED_MAGIC
 };
 
-/* Each part's section in the bytes of a side record; NULL: none. */
 struct parts {
 	const char	*part[P_COUNT];
 	size_t		 len[P_COUNT];
 };
 
-/* The side record as a writer reads it: its bytes, and its parts. */
 struct side {
 	char		 buf[PG_SIDE_MAX];
-	size_t		 len;		/* 0: none, or damaged */
-	int		 damaged;	/* as a whole */
+	size_t		 len;
+	int		 damaged;
 	struct parts	 p;
 };
 
@@ -339,7 +309,6 @@ is_section(const char *s, size_t n)
 	    memcmp(s, SECTION, sizeof(SECTION) - 1) == 0;
 }
 
-/* The part a section is, by the first word of its first line. */
 static enum part
 part_of(const char *sec, size_t n)
 {
@@ -355,36 +324,21 @@ part_of(const char *sec, size_t n)
 	return k;
 }
 
-/*
- * The section at *p, up to the next line that begins one, or the end,
- * in sec[0..*n): 1, or 0 at the end. The bytes end with an LF.
- */
-static int
-next_section(const char **p, const char *end, const char **sec,
-    size_t *n)
+/* The end of the section at p: the next line that begins one, or end. */
+static const char *
+section_end(const char *p, const char *end)
 {
-	const char	*q = *p;
-
-	if (q >= end)
-		return 0;
 	do
-		q = (const char *)memchr(q, '\n', end - q) + 1;
-	while (q < end && !is_section(q, end - q));
-	*sec = *p;
-	*n = q - *p;
-	*p = q;
-	return 1;
+		p = (const char *)memchr(p, '\n', end - p) + 1;
+	while (p < end && !is_section(p, end - p));
+	return p;
 }
 
-/*
- * Find the parts of buf[0..len): 0, or -1 with EBADMSG when it is
- * damaged as a whole (p then has none).
- */
+/* Find the parts of buf[0..len): 0, or -1 (EBADMSG): damaged. */
 static int
 split(const char *buf, size_t len, struct parts *p)
 {
-	const char	*q, *sec;
-	size_t		 n;
+	const char	*q, *e;
 	enum part	 k;
 
 	memset(p, 0, sizeof(*p));
@@ -393,18 +347,19 @@ split(const char *buf, size_t len, struct parts *p)
 	if (len > PG_SIDE_MAX || buf[len - 1] != '\n' ||
 	    memchr(buf, '\0', len) != NULL || !is_section(buf, len))
 		return pg_bad_msg(p, sizeof(*p));
-	for (q = buf; next_section(&q, buf + len, &sec, &n);) {
-		if ((k = part_of(sec, n)) == P_COUNT)
+	for (q = buf; q < buf + len; q = e) {
+		e = section_end(q, buf + len);
+		if ((k = part_of(q, e - q)) == P_COUNT)
 			continue;	/* a later version's */
 		if (p->part[k] != NULL)
 			return pg_bad_msg(p, sizeof(*p));
-		p->part[k] = sec;
-		p->len[k] = n;
+		p->part[k] = q;
+		p->len[k] = e - q;
 	}
 	return 0;
 }
 
-/* Part k of p parsed into v, its structure: 1, 0: none, -1 (EBADMSG). */
+/* Part k into v: 1, 0: none, -1 (EBADMSG). */
 static int
 part_parse(const struct parts *p, enum part k, void *v)
 {
@@ -413,17 +368,11 @@ part_parse(const struct parts *p, enum part k, void *v)
 
 	if (sec == NULL)
 		return 0;
-	if (k == P_OUTCOME)
-		return pg_outcome_parse(sec, n, v) == -1 ? -1 : 1;
-	if (k == P_HOLD)
-		return pg_hold_parse(sec, n, v) == -1 ? -1 : 1;
-	return pg_checked_parse(sec, n, v) == -1 ? -1 : 1;
+	return (k == P_OUTCOME ? pg_outcome_parse(sec, n, v) : k == P_HOLD ?
+	    pg_hold_parse(sec, n, v) : pg_checked_parse(sec, n, v)) == -1 ?
+	    -1 : 1;
 }
 
-/*
- * Read the side record into s, and find its parts: 0 (s->len 0 when
- * there is none), or -1 with errno (EBADMSG: damaged as a whole).
- */
 static int
 side_get(struct pg_state *st, const char *cluster, struct side *s)
 {
@@ -441,7 +390,6 @@ side_get(struct pg_state *st, const char *cluster, struct side *s)
 	return 0;
 }
 
-/* Read part k into v: 1, 0 when there is none, -1 with errno. */
 static int
 part_read(struct pg_state *st, const char *cluster, enum part k, void *v)
 {
@@ -452,10 +400,7 @@ part_read(struct pg_state *st, const char *cluster, enum part k, void *v)
 	return part_parse(&s.p, k, v);
 }
 
-/*
- * Take the record lock and read the side record under it. One damaged
- * as a whole reads as none: the write replaces it.
- */
+/* Lock and read the side record; one damaged as a whole reads as none. */
 static int
 side_lock(struct pg_state *st, const char *cluster, struct side *s)
 {
@@ -479,19 +424,16 @@ keep(char *out, size_t *off, size_t room, const char *t, size_t n)
 }
 
 /*
- * Replace part k of the side record s, read by side_lock, with text[0..
- * len) (len 0: no such part), keep the other sections, write the file
- * (none when nothing is left) and release the record lock. What does
- * not fit beside the new part is left out: only a damaged section or a
- * later version's can be that long.
+ * Replace part k of s (read by side_lock) with text[0..len) (len 0: none),
+ * keeping what else fits, and release the record lock.
  */
 static int
 side_write(struct pg_state *st, const char *cluster, struct side *s,
     enum part k, const char *text, size_t len)
 {
 	char		 out[PG_SIDE_MAX];
-	const char	*p, *sec;
-	size_t		 off = 0, n;
+	const char	*p, *e;
+	size_t		 off = 0;
 	enum part	 i;
 	int		 r = 0;
 
@@ -506,9 +448,11 @@ side_write(struct pg_state *st, const char *cluster, struct side *s,
 				keep(out, &off, sizeof(out) -
 				    (i < k ? len : 0), s->p.part[i],
 				    s->p.len[i]);
-		for (p = s->buf; next_section(&p, s->buf + s->len, &sec, &n);)
-			if (part_of(sec, n) == P_COUNT)
-				keep(out, &off, sizeof(out), sec, n);
+		for (p = s->buf; p < s->buf + s->len; p = e) {
+			e = section_end(p, s->buf + s->len);
+			if (part_of(p, e - p) == P_COUNT)
+				keep(out, &off, sizeof(out), p, e - p);
+		}
 		r = pg_state_put(st, cluster, SIDE_SUFFIX, off > 0 ? out :
 		    NULL, off);
 	}	/* else nothing to remove: no write */
@@ -516,14 +460,14 @@ side_write(struct pg_state *st, const char *cluster, struct side *s,
 	return r;
 }
 
-/* Replace part k (len 0: remove it), under the record lock. */
+/* Replace part k with text[0..len): len 0 removes it, -1 fails. */
 static int
 side_put(struct pg_state *st, const char *cluster, enum part k,
-    const char *text, size_t len)
+    const char *text, int len)
 {
 	struct side	 s;
 
-	if (side_lock(st, cluster, &s) == -1)
+	if (len == -1 || side_lock(st, cluster, &s) == -1)
 		return -1;
 	return side_write(st, cluster, &s, k, text, len);
 }
@@ -543,10 +487,7 @@ pg_outcome_start(struct pg_state *st, const char *cluster, pid_t pid,
 	char		 buf[PG_OUTCOME_MAX];
 	int		 len, locked, saved = 0;
 
-	/*
-	 * Read under the lock, as a hold or a check may change the file
-	 * meanwhile. Without the lock, *o is still what would be written.
-	 */
+	/* Without the lock, *o is still what would be written. */
 	if (!(locked = side_lock(st, cluster, &s) == 0)) {
 		saved = errno;
 		side_get(st, cluster, &s);
@@ -577,7 +518,7 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
     int timed_out, struct pg_outcome *o)
 {
 	char	 buf[PG_OUTCOME_MAX];
-	int	 failed, len;
+	int	 failed;
 
 	o->running = 0;
 	o->ended = 1;
@@ -602,9 +543,8 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
 		o->success = o->end;
 	} else if (o->failures < INT64_MAX)
 		o->failures++;
-	if ((len = pg_outcome_format(o, buf, sizeof(buf))) == -1)
-		return -1;
-	return side_put(st, cluster, P_OUTCOME, buf, len);
+	return side_put(st, cluster, P_OUTCOME, buf,
+	    pg_outcome_format(o, buf, sizeof(buf)));
 }
 
 enum pg_run
@@ -620,14 +560,11 @@ pg_outcome_run(struct pg_state *st, const char *cluster,
 		return PG_RUN_DONE;
 	if ((held = pg_lock_held(st, cluster)) == 1)
 		return PG_RUN_RUNNING;
-	if (held == 0) {
-		/* The run may have ended since o was read: read again. */
-		if (pg_outcome_read(st, cluster, &again) == 1 &&
+	/* The run may have ended since o was read: read again. */
+	if (held == 0)
+		return pg_outcome_read(st, cluster, &again) == 1 &&
 		    (!again.running || again.start.mono_ns !=
-		    o->start.mono_ns))
-			return PG_RUN_DONE;
-		return PG_RUN_DIED;
-	}
+		    o->start.mono_ns) ? PG_RUN_DONE : PG_RUN_DIED;
 	if (o->pid > 0 && kill(o->pid, 0) == -1 && errno == ESRCH)
 		return PG_RUN_DIED;
 	return PG_RUN_RUNNING;
@@ -638,11 +575,9 @@ pg_hold_write(struct pg_state *st, const char *cluster,
     const struct pg_hold *h)
 {
 	char	 buf[PG_HOLD_FILE_MAX];
-	int	 len;
 
-	if ((len = pg_hold_format(h, buf, sizeof(buf))) == -1)
-		return -1;
-	return side_put(st, cluster, P_HOLD, buf, len);
+	return side_put(st, cluster, P_HOLD, buf,
+	    pg_hold_format(h, buf, sizeof(buf)));
 }
 
 int
@@ -663,11 +598,24 @@ pg_checked_write(struct pg_state *st, const char *cluster,
     const struct pg_checked *ck)
 {
 	char	 buf[PG_CHECKED_MAX];
-	int	 len;
 
-	if ((len = pg_checked_format(ck, buf, sizeof(buf))) == -1)
+	return side_put(st, cluster, P_CHECKED, buf,
+	    pg_checked_format(ck, buf, sizeof(buf)));
+}
+
+/* The parts p into sd, found when r is 0; else every part -1. */
+static int
+side_parts(int r, const struct parts *p, struct pg_side *sd)
+{
+	memset(sd, 0, sizeof(*sd));
+	if (r == -1) {
+		sd->outcome = sd->hold = sd->checked = -1;
 		return -1;
-	return side_put(st, cluster, P_CHECKED, buf, len);
+	}
+	sd->outcome = part_parse(p, P_OUTCOME, &sd->o);
+	sd->hold = part_parse(p, P_HOLD, &sd->h);
+	sd->checked = part_parse(p, P_CHECKED, &sd->ck);
+	return 0;
 }
 
 int
@@ -675,28 +623,13 @@ pg_side_parse(const char *buf, size_t len, struct pg_side *sd)
 {
 	struct parts	 p;
 
-	memset(sd, 0, sizeof(*sd));
-	if (split(buf, len, &p) == -1) {
-		sd->outcome = sd->hold = sd->checked = -1;
-		return -1;
-	}
-	sd->outcome = part_parse(&p, P_OUTCOME, &sd->o);
-	sd->hold = part_parse(&p, P_HOLD, &sd->h);
-	sd->checked = part_parse(&p, P_CHECKED, &sd->ck);
-	return 0;
+	return side_parts(split(buf, len, &p), &p, sd);
 }
 
 int
 pg_side_read(struct pg_state *st, const char *cluster, struct pg_side *sd)
 {
-	char		 buf[PG_SIDE_MAX];
-	ssize_t		 n;
+	struct side	 s;
 
-	if ((n = pg_state_get(st, cluster, SIDE_SUFFIX, buf,
-	    sizeof(buf))) == -1) {
-		memset(sd, 0, sizeof(*sd));
-		sd->outcome = sd->hold = sd->checked = -1;
-		return -1;
-	}
-	return pg_side_parse(buf, n, sd);
+	return side_parts(side_get(st, cluster, &s), &s.p, sd);
 }

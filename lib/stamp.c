@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * stamp.c: moments of this host, read from its clocks and its boot ID;
- * the time elapsed between two of them; and their text: the activity
- * record's line, and the "BOOT MONO WALL" of a stamp in the side record.
- */
+/* stamp.c: moments of this host, the time between two, and their text. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,7 +10,8 @@
 
 #include "state-int.h"
 
-#define MAGIC		"pollguard-state 1 "
+#define RECORD		"pollguard-state 1"
+#define MAGIC		RECORD " "
 #define BOOT_ID_FILE	"/proc/sys/kernel/random/boot_id"
 
 static void
@@ -52,10 +49,7 @@ pg_stamp_now(struct pg_stamp *st)
 int
 pg_stamp_same_boot(const struct pg_stamp *rec, const struct pg_stamp *now)
 {
-	/*
-	 * Without boot IDs, a monotonic clock behind the record means a
-	 * reboot.
-	 */
+	/* Without boot IDs, a monotonic clock behind the record's: reboot. */
 	if (rec->boot_id[0] != '\0' && now->boot_id[0] != '\0')
 		return strcmp(rec->boot_id, now->boot_id) == 0;
 	return rec->mono_ns <= now->mono_ns;
@@ -90,11 +84,12 @@ pg_record_elapsed(const struct pg_stamp *rec, const struct pg_stamp *now)
 	return pg_stamp_elapsed(rec, now);
 }
 
-/* "BOOT MONO WALL", as the record and the side record have a stamp. */
+/* "KEY BOOT MONO WALL", as the record and the side record have a stamp. */
 static int
-stamp_text(char *buf, size_t len, size_t *off, const struct pg_stamp *st)
+stamp_text(char *buf, size_t len, size_t *off, const char *key,
+    const struct pg_stamp *st)
 {
-	return pg_appendf(buf, len, off, "%s %" PRId64 " %" PRId64,
+	return pg_appendf(buf, len, off, "%s %s %" PRId64 " %" PRId64, key,
 	    st->boot_id[0] != '\0' ? st->boot_id : "-", st->mono_ns,
 	    st->wall_ns);
 }
@@ -103,22 +98,17 @@ int
 pg_stamp_append(char *buf, size_t len, size_t *off, const char *key,
     const struct pg_stamp *st)
 {
-	int	 r = 0;
-
-	r |= pg_appendf(buf, len, off, "%s ", key);
-	r |= stamp_text(buf, len, off, st);
-	r |= pg_appendf(buf, len, off, "\n");
-	return r;
+	return stamp_text(buf, len, off, key, st) == -1 ||
+	    pg_appendf(buf, len, off, "\n") == -1 ? -1 : 0;
 }
 
 int
 pg_stamp_format(const struct pg_stamp *st, char *buf, size_t len)
 {
 	size_t	 off = 0;
-	int	 r = 0;
+	int	 r;
 
-	r |= pg_appendf(buf, len, &off, MAGIC);
-	r |= stamp_text(buf, len, &off, st);
+	r = stamp_text(buf, len, &off, RECORD, st);
 	if (st->claim_ns > 0)
 		r |= pg_appendf(buf, len, &off, " %" PRId64 " %" PRId64,
 		    st->claim_ns, st->horizon_ms);
@@ -134,11 +124,7 @@ pg_bad_msg(void *p, size_t size)
 	return -1;
 }
 
-/*
- * A stamp, s[0..n): "BOOT MONO WALL", or with max 5 a record's stamp,
- * which may go on with its claim: " CLAIM_NS HORIZON_MS". 0, or -1 with
- * EBADMSG.
- */
+/* "BOOT MONO WALL", s[0..n); with max 5, " CLAIM_NS HORIZON_MS" may follow. */
 static int
 stamp_scan(const char *s, size_t n, int max, struct pg_stamp *st)
 {
@@ -147,7 +133,7 @@ stamp_scan(const char *s, size_t n, int max, struct pg_stamp *st)
 	int		 nf = 0;
 
 	memset(st, 0, sizeof(*st));
-	/* The fields between spaces (an empty one where two spaces meet). */
+	/* The fields between spaces (an empty one where two meet). */
 	for (;;) {
 		if (nf == max)
 			return pg_bad_msg(st, sizeof(*st));

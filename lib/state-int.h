@@ -11,23 +11,15 @@
 
 /* What a struct pg_state keeps for these sources, in its priv. */
 struct pg_state_priv {
-	dev_t		 dev;		/* dirfd's, as opened: a directory */
-	ino_t		 ino;		/* put in its place shows in a stat */
-	/*
-	 * Private to lock.c. The record lock's descriptor, opened by the
-	 * first write (-1 until then), for this cluster and this process.
-	 */
-	int		 recfd;
-	pid_t		 recpid;
-	char		 reccluster[PG_NAME_MAX + 1];
-	/*
-	 * What the last pg_state_claim replaced, for pg_state_restore:
-	 * undolen bytes (0: no record; -1: nothing kept), in the record
-	 * of undocluster, replaced by the claim record undoby.
-	 */
+	dev_t		 dev;		/* dirfd's, as opened */
+	ino_t		 ino;
+	int		 recfd;		/* lock.c: the record lock, or -1 */
+	pid_t		 recpid;	/* ... opened by this process */
+	char		 reccluster[PG_NAME_MAX + 1];	/* ... for this */
+	/* What the last pg_state_claim replaced (undolen 0: none, -1). */
 	char		 undo[PG_RECORD_MAX];
 	ssize_t		 undolen;
-	char		 undoby[PG_RECORD_MAX];
+	char		 undoby[PG_RECORD_MAX];	/* the claim */
 	char		 undocluster[PG_NAME_MAX + 1];
 };
 
@@ -44,21 +36,15 @@ pg_state_priv(struct pg_state *st)
 /* The longest name of a file beside a record, ".CLUSTER.SUFFIX". */
 #define PG_STATE_NAME_MAX	(PG_NAME_MAX + 16)
 
-/*
- * The name of a file beside cluster's record, ".CLUSTER.SUFFIX", into buf
- * (PG_STATE_NAME_MAX bytes). The leading dot keeps it apart from every
- * record: no cluster ID starts with one. -1: ENAMETOOLONG.
- */
+/* ".CLUSTER.SUFFIX" into buf (PG_STATE_NAME_MAX). -1: ENAMETOOLONG. */
 int	 pg_state_name(char *, size_t, const char *, const char *);
 
 /*
- * The files of the directory are cluster's record (suffix NULL) and those
- * beside it. get: read the whole file into buf (len bytes at most): its
- * length, 0 when it is absent, -1 with errno; EBADMSG when it is no
- * regular file of 1 to len bytes. put: replace it with buf[0..len)
- * atomically (a temporary file, fsync, rename), or remove it when buf is
- * NULL (none is success); the caller holds the record lock. set: put,
- * taking the record lock for it.
+ * cluster's record (suffix NULL) or the file beside it. get: read it
+ * whole (len at most): its length, 0 when absent, -1 (EBADMSG: no regular
+ * file of 1 to len bytes). put: replace it atomically, or remove it when
+ * buf is NULL (none is success), under the record lock; set: put, taking
+ * the lock.
  */
 ssize_t	 pg_state_get(struct pg_state *, const char *, const char *, char *,
 	    size_t);
@@ -70,10 +56,7 @@ int	 pg_state_set(struct pg_state *, const char *, const char *,
 /* close(2) fd, leaving errno as it was: -1, a failure's way out. */
 int	 pg_close_fail(int);
 
-/*
- * The record lock of a cluster (lock.c): taken, waiting for it; and
- * released, leaving errno as it was.
- */
+/* Take the record lock, waiting; release it, leaving errno as it was. */
 int	 pg_rec_lock(struct pg_state *, const char *);
 void	 pg_rec_unlock(struct pg_state *);
 
@@ -81,9 +64,8 @@ void	 pg_rec_unlock(struct pg_state *);
 int	 pg_stamp_same_boot(const struct pg_stamp *, const struct pg_stamp *);
 
 /*
- * A stamp in the side record: the line "KEY BOOT MONO WALL" appended as
- * pg_appendf does (0, or -1 when it does not fit); and the value "BOOT
- * MONO WALL", the whole of s[0..n), read back (0, or -1).
+ * A stamp in the side record: append the line "KEY BOOT MONO WALL" as
+ * pg_appendf does; read the value "BOOT MONO WALL", all of s[0..n).
  */
 int	 pg_stamp_append(char *, size_t, size_t *, const char *,
 	    const struct pg_stamp *);

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * statedir.c: the state directory: opening it (and sweeping what killed
- * writers left), opening it again for serve when it was replaced, and
- * the two primitives every file in it is read and written with.
- */
+/* statedir.c: the state directory, and reading and writing its files. */
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -21,12 +17,7 @@
 #define TMP_HEX		16	/* put's name: TMP_PREFIX and 16 hex digits */
 #define TMP_STALE_S	60
 
-/*
- * A name put gives its temporary files, exactly: the lock files of a
- * cluster named "tmp" or "tmp.x" (".tmp.lock", ".tmp.x.rec") also begin
- * with TMP_PREFIX, and removing a lock file while it is held would let a
- * second holder in.
- */
+/* Exactly put's name: a cluster "tmp" has lock files ".tmp.lock". */
 static int
 is_tmp_name(const char *name)
 {
@@ -37,7 +28,6 @@ is_tmp_name(const char *name)
 	    TMP_HEX;
 }
 
-/* Temporary files of killed writers: one in progress is younger than 1s. */
 static void
 sweep(struct pg_state *st)
 {
@@ -73,16 +63,11 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 	st->dirfd = p->recfd = -1;
 	p->undolen = -1;
 	st->refused[0] = '\0';
-	if (path[0] != '/') {
-		snprintf(err, errlen, "state directory %s: not an absolute "
-		    "path", path);
-		errno = EINVAL;
-		return -1;
-	}
-	if (strlcpy(st->path, path, sizeof(st->path)) >= sizeof(st->path)) {
-		snprintf(err, errlen, "state directory %s: name too long",
-		    path);
-		errno = ENAMETOOLONG;
+	if (path[0] != '/' ||
+	    strlcpy(st->path, path, sizeof(st->path)) >= sizeof(st->path)) {
+		snprintf(err, errlen, "state directory %s: %s", path,
+		    path[0] != '/' ? "not an absolute path" : "name too long");
+		errno = path[0] != '/' ? EINVAL : ENAMETOOLONG;
 		return -1;
 	}
 	if (create && mkdir(path, 0755) == 0)
@@ -104,7 +89,6 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 	p->dev = sb.st_dev;
 	p->ino = sb.st_ino;
 	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
-		/* Shared, like /tmp: chmod would be the wrong advice. */
 		if (sb.st_mode & S_ISVTX)
 			snprintf(err, errlen, "state directory %s is shared "
 			    "(mode %04o): give pollguard a directory of its "
@@ -116,8 +100,7 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 			    "%s", path, (unsigned int)(sb.st_mode & 07777),
 			    path);
 		pg_state_close(st);
-		/* not ENOENT: serve must not take it as absent */
-		errno = EPERM;
+		errno = EPERM;	/* not ENOENT: serve would take it as absent */
 		return -1;
 	}
 	if (create)
@@ -130,8 +113,7 @@ pg_state_close(struct pg_state *st)
 {
 	struct pg_state_priv	*p = pg_state_priv(st);
 
-	/* recfd is set only by pg_state_open, which sets dirfd too. */
-	if (st->dirfd != -1) {
+	if (st->dirfd != -1) {	/* else recfd was never set */
 		if (p->recfd != -1)
 			close(p->recfd);
 		close(st->dirfd);
@@ -147,7 +129,6 @@ pg_serve_state(struct pg_state *st, const char *path)
 	char			 err[PG_ERR_MAX];
 	int			 moved;
 
-	/* One stat a request: the directory's identity was kept at open. */
 	if (st->dirfd != -1) {
 		if (stat(path, &now) == -1)
 			moved = errno == ENOENT || errno == ENOTDIR;
@@ -156,7 +137,6 @@ pg_serve_state(struct pg_state *st, const char *path)
 		if (moved)
 			pg_state_close(st);
 	}
-	/* pg_state_open clears refused, and leaves dirfd -1 on failure. */
 	if (st->dirfd != -1 || pg_state_open(st, path, 0, err,
 	    sizeof(err)) == 0)
 		return st;
@@ -177,7 +157,6 @@ pg_state_name(char *buf, size_t len, const char *cluster, const char *suffix)
 	return 0;
 }
 
-/* cluster's record (suffix NULL) or the file beside it; NULL: too long. */
 static const char *
 file_name(char *buf, size_t len, const char *cluster, const char *suffix)
 {
@@ -186,15 +165,7 @@ file_name(char *buf, size_t len, const char *cluster, const char *suffix)
 	return pg_state_name(buf, len, cluster, suffix) == -1 ? NULL : buf;
 }
 
-/*
- * No fstat (pollguard-serve reads a record for every request): a file is
- * replaced by rename, never rewritten, so one read sees all of it, and a
- * file that fills buf is read once more to tell "exactly len" from "too
- * long". A directory fails the read (EISDIR), a FIFO gives EOF or EAGAIN
- * (O_NONBLOCK: one planted here must not hang the reader), and a device
- * (only root can make one) gives too little, too much, or bytes that are
- * no record.
- */
+/* No fstat: doc/STATE.md, "Reading a file". */
 ssize_t
 pg_state_get(struct pg_state *st, const char *cluster, const char *suffix,
     char *buf, size_t len)
@@ -270,17 +241,13 @@ pg_state_put(struct pg_state *st, const char *cluster, const char *suffix,
 	if (buf == NULL)
 		return unlinkat(st->dirfd, name, 0) == -1 && errno != ENOENT ?
 		    -1 : 0;
-	/* Cluster IDs never start with a dot, so this cannot clash. */
 	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%08x%08x", arc4random(),
 	    arc4random());
 	fd = openat(st->dirfd, tmp,
 	    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd == -1)
 		return -1;
-	/*
-	 * 0644 whatever the umask: pollguard-serve reads it as another user.
-	 * fsync first, so that after a power cut the new name has data.
-	 */
+	/* 0644 whatever the umask; fsync before the rename (doc/STATE.md). */
 	if (fchmod(fd, 0644) == -1 || pg_write_all(fd, buf, len) == -1 ||
 	    fsync(fd) == -1)
 		pg_close_fail(fd);
