@@ -190,11 +190,12 @@ complain(const struct pg_fleet *f, size_t nf)
 int
 main(int argc, char *argv[])
 {
-	static struct pg_config	*cfg;	/* static: reachable until exit */
+	static struct tool	 t;	/* static: reachable until exit */
 	static struct pg_fleet	*f;
 	static struct pg_round	*r;
 	struct pg_state		 state, *st;
-	const struct pg_cluster	*c = NULL;
+	const struct pg_config	*cfg;
+	const struct pg_cluster	*c;
 	const char		*conf = NULL, *wopt = NULL, *copt = NULL;
 	char			 err[PG_ERR_MAX], *out;
 	size_t			 i, nf;
@@ -239,14 +240,9 @@ main(int argc, char *argv[])
 		usage();
 
 	tool_init();
-	if (argc == 1 && !pg_cluster_id_valid(argv[0]))
-		tool_die(EX_USAGE, "invalid cluster ID '%.*s' (1 to %d letters,"
-		    " digits, '.', '_', '-', not starting with '.' or '-')",
-		    PG_NAME_MAX + 1, argv[0], PG_NAME_MAX);
-	if (pg_config_load(pg_config_path(conf), &cfg, err, sizeof(err)) == -1)
-		tool_die(EX_CONFIG, "%s", err);
-	if (argc == 1 && (c = pg_config_cluster(cfg, argv[0])) == NULL)
-		tool_die(EX_CONFIG, "%s: no [cluster %s]", cfg->path, argv[0]);
+	tool_config(&t, conf, argc == 1 ? argv[0] : NULL);
+	cfg = t.cfg;
+	c = t.cluster;
 	/* Read only: status never creates it; none yet, every cluster never. */
 	st = &state;
 	if (pg_state_open(st, cfg->state, 0, err, sizeof(err)) == -1) {

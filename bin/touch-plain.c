@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * touch-plain.c: pollguard-touch's lease and ping hooks (touch.h): none. A
- * cluster on etcd or with a ping is pollguard-touch-curl's, which links
- * libcurl and jansson (this program does not): exec it, from beside this
- * one, else from the libexec directory.
+ * touch-plain.c: pollguard-touch's hooks (touch.h): none. A cluster on etcd
+ * or with a ping execs pollguard-touch-curl (libcurl, jansson), from
+ * beside this program, else from the libexec directory.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -74,11 +73,6 @@ touch_lease_end(struct tool *t)
 }
 
 void
-touch_ping_start(struct tool *t)
-{
-}
-
-void
-touch_ping_end(struct tool *t, int status)
+touch_ping(struct tool *t, int event)
 {
 }

@@ -11,10 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monitor.h"
 #include "touch.h"
 
 #define HEARTBEAT_MIN_MS	1000
 #define EXIT_TIMEDOUT		124	/* as timeout(1) */
+#define EXIT_RUNNING		EX_TEMPFAIL	/* a run is still going */
 
 static void
 on_sigchld(int sig)
@@ -42,7 +44,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		tool_die(EXIT_RUNNING, "%s: a run on this node is still going",
 		    id);
 	touch_refresh(t, 1);
-	touch_ping_start(t);
+	touch_ping(t, PG_PING_START);
 
 	/* Signals are taken synchronously with sigtimedwait, not handled. */
 	memset(&sa, 0, sizeof(sa));
@@ -172,6 +174,6 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 	close(lockfd);
 	code = timed_out ? EXIT_TIMEDOUT : WIFSIGNALED(status) ?
 	    128 + WTERMSIG(status) : WEXITSTATUS(status);
-	touch_ping_end(t, code);
+	touch_ping(t, code);
 	exit(code);
 }
