@@ -148,7 +148,7 @@ check(int argc, char *argv[])
 	if (argc != 1 || bad)
 		usage();
 
-	tool_init();
+	openlog(getprogname(), LOG_PID, LOG_USER);
 	/* A reader gone (check -v | head) must not kill a claim's check. */
 	signal(SIGPIPE, SIG_IGN);
 	tool_setup(&t, conf, argv[0]);

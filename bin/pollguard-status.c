@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * pollguard-status: the fleet at a glance. For each configured cluster
- * (or the one given) ask every peer at once, as pollguard-check does,
- * and print a line per node and which node would go next (lib/fleet.c).
- * Exit 0 when every node answered, 1 when not.
- */
+/* pollguard-status: each cluster's nodes, as lib/fleet.c shows them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +28,7 @@ usage(void)
 	exit(EX_USAGE);
 }
 
-/*
- * A peer as the round saw it: its status, or (a serve before 0.4, which
- * answered only /v1/elapsed) its activity only.
- */
+/* A peer as the round saw it (before 0.4: its activity only). */
 static void
 peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
 {
@@ -53,11 +45,7 @@ peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
 		    PG_NEVER : s->answer.elapsed_ms;
 }
 
-/*
- * This node, from its own state directory (st NULL: none yet), as its
- * serve would tell a peer: whether a check is deciding included. A
- * record that cannot be read is what its serve's 500 is to a peer.
- */
+/* This node as its serve tells a peer (a damaged record: unreachable). */
 static void
 self_node(const struct pg_config *cfg, const struct pg_cluster *c,
     struct pg_state *st, struct pg_fleet_node *n)
@@ -117,11 +105,8 @@ status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 }
 
 /*
- * Below the table, for a cluster with a preference (pollguard(7),
- * PREFERRED NODE): the order, and who yields to whom (not with -j: the
- * JSON has both). A node that announces another order turns the
- * preference off for the whole cluster: that goes to stderr, and counts
- * as a problem (1).
+ * Below the table (not with -j: the JSON has it): the prefer order and
+ * who yields to whom. 1 when a node announces another order.
  */
 static int
 prefer_lines(const struct pg_fleet *f, size_t nf, int json)
@@ -201,7 +186,6 @@ main(int argc, char *argv[])
 	size_t			 i, nf;
 	int			 ch, json = 0, pflag = 0, bad = 0;
 
-	/* getopt names it, not its path */
 	argv[0] = (char *)getprogname();
 	/* A long option (--help) is no -p, though getopt finds a 'p' in it. */
 	for (i = 1; i < (size_t)argc && argv[i][0] == '-' &&
@@ -239,7 +223,7 @@ main(int argc, char *argv[])
 	if (bad || argc > 1 || wopt != NULL || copt != NULL)
 		usage();
 
-	tool_init();
+	openlog(getprogname(), LOG_PID, LOG_USER);
 	tool_config(&t, conf, argc == 1 ? argv[0] : NULL);
 	cfg = t.cfg;
 	c = t.cluster;
@@ -270,7 +254,6 @@ main(int argc, char *argv[])
 	if (fflush(stdout) == EOF)
 		tool_die_errno(EX_IOERR, "stdout");
 	free(out);
-	if (complain(f, nf))
-		bad = 1;
+	bad |= complain(f, nf);
 	return bad ? EXIT_PARTIAL : 0;
 }

@@ -135,7 +135,6 @@ main(int argc, char *argv[])
 	int64_t		 limit_ms = -1, hold_ms = -1;
 	int		 ch, fflag = 0, rflag = 0;
 
-	/* getopt names it, not its path */
 	argv[0] = (char *)getprogname();
 	/* '+': options end at the cluster, so the command keeps its own. */
 	while ((ch = getopt(argc, argv, "+H:c:fm:rt:")) != -1) {
@@ -176,15 +175,10 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 1 || (fflag && rflag))
-		usage();
-	if (argc > 1 && (fflag || rflag || argc < 3 ||
-	    strcmp(argv[1], "--") != 0))
-		usage();
-	if (topt != NULL && argc == 1)
-		usage();
-	if ((msg != NULL && hold_ms < 0) || (hold_ms >= 0 && (argc > 1 ||
-	    fflag || rflag || topt != NULL)) || (msg != NULL && hold_ms == 0))
+	if (argc < 1 || (fflag && rflag) || (topt != NULL && argc == 1) ||
+	    (msg != NULL && hold_ms <= 0) || (argc > 1 && (fflag || rflag ||
+	    argc < 3 || strcmp(argv[1], "--") != 0)) || (hold_ms >= 0 &&
+	    (argc > 1 || fflag || rflag || topt != NULL)))
 		usage();
 	/* The message is checked before the configuration is read. */
 	if (hold_ms > 0 && pg_hold_make(&h, hold_ms, NULL, msg) == -1)
@@ -193,7 +187,7 @@ main(int argc, char *argv[])
 		    "printable ASCII, without control characters or a blank "
 		    "at either end");
 
-	tool_init();
+	openlog(getprogname(), LOG_PID, LOG_USER);
 	tool_setup(&t, conf, argv[0]);
 	touch_lease_start(&t, av, rflag, hold_ms >= 0);
 	if (hold_ms >= 0)

@@ -23,12 +23,6 @@ tool_status(int status)
 	return tool_exit_err != 0 && status > 3 ? tool_exit_err : status;
 }
 
-void
-tool_init(void)
-{
-	openlog(getprogname(), LOG_PID, LOG_USER);
-}
-
 /* Messages quote arguments and config values: escape control bytes. */
 static void
 vlog(int prio, int to_stderr, const char *fmt, va_list ap)
@@ -166,13 +160,12 @@ tool_catch(void (*handler)(int), int block)
 	struct sigaction	 sa;
 	sigset_t		 set;
 
-	if (block) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGTERM);
-		sigaddset(&set, SIGINT);
-		sigaddset(&set, SIGHUP);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (block)
 		sigprocmask(SIG_BLOCK, &set, NULL);
-	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);

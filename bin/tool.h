@@ -30,9 +30,6 @@ extern int	 tool_exit_err;
 /* The status to exit with for a status, after tool_exit_err. */
 int	 tool_status(int);
 
-/* Open syslog under the program's name. */
-void	 tool_init(void);
-
 /* An error: stderr and syslog. */
 void	 tool_error(const char *, ...)
 	    __attribute__((__format__(__printf__, 1, 2)));
