@@ -36,25 +36,22 @@ read_own(struct tool *t)
 	struct stat	 sb;
 	const char	*id = t->cluster->id;
 	char		 ago[32];
-	int		 r, e;
+	int		 r;
 
 	if ((r = pg_state_read(&t->state, id, &rec)) == -1) {
-		e = errno;
-		if (e == ELOOP)
+		if (errno == ELOOP)
 			tool_die(EX_DATAERR, "%s/%s: a symbolic link, which is "
 			    "never followed; 'pollguard-touch %s' replaces it",
 			    t->state.path, id, id);
-		if (e == EBADMSG && fstatat(t->state.dirfd, id, &sb,
-		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode))
+		if (errno != EBADMSG)
+			tool_die_errno(EX_IOERR, "%s/%s", t->state.path, id);
+		if (fstatat(t->state.dirfd, id, &sb, AT_SYMLINK_NOFOLLOW) ==
+		    0 && S_ISDIR(sb.st_mode))
 			tool_die(EX_DATAERR, "%s/%s: a directory, not a state "
 			    "record: remove it; 'pollguard-touch %s' then "
 			    "writes the record", t->state.path, id, id);
-		if (e == EBADMSG)
-			tool_die(EX_DATAERR, "%s/%s: not a valid state record;"
-			    " 'pollguard-touch %s' replaces it", t->state.path,
-			    id, id);
-		errno = e;
-		tool_die_errno(EX_IOERR, "%s/%s", t->state.path, id);
+		tool_die(EX_DATAERR, "%s/%s: not a valid state record; "
+		    "'pollguard-touch %s' replaces it", t->state.path, id, id);
 	}
 	if (!t->verbose)
 		return;

@@ -43,16 +43,21 @@ usage(void)
 	exit(EX_USAGE);
 }
 
-/* Use a loaded config, and its state directory if there is one yet. */
+/* Load the config, and use it and its state directory (if there yet). */
 static int
-server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
+server_load(struct server *s, char *err, size_t elen)
 {
-	struct pg_state	 st;
+	struct pg_config	*cfg;
+	struct pg_state		 st;
 
+	if (pg_config_load(s->confpath, &cfg, err, elen) == -1)
+		return -1;
 	st.dirfd = -1;
 	if (pg_state_open(&st, cfg->state, 0, err, elen) == -1 &&
-	    errno != ENOENT)
+	    errno != ENOENT) {
+		pg_config_free(cfg);
 		return -1;
+	}
 	pg_state_close(&s->t.state);
 	s->t.state = st;
 	pg_config_free(s->t.cfg);
@@ -83,26 +88,21 @@ on_signal(int sig)
 static void
 reload(struct server *s)
 {
-	struct pg_config	*cfg;
-	struct pg_serve		 old;
-	char			 err[PG_ERR_MAX];
+	struct pg_serve	 old;
+	char		 err[PG_ERR_MAX];
 
 	old = s->t.cfg->serve;
-	if (pg_config_load(s->confpath, &cfg, err, sizeof(err)) == -1)
-		cfg = NULL;
-	else if (server_use(s, cfg, err, sizeof(err)) == 0) {
-		if ((!s->listen_arg &&
-		    strcmp(old.listen, cfg->serve.listen) != 0) ||
-		    old.backlog != cfg->serve.backlog ||
-		    old.max_conn != cfg->serve.max_conn)
-			tool_log(&s->t, LOG_WARNING, "listen, backlog or "
-			    "max_connections changed in %s; it takes effect "
-			    "at the next start", s->confpath);
-		tool_log(&s->t, LOG_INFO, "reloaded %s", s->confpath);
+	if (server_load(s, err, sizeof(err)) == -1) {
+		tool_error("reload failed, keeping the old config: %s", err);
 		return;
 	}
-	pg_config_free(cfg);
-	tool_error("reload failed, keeping the old config: %s", err);
+	if ((!s->listen_arg && strcmp(old.listen, s->t.cfg->serve.listen) !=
+	    0) || old.backlog != s->t.cfg->serve.backlog ||
+	    old.max_conn != s->t.cfg->serve.max_conn)
+		tool_log(&s->t, LOG_WARNING, "listen, backlog or "
+		    "max_connections changed in %s; it takes effect at the "
+		    "next start", s->confpath);
+	tool_log(&s->t, LOG_INFO, "reloaded %s", s->confpath);
 }
 
 /* Accept what is waiting; false when out of descriptors for a while. */
@@ -301,7 +301,6 @@ int
 main(int argc, char *argv[])
 {
 	static struct server	 s;	/* static: reachable until exit */
-	struct pg_config	*cfg;
 	const char		*listen = NULL, *pidpath = NULL, *conf = NULL;
 	char			 err[PG_ERR_MAX];
 	int			 ch, inetd = 0, loaded;
@@ -337,11 +336,7 @@ main(int argc, char *argv[])
 	openlog("pollguard-serve", LOG_PID, LOG_DAEMON);
 
 	/* Errors wait for the mode: under inetd, stderr may be the socket. */
-	loaded = pg_config_load(s.confpath, &cfg, err, sizeof(err)) == 0;
-	if (loaded && server_use(&s, cfg, err, sizeof(err)) == -1) {
-		pg_config_free(cfg);
-		loaded = 0;
-	}
+	loaded = server_load(&s, err, sizeof(err)) == 0;
 	if (!inetd && listen == NULL && loaded &&
 	    s.t.cfg->serve.listen[0] != '\0')
 		listen = s.t.cfg->serve.listen;

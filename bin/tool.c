@@ -39,16 +39,6 @@ vlog(int prio, int to_stderr, const char *fmt, va_list ap)
 }
 
 void
-tool_error(const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vlog(LOG_ERR, 1, fmt, ap);
-	va_end(ap);
-}
-
-void
 tool_die(int status, const char *fmt, ...)
 {
 	va_list	 ap;
@@ -78,8 +68,8 @@ tool_log(const struct tool *t, int prio, const char *fmt, ...)
 	va_list	 ap;
 
 	va_start(ap, fmt);
-	vlog(prio, !t->quiet && (t->verbose || isatty(STDERR_FILENO)), fmt,
-	    ap);
+	vlog(prio, t == NULL || (!t->quiet && (t->verbose ||
+	    isatty(STDERR_FILENO))), fmt, ap);
 	va_end(ap);
 }
 

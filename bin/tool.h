@@ -30,11 +30,7 @@ extern int	 tool_exit_err;
 /* The status to exit with for a status, after tool_exit_err. */
 int	 tool_status(int);
 
-/* An error: stderr and syslog. */
-void	 tool_error(const char *, ...)
-	    __attribute__((__format__(__printf__, 1, 2)));
-
-/* tool_error, then exit with the status given. */
+/* An error (tool_error), then exit with the status given. */
 __dead void	 tool_die(int, const char *, ...)
 	    __attribute__((__format__(__printf__, 2, 3)));
 
@@ -44,11 +40,12 @@ __dead void	 tool_die_errno(int, const char *, ...)
 
 /*
  * To syslog at a priority; to stderr on a terminal or with -v, never
- * with -q: cron mails what a job prints.
+ * with -q (cron mails what a job prints); with no tool, always.
  */
 void	 tool_log(const struct tool *, int, const char *, ...)
 	    __attribute__((__format__(__printf__, 3, 4)));
 #define tool_warn(t, ...)	tool_log((t), LOG_WARNING, __VA_ARGS__)
+#define tool_error(...)		tool_log(NULL, LOG_ERR, __VA_ARGS__)
 
 /* With -v: a line on stderr explaining what happens. */
 void	 tool_explain(const struct tool *, const char *, ...)

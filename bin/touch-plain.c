@@ -27,13 +27,11 @@ exec_curl(const struct tool *t, char **argv)
 
 	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
 		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			slash[1] = '\0';
-			if ((size_t)snprintf(path, sizeof(path), "%s%s", self,
-			    TOUCH_CURL) < sizeof(path) &&
-			    access(path, X_OK) == 0)
-				execv(path, argv);
-		}
+		if ((slash = strrchr(self, '/')) != NULL &&
+		    (size_t)snprintf(path, sizeof(path), "%.*s%s",
+		    (int)(slash + 1 - self), self, TOUCH_CURL) < sizeof(path) &&
+		    access(path, X_OK) == 0)
+			execv(path, argv);
 	}
 	execv(PG_LIBEXECDIR "/" TOUCH_CURL, argv);
 	tool_die_errno(EX_UNAVAILABLE, "the cluster %s, but %s",
