@@ -340,7 +340,10 @@ main(int argc, char *argv[])
 	if (!inetd && listen == NULL && loaded &&
 	    s.t.cfg->serve.listen[0] != '\0')
 		listen = s.t.cfg->serve.listen;
-	/* A broken config with -l, -p or no client on stdin: say so. */
+	/*
+	 * A broken config may hide a listen key: with -l, -p, or no client
+	 * on stdin (a person, a service manager), say so on stderr.
+	 */
 	if (!loaded && !inetd && (listen != NULL || pidpath != NULL ||
 	    !pg_conn_is_socket(STDIN_FILENO)))
 		tool_die(EX_CONFIG, "%s", err);

@@ -80,17 +80,14 @@ status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 		tool_die_errno(EX_OSERR, "asking the peers of %s", c->id);
 	f->cluster = c;
 	f->n = r->n + 1;
-	if ((f->nodes = calloc(f->n, sizeof(*f->nodes))) == NULL)
+	/* One more: on etcd (no peers), the key's holder, zeroed. */
+	if ((f->nodes = calloc(f->n + 1, sizeof(*f->nodes))) == NULL)
 		tool_die_errno(EX_OSERR, "memory");
 	self_node(cfg, c, st, &f->nodes[0]);
 	for (i = 0; i < r->n; i++)
 		peer_node(&r->seen[i], &f->nodes[i + 1]);
 	if (c->backend != PG_BACKEND_ETCD)
 		return;
-	/* On etcd, the other node is the key's holder, read from etcd. */
-	if ((f->nodes = reallocarray(f->nodes, 2, sizeof(*f->nodes))) == NULL)
-		tool_die_errno(EX_OSERR, "memory");
-	memset(&f->nodes[1], 0, sizeof(f->nodes[1]));
 	etcd_fleet(cfg, c, &f->nodes[1]);
 	f->holder = 2;			/* none */
 	if (f->nodes[1].name == NULL)	/* nobody holds the key */

@@ -197,12 +197,10 @@ main(int argc, char *argv[])
 		    t.cluster->max_runtime_ms);
 	if (fflag)
 		filter(&t);
-	if (rflag) {
-		if (pg_state_remove(&t.state, t.cluster->id) == -1)
-			tool_die_errno(EX_CANTCREAT, "cannot remove %s/%s",
-			    t.state.path, t.cluster->id);
-		return 0;
-	}
-	touch_refresh(&t, 1);
+	if (!rflag)
+		touch_refresh(&t, 1);
+	else if (pg_state_remove(&t.state, t.cluster->id) == -1)
+		tool_die_errno(EX_CANTCREAT, "cannot remove %s/%s",
+		    t.state.path, t.cluster->id);
 	return 0;
 }
