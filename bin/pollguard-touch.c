@@ -131,7 +131,7 @@ main(int argc, char *argv[])
 	static struct tool	 t;	/* static: reachable until exit */
 	char		**av = argv;
 	struct pg_hold	 h;
-	const char	*conf = NULL, *errstr, *topt = NULL, *msg = NULL;
+	const char	*conf = NULL, *errstr, *msg = NULL;
 	int64_t		 limit_ms = -1, hold_ms = -1;
 	int		 ch, fflag = 0, rflag = 0;
 
@@ -159,7 +159,6 @@ main(int argc, char *argv[])
 			rflag = 1;
 			break;
 		case 't':
-			topt = optarg;
 			if (pg_duration_parse(optarg, 0, PG_WAIT_MAX_MS,
 			    &limit_ms, &errstr) == 0 && limit_ms > 0 &&
 			    limit_ms < PG_RUNTIME_MIN_MS)
@@ -175,10 +174,10 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 1 || (fflag && rflag) || (topt != NULL && argc == 1) ||
+	if (argc < 1 || (fflag && rflag) || (limit_ms >= 0 && argc == 1) ||
 	    (msg != NULL && hold_ms <= 0) || (argc > 1 && (fflag || rflag ||
 	    argc < 3 || strcmp(argv[1], "--") != 0)) || (hold_ms >= 0 &&
-	    (argc > 1 || fflag || rflag || topt != NULL)))
+	    (argc > 1 || fflag || rflag || limit_ms >= 0)))
 		usage();
 	/* The message is checked before the configuration is read. */
 	if (hold_ms > 0 && pg_hold_make(&h, hold_ms, NULL, msg) == -1)
