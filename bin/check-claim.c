@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * check-claim.c: pollguard-check's rounds and its claim (doc/SAFETY.md,
- * section 1, steps 3 to 7). The rules are the library's; this file
- * orders the reads, writes and clock reads they rest on.
- */
+/* check-claim.c: the rounds and the claim (doc/SAFETY.md, 1, steps 3-7). */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -25,25 +21,6 @@ on_signal(int sig)
 	pg_peers_stop = 1;	/* round 2 need not run to its timeout */
 }
 
-/* What a bad answer asks the operator to check, " (...)", or "". */
-static const char *
-answer_hint(enum pg_answer_kind k)
-{
-	switch (k) {
-	case PG_ANSWER_REFUSED:
-		return " (user and password must match its [serve], and its "
-		    "allow list this host)";
-	case PG_ANSWER_UNKNOWN:
-		return " (a wrong url, or no [cluster] of that ID there)";
-	default:
-		return "";
-	}
-}
-
-/*
- * Say what each peer answered (with -v), warn about unreachable peers
- * and complain loudly about peers that answered nonsense.
- */
 static void
 report(struct tool *t, const struct pg_round *r, int second)
 {
@@ -92,7 +69,11 @@ report(struct tool *t, const struct pg_round *r, int second)
 			tool_error("cluster %s: peer %s (%s) answered %s: "
 			    "check its [peer %s] section and its serve's "
 			    "config%s", c->id, p->name, p->url, s->why,
-			    p->name, answer_hint(s->answer.kind));
+			    p->name, s->answer.kind == PG_ANSWER_REFUSED ?
+			    " (user and password must match its [serve], and "
+			    "its allow list this host)" : s->answer.kind ==
+			    PG_ANSWER_UNKNOWN ? " (a wrong url, or no "
+			    "[cluster] of that ID there)" : "");
 			break;
 		}
 	}
@@ -121,13 +102,7 @@ nap(int64_t ns)
 		;
 }
 
-/*
- * Round 2 comes at once when every peer showed its status (and so the
- * rule it decides by) in round 1; any other peer (before 0.4, behind a
- * proxy that passes only /v1/elapsed/, unreachable, invalid) may be a
- * 0.3 node, whose rule orders a claim it did not see only after the
- * sleep (doc/SAFETY.md). 1: slept.
- */
+/* Sleep when a peer showed no status (doc/SAFETY.md, 1, 4); 1: slept. */
 static int
 settle_sleep(const struct tool *t, const struct pg_round *first)
 {
@@ -176,10 +151,8 @@ interrupted(struct tool *t, const struct pg_stamp *rec, const char *old,
 }
 
 /*
- * Keep the claim, lengthened to pg_claim_keep_horizon first; when that
- * would reach the wait time, or the record cannot be written, withdraw
- * instead (*why says why); when it is no longer our claim (a writer on
- * this node), too.
+ * Keep the claim, lengthened to pg_claim_keep_horizon first, or withdraw
+ * (*why): past the wait, a failed write, no longer our claim.
  */
 static enum pg_verdict
 keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec,
@@ -197,10 +170,7 @@ keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec,
 		return PG_GO;
 	}
 	if ((r = pg_state_lengthen(&t->state, id, rec, h)) == 1) {
-		/*
-		 * Lengthened after the first horizon had passed: a peer
-		 * may have read no claim in between (doc/SAFETY.md).
-		 */
+		/* After the first horizon: a peer may have read no claim. */
 		if (pg_clock(CLOCK_BOOTTIME, &now) == -1 ||
 		    now - rec->claim_ns >= first * 1000000) {
 			*why = PG_LOST_EXPIRED;
@@ -218,10 +188,8 @@ keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec,
 }
 
 /*
- * The wait for a peer whose name sorts after ours: ask the pending peers
- * again, after 1, 2, 4 .. 32 ms, until each has decided (pg_settle_poll)
- * or our deadline has passed. r is the last round asked, freed and
- * refilled here.
+ * Ask the pending peers again after 1, 2, 4 .. 32 ms until each decided
+ * or the deadline passed (pg_settle_poll). r is refilled here.
  */
 static enum pg_verdict
 poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
@@ -255,11 +223,7 @@ poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
 	return v;
 }
 
-/*
- * The claim lock, taken before round 1, stays held until exit, after the
- * record was restored or the claim lengthened: a peer's serve reads
- * "deciding no" only then (pollguard(7)).
- */
+/* The claim lock stays held until exit: doc/SAFETY.md, 1, step 7. */
 int
 claim_and_settle(struct tool *t, const struct pg_round *first,
     int64_t prev_check_ns)
@@ -280,7 +244,6 @@ claim_and_settle(struct tool *t, const struct pg_round *first,
 	    sizeof(old))) == -1)
 		oldlen = 0;	/* damaged: read_own said so; not restored */
 
-	/* A signal while the claim is out withdraws it. */
 	tool_catch(on_signal, 0);
 
 	memset(&cl, 0, sizeof(cl));

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * pollguard-check: may this node poll now? Ask every peer of the cluster
- * at once; go (exit 0) when none was active within the wait, claiming the
- * round, settling and asking again to resolve claims made at the same
- * moment; otherwise skip. See pollguard(7) for the algorithm. This file
- * is the options, the tests on this node and round 1; the claim and its
- * settling are bin/check-claim.c's, strict mode bin/etcd.c's.
+ * pollguard-check: may this node poll now (pollguard(7))? The options, the
+ * tests on this node and round 1; the claim is bin/check-claim.c's, strict
+ * mode bin/etcd.c's.
  */
 #include <sys/stat.h>
 
@@ -16,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,10 +28,7 @@ usage(void)
 	exit(tool_status(EX_USAGE));
 }
 
-/*
- * Read this node's own record: a damaged one is reported, not silently
- * replaced. With -v, say how long ago this node was last active.
- */
+/* Read this node's record: report a damaged one; with -v, its age. */
 static void
 read_own(struct tool *t)
 {
@@ -43,29 +36,22 @@ read_own(struct tool *t)
 	struct stat	 sb;
 	const char	*id = t->cluster->id;
 	char		 ago[32];
-	int		 r, e;
+	int		 r;
 
 	if ((r = pg_state_read(&t->state, id, &rec)) == -1) {
-		e = errno;
-		/*
-		 * touch renames a record over a file or link, not a
-		 * directory.
-		 */
-		if (e == ELOOP)
+		if (errno == ELOOP)
 			tool_die(EX_DATAERR, "%s/%s: a symbolic link, which is "
 			    "never followed; 'pollguard-touch %s' replaces it",
 			    t->state.path, id, id);
-		if (e == EBADMSG && fstatat(t->state.dirfd, id, &sb,
-		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode))
+		if (errno != EBADMSG)
+			tool_die_errno(EX_IOERR, "%s/%s", t->state.path, id);
+		if (fstatat(t->state.dirfd, id, &sb, AT_SYMLINK_NOFOLLOW) ==
+		    0 && S_ISDIR(sb.st_mode))
 			tool_die(EX_DATAERR, "%s/%s: a directory, not a state "
 			    "record: remove it; 'pollguard-touch %s' then "
 			    "writes the record", t->state.path, id, id);
-		if (e == EBADMSG)
-			tool_die(EX_DATAERR, "%s/%s: not a valid state record;"
-			    " 'pollguard-touch %s' replaces it", t->state.path,
-			    id, id);
-		errno = e;
-		tool_die_errno(EX_IOERR, "%s/%s", t->state.path, id);
+		tool_die(EX_DATAERR, "%s/%s: not a valid state record; "
+		    "'pollguard-touch %s' replaces it", t->state.path, id, id);
 	}
 	if (!t->verbose)
 		return;
@@ -77,12 +63,9 @@ read_own(struct tool *t)
 	    t->cluster->id, ago, r == 0 ? "" : " ago");
 }
 
-
 /*
- * Record this check in the checked record (pollguard(7), PREFERRED
- * NODE): it began at start; go, and whom this go is the last run before
- * yielding to. Peers read it through serve; a failure only costs this
- * node its preference, so it is a warning.
+ * Record this check (pollguard(7), PREFERRED NODE): its start, go, and
+ * whom it yields to after this run. A failure costs only the preference.
  */
 static void
 checked(struct tool *t, const struct pg_stamp *start, int go,
@@ -92,8 +75,7 @@ checked(struct tool *t, const struct pg_stamp *start, int go,
 	struct pg_checked	 ck;
 	int			 had;
 
-	/* Only prefer reads it: no durable write for the others. */
-	if (c->prefer[0] == '\0')
+	if (c->prefer[0] == '\0')	/* only prefer reads it */
 		return;
 	if ((had = pg_checked_read(&t->state, c->id, &ck)) == -1)
 		had = 0;
@@ -104,25 +86,19 @@ checked(struct tool *t, const struct pg_stamp *start, int go,
 		    t->state.path, c->id, strerror(errno));
 }
 
-/*
- * A peer announces another prefer order: prefer is not applied. Loud
- * (syslog and stderr, also under cron), since the fleet's config is not
- * what its operator thinks.
- */
+/* Another prefer order on a peer: loud, also under cron. */
 static void
 disagree(const struct tool *t, const struct pg_seen *s)
 {
-	char		 msg[PG_TEXT_MAX + 2 * PG_VALUE_MAX];
+	struct tool	 loud = *t;
 	char		 its[PG_VALUE_MAX + 2], mine[PG_VALUE_MAX + 2];
 
-	snprintf(msg, sizeof(msg), "cluster %s: peer %s announces prefer "
-	    "%s, this node %s: prefer is not applied until they agree",
-	    t->cluster->id, s->name, s->has_status ? tool_order(its,
-	    sizeof(its), s->status.prefer) : "none (no status: before 0.4)",
+	loud.verbose = 1;
+	tool_warn(&loud, "cluster %s: peer %s announces prefer %s, this node "
+	    "%s: prefer is not applied until they agree", t->cluster->id,
+	    s->name, s->has_status ? tool_order(its, sizeof(its),
+	    s->status.prefer) : "none (no status: before 0.4)",
 	    tool_order(mine, sizeof(mine), t->cluster->prefer));
-	syslog(LOG_WARNING, "%s", msg);
-	if (!t->quiet)
-		fprintf(stderr, "pollguard-check: %s\n", msg);
 }
 
 static int
@@ -142,7 +118,6 @@ check(int argc, char *argv[])
 	if (pg_clock(CLOCK_BOOTTIME, &started) == -1)
 		started = INT64_MAX;	/* never "after it started" */
 
-	/* getopt names it, not its path */
 	argv[0] = (char *)getprogname();
 	while ((ch = getopt(argc, argv, "c:Enqv")) != -1) {
 		switch (ch) {
@@ -170,11 +145,8 @@ check(int argc, char *argv[])
 	if (argc != 1 || bad)
 		usage();
 
-	tool_init();
-	/*
-	 * A reader that went away (check -v 2>&1 | head) must not kill the
-	 * check with its claim out: the write fails, the check goes on.
-	 */
+	openlog(getprogname(), LOG_PID, LOG_USER);
+	/* A reader gone (check -v | head) must not kill a claim's check. */
 	signal(SIGPIPE, SIG_IGN);
 	tool_setup(&t, conf, argv[0]);
 	id = t.cluster->id;
@@ -207,13 +179,9 @@ check(int argc, char *argv[])
 		    strerror(errno));
 		ownp = NULL;
 	}
-	/*
-	 * Strict mode: etcd orders the claims (bin/etcd.c); no peer is
-	 * asked, so only this node's own hold can stop it.
-	 */
+	/* Strict mode: no peer is asked; only this node's hold stops it. */
 	if (t.cluster->backend == PG_BACKEND_ETCD) {
 		if (ownp != NULL && own.hold_ms > 0) {
-			/* With no peers, pg_decide skips for the hold alone. */
 			pg_decide(t.cluster, t.cfg->node, ownp, 0, NULL, 0, &d);
 			pg_decision_text(&d, t.cluster, ownp, NULL, 0, text,
 			    sizeof(text));
@@ -223,12 +191,9 @@ check(int argc, char *argv[])
 		return etcd_check(&t, claim);
 	}
 	/*
-	 * Activity in our own record after this check started: a check on
-	 * this node started with this one kept its claim and released the
-	 * claim lock before we took it, or its job has refreshed the record
-	 * since (doc/SAFETY.md, section 5). The time since the activity is
-	 * used, not the claim, so that a check held up past the claim's
-	 * horizon still sees it.
+	 * Activity since this check started, or a claim within its horizon
+	 * (doc/SAFETY.md, section 5): by the activity's age, not the claim,
+	 * so that a check held up past the claim's horizon still sees it.
 	 */
 	if (claim && ownp != NULL && own.elapsed_ms != PG_NEVER &&
 	    own.elapsed_ms < INT64_MAX / 1000000 &&
@@ -239,10 +204,6 @@ check(int argc, char *argv[])
 		    id, own.elapsed_ms);
 		return PG_SKIP_LOCAL;
 	}
-	/*
-	 * A claim of another check on this node, still within its horizon:
-	 * ours would hide it from a peer's round 2 (doc/SAFETY.md, section 5).
-	 */
 	if (claim && ownp != NULL && own.claim_ms >= 0) {
 		tool_decided(&t, "%s: skip: another check on this node "
 		    "kept its claim %" PRId64 "ms ago, within its horizon", id,
@@ -257,10 +218,7 @@ check(int argc, char *argv[])
 			tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 		check_ask(&t, &r, NULL);
 	}
-	/*
-	 * Every node of a cluster must order claims by the same rule. With
-	 * settle = 0 nothing orders them (pollguard.conf(5)): no rule to share.
-	 */
+	/* Every node orders claims by one rule (none with settle = 0). */
 	if (claim && t.cfg->settle_ms > 0 && (other = pg_settle_disagrees(
 	    t.cfg->settle_ms, t.cfg->timeout_ms, r.seen, r.n)) < r.n)
 		tool_die(EX_PROTOCOL, "cluster %s: peer %s announces settle "
@@ -304,21 +262,12 @@ check(int argc, char *argv[])
 	return PG_GO;
 }
 
-/*
- * -E maps every error to 255, the one status ExecCondition= treats as a
- * failure rather than a skip; the verdicts 0 to 3 stay.
- */
 int
 main(int argc, char *argv[])
 {
 	int	 status = tool_status(check(argc, argv));
 
-	/*
-	 * Nothing is left to clean up that the kernel does not: leave
-	 * without libcurl's and OpenSSL's exit handlers, 4% of a check's
-	 * instructions (BENCHMARKS.md). stderr is unbuffered; the rest is
-	 * flushed here.
-	 */
+	/* Without libcurl's and OpenSSL's exit handlers (BENCHMARKS.md). */
 	fflush(NULL);
 	_exit(status);
 }

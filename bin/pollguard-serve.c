@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * pollguard-serve: answer peers' questions "how long since your last
- * activity in cluster X?" over HTTP. This file is the transport: options,
- * sockets, the pidfile, signals and one event loop. Standalone, the loop
- * accepts connections; under inetd, xinetd, systemd sockets or socat it
- * runs with the one connection on stdin and stdout. A connection is read,
- * answered and closed by lib/conn.c (pg_conn_*), what to answer decided
- * in lib/serve.c (pg_serve_answer). serve never writes state: it opens
+ * pollguard-serve: the transport of peers' questions (lib/conn.c answers
+ * them, lib/serve.c decides what): options, sockets, the pidfile, signals
+ * and one event loop, standalone or on stdin and stdout (inetd). It opens
  * the state directory read-only.
  */
 #include <sys/types.h>
@@ -28,17 +24,11 @@
 
 #define ACCEPT_BURST	64		/* accepts per wake-up */
 
-/*
- * t.cfg is the config in force, t.state the state directory (or -1).
- * maxconn: the connections held at once, [serve] max_connections at
- * start (the arrays are sized for it); 1 under inetd.
- */
 struct server {
-	struct tool	 t;
+	struct tool	 t;		/* the config in force, its state */
 	const char	*confpath;
-	int		 listen_arg;	/* -l given: the listen key is
-					   not used */
-	size_t		 maxconn;
+	int		 listen_arg;	/* -l: the listen key is not used */
+	size_t		 maxconn;	/* at start; 1 under inetd */
 	struct pollfd	*pfd;		/* maxconn + 1 */
 };
 
@@ -53,20 +43,21 @@ usage(void)
 	exit(EX_USAGE);
 }
 
-/*
- * Take a loaded config into use, and its state directory. A missing one
- * is not an error: nothing was ever recorded here, so every cluster
- * answers never (pg_serve_state opens it once it is there).
- */
+/* Load the config, and use it and its state directory (if there yet). */
 static int
-server_use(struct server *s, struct pg_config *cfg, char *err, size_t elen)
+server_load(struct server *s, char *err, size_t elen)
 {
-	struct pg_state	 st;
+	struct pg_config	*cfg;
+	struct pg_state		 st;
 
+	if (pg_config_load(s->confpath, &cfg, err, elen) == -1)
+		return -1;
 	st.dirfd = -1;
 	if (pg_state_open(&st, cfg->state, 0, err, elen) == -1 &&
-	    errno != ENOENT)
+	    errno != ENOENT) {
+		pg_config_free(cfg);
 		return -1;
+	}
 	pg_state_close(&s->t.state);
 	s->t.state = st;
 	pg_config_free(s->t.cfg);
@@ -97,26 +88,21 @@ on_signal(int sig)
 static void
 reload(struct server *s)
 {
-	struct pg_config	*cfg;
-	struct pg_serve		 old;
-	char			 err[PG_ERR_MAX];
+	struct pg_serve	 old;
+	char		 err[PG_ERR_MAX];
 
 	old = s->t.cfg->serve;
-	if (pg_config_load(s->confpath, &cfg, err, sizeof(err)) == -1)
-		cfg = NULL;
-	else if (server_use(s, cfg, err, sizeof(err)) == 0) {
-		if ((!s->listen_arg &&
-		    strcmp(old.listen, cfg->serve.listen) != 0) ||
-		    old.backlog != cfg->serve.backlog ||
-		    old.max_conn != cfg->serve.max_conn)
-			tool_log(&s->t, LOG_WARNING, "listen, backlog or "
-			    "max_connections changed in %s; it takes effect "
-			    "at the next start", s->confpath);
-		tool_log(&s->t, LOG_INFO, "reloaded %s", s->confpath);
+	if (server_load(s, err, sizeof(err)) == -1) {
+		tool_error("reload failed, keeping the old config: %s", err);
 		return;
 	}
-	pg_config_free(cfg);
-	tool_error("reload failed, keeping the old config: %s", err);
+	if ((!s->listen_arg && strcmp(old.listen, s->t.cfg->serve.listen) !=
+	    0) || old.backlog != s->t.cfg->serve.backlog ||
+	    old.max_conn != s->t.cfg->serve.max_conn)
+		tool_log(&s->t, LOG_WARNING, "listen, backlog or "
+		    "max_connections changed in %s; it takes effect at the "
+		    "next start", s->confpath);
+	tool_log(&s->t, LOG_INFO, "reloaded %s", s->confpath);
 }
 
 /* Accept what is waiting; false when out of descriptors for a while. */
@@ -142,11 +128,7 @@ accept_some(struct server *s, int lfd, struct pg_conn **conns, size_t *nconn)
 	return 1;
 }
 
-/*
- * The event loop: connections (conns, nconn of them) read, answered,
- * written and drained, until there are none and no listening socket
- * (lfd, -1 under inetd; closed at SIGTERM) to accept more on.
- */
+/* Until no connection is left and no lfd (-1: inetd; SIGTERM closes). */
 static void
 serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 {
@@ -216,12 +198,7 @@ serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 	}
 }
 
-/*
- * inetd mode: the loop with one connection, stdin and stdout. A config
- * that could not be loaded (err says why) or a run_as that fails still
- * gets the client an answer (500), then exit 78 or the run_as failure's
- * status.
- */
+/* One connection on stdin and stdout; err or a run_as failure: 500. */
 static int
 serve_inetd(struct server *s, const char *err)
 {
@@ -261,7 +238,6 @@ remove_pidfile(void)
 {
 	if (exit_pidfile != NULL)
 		pidfile_remove(exit_pidfile);
-	exit_pidfile = NULL;
 }
 
 static int
@@ -291,12 +267,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	if ((conns = calloc(s->maxconn, sizeof(*conns))) == NULL ||
 	    (s->pfd = calloc(s->maxconn + 1, sizeof(*s->pfd))) == NULL)
 		tool_die_errno(EX_OSERR, "%zu connections", s->maxconn);
-	/*
-	 * Descriptors for maxconn connections and a few more, as far as the
-	 * hard limit allows. Below that, accept fails with EMFILE before the
-	 * limit is reached, and clients beyond it wait in the listen queue
-	 * instead of being answered 503.
-	 */
+	/* Fewer descriptors: clients wait in the listen queue, not 503. */
 	if ((nofile = pg_listen_nofile(s->maxconn + 16)) < s->maxconn + 16)
 		tool_log(&s->t, LOG_WARNING, "open file limit %llu: fewer than "
 		    "%zu connections fit; raise it (ulimit -n)",
@@ -330,13 +301,11 @@ int
 main(int argc, char *argv[])
 {
 	static struct server	 s;	/* static: reachable until exit */
-	struct pg_config	*cfg;
 	const char		*listen = NULL, *pidpath = NULL, *conf = NULL;
 	char			 err[PG_ERR_MAX];
 	int			 ch, inetd = 0, loaded;
 
 	s.t.state.dirfd = -1;
-	/* getopt names it, not its path */
 	argv[0] = (char *)getprogname();
 	while ((ch = getopt(argc, argv, "c:il:p:v")) != -1) {
 		switch (ch) {
@@ -366,26 +335,17 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	openlog("pollguard-serve", LOG_PID, LOG_DAEMON);
 
-	/*
-	 * One load decides the mode and serves it. Errors wait until the
-	 * mode is known: under inetd, stderr may be the client's socket.
-	 */
-	loaded = pg_config_load(s.confpath, &cfg, err, sizeof(err)) == 0;
-	if (loaded && server_use(&s, cfg, err, sizeof(err)) == -1) {
-		pg_config_free(cfg);
-		loaded = 0;
-	}
+	/* Errors wait for the mode: under inetd, stderr may be the socket. */
+	loaded = server_load(&s, err, sizeof(err)) == 0;
 	if (!inetd && listen == NULL && loaded &&
 	    s.t.cfg->serve.listen[0] != '\0')
 		listen = s.t.cfg->serve.listen;
 	/*
-	 * Without -i, a config that cannot be loaded may hide a listen key:
-	 * with -p, or with no connection on stdin (a person, a service
-	 * manager), say so on stderr rather than answer a client that is
-	 * not there.
+	 * A broken config may hide a listen key: with -l, -p, or no client
+	 * on stdin (a person, a service manager), say so on stderr.
 	 */
-	if (!loaded && !inetd && listen == NULL &&
-	    (pidpath != NULL || !pg_conn_is_socket(STDIN_FILENO)))
+	if (!loaded && !inetd && (listen != NULL || pidpath != NULL ||
+	    !pg_conn_is_socket(STDIN_FILENO)))
 		tool_die(EX_CONFIG, "%s", err);
 	if (inetd || listen == NULL) {
 		if (pidpath != NULL)
@@ -393,7 +353,5 @@ main(int argc, char *argv[])
 		tool_stderr = 0;
 		return serve_inetd(&s, loaded ? NULL : err);
 	}
-	if (!loaded)
-		tool_die(EX_CONFIG, "%s", err);
 	return serve_standalone(&s, listen, pidpath);
 }

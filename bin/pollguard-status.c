@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * pollguard-status: the fleet at a glance. For each configured cluster
- * (or the one given) ask every peer at once, as pollguard-check does,
- * and print a line per node and which node would go next (lib/fleet.c).
- * Exit 0 when every node answered, 1 when not.
- */
+/* pollguard-status: each cluster's nodes, as lib/fleet.c shows them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +28,7 @@ usage(void)
 	exit(EX_USAGE);
 }
 
-/*
- * A peer as the round saw it: its status, or (a serve before 0.4, which
- * answered only /v1/elapsed) its activity only.
- */
+/* A peer as the round saw it (before 0.4: its activity only). */
 static void
 peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
 {
@@ -53,11 +45,7 @@ peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
 		    PG_NEVER : s->answer.elapsed_ms;
 }
 
-/*
- * This node, from its own state directory (st NULL: none yet), as its
- * serve would tell a peer: whether a check is deciding included. A
- * record that cannot be read is what its serve's 500 is to a peer.
- */
+/* This node as its serve tells a peer (a damaged record: unreachable). */
 static void
 self_node(const struct pg_config *cfg, const struct pg_cluster *c,
     struct pg_state *st, struct pg_fleet_node *n)
@@ -92,17 +80,14 @@ status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 		tool_die_errno(EX_OSERR, "asking the peers of %s", c->id);
 	f->cluster = c;
 	f->n = r->n + 1;
-	if ((f->nodes = calloc(f->n, sizeof(*f->nodes))) == NULL)
+	/* One more: on etcd (no peers), the key's holder, zeroed. */
+	if ((f->nodes = calloc(f->n + 1, sizeof(*f->nodes))) == NULL)
 		tool_die_errno(EX_OSERR, "memory");
 	self_node(cfg, c, st, &f->nodes[0]);
 	for (i = 0; i < r->n; i++)
 		peer_node(&r->seen[i], &f->nodes[i + 1]);
 	if (c->backend != PG_BACKEND_ETCD)
 		return;
-	/* On etcd, the other node is the key's holder, read from etcd. */
-	if ((f->nodes = reallocarray(f->nodes, 2, sizeof(*f->nodes))) == NULL)
-		tool_die_errno(EX_OSERR, "memory");
-	memset(&f->nodes[1], 0, sizeof(f->nodes[1]));
 	etcd_fleet(cfg, c, &f->nodes[1]);
 	f->holder = 2;			/* none */
 	if (f->nodes[1].name == NULL)	/* nobody holds the key */
@@ -117,11 +102,8 @@ status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 }
 
 /*
- * Below the table, for a cluster with a preference (pollguard(7),
- * PREFERRED NODE): the order, and who yields to whom (not with -j: the
- * JSON has both). A node that announces another order turns the
- * preference off for the whole cluster: that goes to stderr, and counts
- * as a problem (1).
+ * Below the table (not with -j: the JSON has it): the prefer order and
+ * who yields to whom. 1 when a node announces another order.
  */
 static int
 prefer_lines(const struct pg_fleet *f, size_t nf, int json)
@@ -190,17 +172,17 @@ complain(const struct pg_fleet *f, size_t nf)
 int
 main(int argc, char *argv[])
 {
-	static struct pg_config	*cfg;	/* static: reachable until exit */
+	static struct tool	 t;	/* static: reachable until exit */
 	static struct pg_fleet	*f;
 	static struct pg_round	*r;
 	struct pg_state		 state, *st;
-	const struct pg_cluster	*c = NULL;
+	const struct pg_config	*cfg;
+	const struct pg_cluster	*c;
 	const char		*conf = NULL, *wopt = NULL, *copt = NULL;
 	char			 err[PG_ERR_MAX], *out;
 	size_t			 i, nf;
 	int			 ch, json = 0, pflag = 0, bad = 0;
 
-	/* getopt names it, not its path */
 	argv[0] = (char *)getprogname();
 	/* A long option (--help) is no -p, though getopt finds a 'p' in it. */
 	for (i = 1; i < (size_t)argc && argv[i][0] == '-' &&
@@ -238,15 +220,10 @@ main(int argc, char *argv[])
 	if (bad || argc > 1 || wopt != NULL || copt != NULL)
 		usage();
 
-	tool_init();
-	if (argc == 1 && !pg_cluster_id_valid(argv[0]))
-		tool_die(EX_USAGE, "invalid cluster ID '%.*s' (1 to %d letters,"
-		    " digits, '.', '_', '-', not starting with '.' or '-')",
-		    PG_NAME_MAX + 1, argv[0], PG_NAME_MAX);
-	if (pg_config_load(pg_config_path(conf), &cfg, err, sizeof(err)) == -1)
-		tool_die(EX_CONFIG, "%s", err);
-	if (argc == 1 && (c = pg_config_cluster(cfg, argv[0])) == NULL)
-		tool_die(EX_CONFIG, "%s: no [cluster %s]", cfg->path, argv[0]);
+	openlog(getprogname(), LOG_PID, LOG_USER);
+	tool_config(&t, conf, argc == 1 ? argv[0] : NULL);
+	cfg = t.cfg;
+	c = t.cluster;
 	/* Read only: status never creates it; none yet, every cluster never. */
 	st = &state;
 	if (pg_state_open(st, cfg->state, 0, err, sizeof(err)) == -1) {
@@ -274,7 +251,6 @@ main(int argc, char *argv[])
 	if (fflush(stdout) == EOF)
 		tool_die_errno(EX_IOERR, "stdout");
 	free(out);
-	if (complain(f, nf))
-		bad = 1;
+	bad |= complain(f, nf);
 	return bad ? EXIT_PARTIAL : 0;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * pollguard-touch: record activity in a cluster, keep it fresh while a
- * job runs (bin/touch-run.c) or while data streams through, or release
- * it; or put the cluster on hold.
+ * pollguard-touch: record activity, keep it fresh while a job runs
+ * (bin/touch-run.c) or data streams through, release it, or hold.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -51,10 +50,7 @@ touch_refresh(struct tool *t, int fatal)
 		exit(EX_CANTCREAT);
 }
 
-/*
- * Copy stdin to stdout with read(2) and write(2): whatever arrives is
- * passed on at once, so line-by-line consumers see no added delay.
- */
+/* Copy with read(2) and write(2): line-by-line readers see no delay. */
 static __dead void
 filter(struct tool *t)
 {
@@ -66,42 +62,34 @@ filter(struct tool *t)
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		tool_die_errno(EX_OSERR, "signal");
 	for (;;) {
-		if ((n = read(STDIN_FILENO, buf, sizeof(buf))) == -1) {
-			if (errno == EINTR)
-				continue;
-			saved = errno;
-			touch_refresh(t, 0);
-			errno = saved;
-			tool_die_errno(EX_IOERR, "standard input");
-		}
-		if (n == 0)
+		if ((n = read(STDIN_FILENO, buf, sizeof(buf))) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0 || pg_write_all(STDOUT_FILENO, buf, n) == -1)
 			break;
-		if (pg_write_all(STDOUT_FILENO, buf, n) == -1) {
-			saved = errno;
-			touch_refresh(t, 0);
-			if (saved == EPIPE) {
-				/* The reader is gone: end as filters do. */
-				signal(SIGPIPE, SIG_DFL);
-				raise(SIGPIPE);
-			}
-			errno = saved;
-			tool_die_errno(EX_IOERR, "standard output");
-		}
 		now = tool_clock_ms(CLOCK_BOOTTIME);
 		if (last == 0 || now - last >= FILTER_REFRESH_MS) {
 			touch_refresh(t, 0);
 			last = now;
 		}
 	}
-	touch_refresh(t, 1);
-	exit(0);
+	saved = errno;
+	touch_refresh(t, n == 0);
+	if (n == 0)
+		exit(0);
+	if (n > 0 && saved == EPIPE) {
+		/* The reader is gone: end as filters do. */
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
+	errno = saved;
+	tool_die_errno(EX_IOERR, n == -1 ? "standard input" :
+	    "standard output");
 }
 
 /*
- * Put the cluster on hold on this node for ms (0: lift the hold). The
- * hold is this node's to publish (pollguard-serve) and every node's check
- * to honour; it records no activity and takes no run lock, so it can be
- * set while a run is going.
+ * Hold the cluster on this node for ms (0: lift it). No activity, no run
+ * lock: it can be set while a run is going.
  */
 static __dead void
 hold(struct tool *t, int64_t ms, const char *msg)
@@ -143,11 +131,10 @@ main(int argc, char *argv[])
 	static struct tool	 t;	/* static: reachable until exit */
 	char		**av = argv;
 	struct pg_hold	 h;
-	const char	*conf = NULL, *errstr, *topt = NULL, *msg = NULL;
+	const char	*conf = NULL, *errstr, *msg = NULL;
 	int64_t		 limit_ms = -1, hold_ms = -1;
 	int		 ch, fflag = 0, rflag = 0;
 
-	/* getopt names it, not its path */
 	argv[0] = (char *)getprogname();
 	/* '+': options end at the cluster, so the command keeps its own. */
 	while ((ch = getopt(argc, argv, "+H:c:fm:rt:")) != -1) {
@@ -172,7 +159,6 @@ main(int argc, char *argv[])
 			rflag = 1;
 			break;
 		case 't':
-			topt = optarg;
 			if (pg_duration_parse(optarg, 0, PG_WAIT_MAX_MS,
 			    &limit_ms, &errstr) == 0 && limit_ms > 0 &&
 			    limit_ms < PG_RUNTIME_MIN_MS)
@@ -188,15 +174,10 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 1 || (fflag && rflag))
-		usage();
-	if (argc > 1 && (fflag || rflag || argc < 3 ||
-	    strcmp(argv[1], "--") != 0))
-		usage();
-	if (topt != NULL && argc == 1)
-		usage();
-	if ((msg != NULL && hold_ms < 0) || (hold_ms >= 0 && (argc > 1 ||
-	    fflag || rflag || topt != NULL)) || (msg != NULL && hold_ms == 0))
+	if (argc < 1 || (fflag && rflag) || (limit_ms >= 0 && argc == 1) ||
+	    (msg != NULL && hold_ms <= 0) || (argc > 1 && (fflag || rflag ||
+	    argc < 3 || strcmp(argv[1], "--") != 0)) || (hold_ms >= 0 &&
+	    (argc > 1 || fflag || rflag || limit_ms >= 0)))
 		usage();
 	/* The message is checked before the configuration is read. */
 	if (hold_ms > 0 && pg_hold_make(&h, hold_ms, NULL, msg) == -1)
@@ -205,7 +186,7 @@ main(int argc, char *argv[])
 		    "printable ASCII, without control characters or a blank "
 		    "at either end");
 
-	tool_init();
+	openlog(getprogname(), LOG_PID, LOG_USER);
 	tool_setup(&t, conf, argv[0]);
 	touch_lease_start(&t, av, rflag, hold_ms >= 0);
 	if (hold_ms >= 0)
@@ -215,12 +196,10 @@ main(int argc, char *argv[])
 		    t.cluster->max_runtime_ms);
 	if (fflag)
 		filter(&t);
-	if (rflag) {
-		if (pg_state_remove(&t.state, t.cluster->id) == -1)
-			tool_die_errno(EX_CANTCREAT, "cannot remove %s/%s",
-			    t.state.path, t.cluster->id);
-		return 0;
-	}
-	touch_refresh(&t, 1);
+	if (!rflag)
+		touch_refresh(&t, 1);
+	else if (pg_state_remove(&t.state, t.cluster->id) == -1)
+		tool_die_errno(EX_CANTCREAT, "cannot remove %s/%s",
+		    t.state.path, t.cluster->id);
 	return 0;
 }

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * status-plugin.c: pollguard-status -p (status.h). Every failure is
- * UNKNOWN (3), with its line on standard output, where monitoring reads
- * it; a failure that ends the tool elsewhere (tool_die) gets a line at
- * exit.
+ * UNKNOWN (3), with a line on stdout, also after a tool_die (at exit).
  */
 #include <sys/stat.h>
 
@@ -59,11 +57,7 @@ threshold(int opt, const char *arg, int64_t dflt)
 	return ms;
 }
 
-/*
- * How long this node's configuration has defined the cluster at least:
- * since the file last changed (its ctime, which copying a file with its
- * times kept does not set back). 0 when not known.
- */
+/* The config's age by ctime (a copy cannot set it back); 0: unknown. */
 static int64_t
 conf_age(const struct pg_config *cfg)
 {
@@ -80,10 +74,8 @@ conf_age(const struct pg_config *cfg)
 }
 
 /*
- * Ask the cluster's nodes, and with them this node's own serve, through
- * the [peer] that is this node, if the config has one (not for a cluster
- * on etcd, whose peers do not ask it): *why says why it did not answer
- * as this node, or stays NULL.
+ * Ask the nodes, and this node's serve too at its [peer] if any (not on
+ * etcd): *why says why it did not answer as this node, or stays NULL.
  */
 static void
 plugin_ask(const struct pg_config *cfg, const struct pg_cluster *c,
@@ -131,7 +123,7 @@ status_plugin(const char *conf, int argc, char *argv[], const char *wopt,
 	char			 err[PG_ERR_MAX], line[PG_PLUGIN_LINE_MAX];
 	enum pg_plugin_state	 ps;
 
-	tool_init();
+	openlog(getprogname(), LOG_PID, LOG_USER);
 	tool_exit_err = PG_PLUGIN_UNKNOWN;
 	atexit(plugin_exit);
 	if (bad || argc != 1) {
@@ -165,8 +157,7 @@ status_plugin(const char *conf, int argc, char *argv[], const char *wopt,
 		plugin_unknown("libcurl cannot be initialised");
 	plugin_ask(cfg, c, st, &r, &f, &me, &p.serve_why);
 	/* On etcd, the key's holder shows its activity only. */
-	if (c->backend == PG_BACKEND_ETCD && f.n == 2 &&
-	    f.nodes[1].has_status)
+	if (c->backend == PG_BACKEND_ETCD && f.n == 2)
 		f.nodes[1].has_status = 0;
 	ps = pg_plugin_check(&f, &p, line, sizeof(line));
 	plugin_said = 1;

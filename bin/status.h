@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * status.h: pollguard-status's parts. bin/pollguard-status.c has the
- * options, the asking and the table; bin/status-plugin.c is -p, one
- * cluster as a monitoring plugin sees it (over lib/plugin.c).
- */
+/* status.h: pollguard-status's parts; bin/status-plugin.c is -p. */
 #ifndef STATUS_H
 #define STATUS_H
 
@@ -15,18 +11,15 @@
 void	 status_usage(void);
 
 /*
- * Ask the cluster's peers and fill in f: this node first (from its state
- * directory st; NULL: none yet), then the peers in the order of the
- * config; on etcd, the key's holder. r keeps the round's answers, which
- * the nodes point into. Exits on a local failure (memory).
+ * Fill in f (r keeps the answers it points into): this node first (st;
+ * NULL: no state yet), then the peers; on etcd, the key's holder.
  */
 void	 status_ask(const struct pg_config *, const struct pg_cluster *,
 	    struct pg_state *, struct pg_round *, struct pg_fleet *);
 
 /*
- * pollguard-status -p: main's -c file (or NULL), its arguments left after
- * the options, -w and -C (or NULL), and whether the options were wrong.
- * Prints the plugin's line and exits with its state (0 to 3).
+ * -p: main's -c, the arguments after the options, -w, -C, and whether the
+ * options were wrong. Prints the plugin's line; exits with its state.
  */
 __dead void	 status_plugin(const char *, int, char **, const char *,
 		    const char *, int);

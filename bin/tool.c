@@ -23,16 +23,7 @@ tool_status(int status)
 	return tool_exit_err != 0 && status > 3 ? tool_exit_err : status;
 }
 
-void
-tool_init(void)
-{
-	openlog(getprogname(), LOG_PID, LOG_USER);
-}
-
-/*
- * Messages quote arguments and config values: escape what is not
- * printable, so that neither syslog nor a terminal gets control bytes.
- */
+/* Messages quote arguments and config values: escape control bytes. */
 static void
 vlog(int prio, int to_stderr, const char *fmt, va_list ap)
 {
@@ -45,16 +36,6 @@ vlog(int prio, int to_stderr, const char *fmt, va_list ap)
 		syslog(prio, "%s", safe);
 	if (to_stderr && tool_stderr)
 		fprintf(stderr, "%s: %s\n", getprogname(), safe);
-}
-
-void
-tool_error(const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vlog(LOG_ERR, 1, fmt, ap);
-	va_end(ap);
 }
 
 void
@@ -81,30 +62,14 @@ tool_die_errno(int status, const char *fmt, ...)
 	tool_die(status, "%s: %s", msg, strerror(saved));
 }
 
-/* Warnings and notices reach stderr on a terminal or with -v, never -q. */
-static int
-notice_stderr(const struct tool *t)
-{
-	return !t->quiet && (t->verbose || isatty(STDERR_FILENO));
-}
-
-void
-tool_warn(const struct tool *t, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vlog(LOG_WARNING, notice_stderr(t), fmt, ap);
-	va_end(ap);
-}
-
 void
 tool_log(const struct tool *t, int prio, const char *fmt, ...)
 {
 	va_list	 ap;
 
 	va_start(ap, fmt);
-	vlog(prio, notice_stderr(t), fmt, ap);
+	vlog(prio, t == NULL || (!t->quiet && (t->verbose ||
+	    isatty(STDERR_FILENO))), fmt, ap);
 	va_end(ap);
 }
 
@@ -143,19 +108,27 @@ tool_decided(const struct tool *t, const char *fmt, ...)
 }
 
 void
-tool_setup(struct tool *t, const char *confopt, const char *id)
+tool_config(struct tool *t, const char *confopt, const char *id)
 {
 	char	 err[PG_ERR_MAX];
 
-	if (!pg_cluster_id_valid(id))
+	if (id != NULL && !pg_cluster_id_valid(id))
 		tool_die(EX_USAGE, "invalid cluster ID '%.*s' (1 to %d letters,"
 		    " digits, '.', '_', '-', not starting with '.' or '-')",
 		    PG_NAME_MAX + 1, id, PG_NAME_MAX);
 	if (pg_config_load(pg_config_path(confopt), &t->cfg, err,
 	    sizeof(err)) == -1)
 		tool_die(EX_CONFIG, "%s", err);
-	if ((t->cluster = pg_config_cluster(t->cfg, id)) == NULL)
+	if (id != NULL && (t->cluster = pg_config_cluster(t->cfg, id)) == NULL)
 		tool_die(EX_CONFIG, "%s: no [cluster %s]", t->cfg->path, id);
+}
+
+void
+tool_setup(struct tool *t, const char *confopt, const char *id)
+{
+	char	 err[PG_ERR_MAX];
+
+	tool_config(t, confopt, id);
 	if (pg_state_open(&t->state, t->cfg->state, 1, err,
 	    sizeof(err)) == -1)
 		tool_die(EX_CANTCREAT, "%s", err);
@@ -177,13 +150,12 @@ tool_catch(void (*handler)(int), int block)
 	struct sigaction	 sa;
 	sigset_t		 set;
 
-	if (block) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGTERM);
-		sigaddset(&set, SIGINT);
-		sigaddset(&set, SIGHUP);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (block)
 		sigprocmask(SIG_BLOCK, &set, NULL);
-	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * touch-plain.c: pollguard-touch's lease and ping hooks (touch.h): none. A
- * cluster on etcd or with a ping is pollguard-touch-curl's, which links
- * libcurl and jansson (this program does not): exec it, from beside this
- * one, else from the libexec directory.
+ * touch-plain.c: pollguard-touch's hooks (touch.h): none. A cluster on etcd
+ * or with a ping execs pollguard-touch-curl (libcurl, jansson), from
+ * beside this program, else from the libexec directory.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -28,13 +27,11 @@ exec_curl(const struct tool *t, char **argv)
 
 	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
 		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			slash[1] = '\0';
-			if ((size_t)snprintf(path, sizeof(path), "%s%s", self,
-			    TOUCH_CURL) < sizeof(path) &&
-			    access(path, X_OK) == 0)
-				execv(path, argv);
-		}
+		if ((slash = strrchr(self, '/')) != NULL &&
+		    (size_t)snprintf(path, sizeof(path), "%.*s%s",
+		    (int)(slash + 1 - self), self, TOUCH_CURL) < sizeof(path) &&
+		    access(path, X_OK) == 0)
+			execv(path, argv);
 	}
 	execv(PG_LIBEXECDIR "/" TOUCH_CURL, argv);
 	tool_die_errno(EX_UNAVAILABLE, "the cluster %s, but %s",
@@ -74,11 +71,6 @@ touch_lease_end(struct tool *t)
 }
 
 void
-touch_ping_start(struct tool *t)
-{
-}
-
-void
-touch_ping_end(struct tool *t, int status)
+touch_ping(struct tool *t, int event)
 {
 }

@@ -11,10 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monitor.h"
 #include "touch.h"
 
 #define HEARTBEAT_MIN_MS	1000
 #define EXIT_TIMEDOUT		124	/* as timeout(1) */
+#define EXIT_RUNNING		EX_TEMPFAIL	/* a run is still going */
 
 static void
 on_sigchld(int sig)
@@ -42,7 +44,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		tool_die(EXIT_RUNNING, "%s: a run on this node is still going",
 		    id);
 	touch_refresh(t, 1);
-	touch_ping_start(t);
+	touch_ping(t, PG_PING_START);
 
 	/* Signals are taken synchronously with sigtimedwait, not handled. */
 	memset(&sa, 0, sizeof(sa));
@@ -58,11 +60,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 	if (sigprocmask(SIG_BLOCK, &set, &old) == -1)
 		tool_die_errno(EX_OSERR, "sigprocmask");
 
-	/*
-	 * The job's orphans become ours, not init's, and are reaped here at
-	 * once: under an init that reaps late (a container's shell), their
-	 * zombies would keep the group "alive" until SIGKILL.
-	 */
+	/* Reap the job's orphans: a late init's zombies keep a group alive. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		tool_error("prctl PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	fflush(NULL);
@@ -79,11 +77,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		    strerror(saved));
 		_exit(saved == ENOENT ? 127 : 126);
 	}
-	/*
-	 * Both sides set the group, so that it exists before anything is
-	 * sent to it, whichever runs first. EACCES: the child has already
-	 * set it and run exec.
-	 */
+	/* Both sides set the group; EACCES: the child has run exec. */
 	if (setpgid(pid, pid) == -1 && errno != EACCES)
 		tool_error("setpgid %ld: %s", (long)pid, strerror(errno));
 	if (pg_outcome_start(&t->state, id, pid, &o) == -1)
@@ -112,10 +106,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 				next = tool_clock_ms(CLOCK_BOOTTIME) + interval;
 			continue;
 		}
-		/*
-		 * A job that has ended, even just now, did not time out: its
-		 * reaping, like a lost lease's SIGTERM, cleared the deadline.
-		 */
+		/* A job reaped, even just now, did not time out. */
 		if (deadline > 0 && now >= deadline) {
 			deadline = 0;
 			timed_out = 1;
@@ -131,10 +122,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 			    "SIGTERM: SIGKILL", id);
 			kill(-pid, SIGKILL);
 		}
-		/*
-		 * After a timeout, the job ends when its whole group has: a
-		 * grandchild that ignores SIGTERM outlives the child.
-		 */
+		/* After a timeout, the job ends when its whole group has. */
 		if (reaped && (killat == 0 || kill(-pid, 0) == -1))
 			break;
 		at[0] = next;
@@ -172,6 +160,6 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 	close(lockfd);
 	code = timed_out ? EXIT_TIMEDOUT : WIFSIGNALED(status) ?
 	    128 + WTERMSIG(status) : WEXITSTATUS(status);
-	touch_ping_end(t, code);
+	touch_ping(t, code);
 	exit(code);
 }

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * ping.c: the pings of a dead man's switch (monitor.h), one GET each,
- * and the libcurl options every request of the library sets.
- */
+/* ping.c: a dead man's switch's pings, and libcurl's options (monitor.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +32,7 @@ int
 pg_ping_url(char *buf, size_t len, const char *base, int event,
     const char *rid)
 {
+	char	 ev[8] = "start";
 	size_t	 n = strlen(base);
 	int	 r;
 
@@ -44,12 +42,9 @@ pg_ping_url(char *buf, size_t len, const char *base, int event,
 	}
 	while (n > 0 && base[n - 1] == '/')
 		n--;
-	if (event == PG_PING_START)
-		r = snprintf(buf, len, "%.*s/start?rid=%s", (int)n, base,
-		    rid);
-	else
-		r = snprintf(buf, len, "%.*s/%d?rid=%s", (int)n, base, event,
-		    rid);
+	if (event != PG_PING_START)
+		snprintf(ev, sizeof(ev), "%d", event);
+	r = snprintf(buf, len, "%.*s/%s?rid=%s", (int)n, base, ev, rid);
 	if (r < 0 || (size_t)r >= len) {
 		errno = ENAMETOOLONG;
 		return -1;

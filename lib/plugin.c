@@ -19,10 +19,7 @@ static const enum pg_plugin_state order[] = {
 	PG_PLUGIN_CRITICAL, PG_PLUGIN_UNKNOWN, PG_PLUGIN_WARNING, PG_PLUGIN_OK
 };
 
-/*
- * Append a formatted part to buf (TEXT_MAX bytes), after "; " when buf is
- * not empty; an empty part adds nothing. Text cut short ends in "...".
- */
+/* Append a part (none if empty) to buf, after "; "; cut short: "...". */
 static void
 add(char *buf, const char *fmt, ...)
 {
@@ -75,10 +72,7 @@ traces(const struct pg_status *st)
 	return t;
 }
 
-/*
- * In place: a '|' (it would start the perfdata) becomes '/', a control
- * character (it would end the line) '?'.
- */
+/* A '|' would start the perfdata, a control character end the line. */
 static void
 oneline(char *s)
 {
@@ -106,14 +100,10 @@ pg_plugin_check(const struct pg_fleet *f, const struct pg_plugin *p,
 	runs[0] = '\0';
 	for (i = 0; i < f->n; i++) {
 		n = &f->nodes[i];
-		if (n->self && !PG_ANSWER_OK(n->kind)) {
-			add(why[PG_PLUGIN_UNKNOWN], "%s (this node): %s",
-			    n->name, n->why);
-			continue;
-		}
 		if (!PG_ANSWER_OK(n->kind)) {
-			add(why[PG_PLUGIN_WARNING], "%s does not answer (%s)",
-			    n->name, n->why);
+			add(why[n->self ? PG_PLUGIN_UNKNOWN :
+			    PG_PLUGIN_WARNING], n->self ? "%s (this node): %s" :
+			    "%s does not answer (%s)", n->name, n->why);
 			continue;
 		}
 		if (!n->self || p->serve_why == NULL)
