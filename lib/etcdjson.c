@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * etcdjson.c: reading etcd's answers (its v3 HTTP/JSON gateway) with
- * jansson, apart from the client (etcd.c) so that it can be tested and
- * fuzzed without a network. Pure: no I/O. What an answer must hold is
- * checked in full: a broken or hostile answer is an error, never a go.
- */
+/* etcdjson.c: etcd's answers, apart from etcd.c to be tested and fuzzed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +9,7 @@
 
 #include "lease.h"
 
-/* Why an answer is refused: a short text for people, from our words. */
+/* Why an answer is refused, in our words. */
 static int
 bad(char *why, size_t len, const char *what)
 {
@@ -24,9 +19,8 @@ bad(char *why, size_t len, const char *what)
 }
 
 /*
- * An int64 of the gateway: proto3's JSON writes them as strings of
- * digits ("2"), and leaves out a zero. Absent: 0; a decimal string or a
- * JSON integer in [min, max]: the number; anything else: -1.
+ * An int64 of the gateway, a string of digits ("2") or a JSON integer, in
+ * [min, max]; absent: 0 (proto3 leaves out a zero). Else -1.
  */
 static int
 num(json_t *obj, const char *name, int64_t min, int64_t max, int64_t *v)
@@ -97,10 +91,7 @@ pg_base64_decode(const char *src, size_t len, void *dstp, size_t dlen)
 	return (int)o;
 }
 
-/*
- * One key-value of a range: its key must be the one asked for (an
- * answer about another key is nonsense), its revisions positive.
- */
+/* One key-value of a range: of the key asked for, revisions positive. */
 static int
 kv(json_t *j, const char *key, struct pg_etcd_kv *out, char *why,
     size_t len)
@@ -147,12 +138,9 @@ range(json_t *j, const char *key, struct pg_etcd_reply *r, char *why,
 		return bad(why, len, "a range answer is not an object");
 	if (num(j, "count", 0, 1, &count) == -1)
 		return bad(why, len, "a range answer's count is not 0 or 1");
-	if ((kvs = json_object_get(j, "kvs")) == NULL) {
-		if (count != 0)
-			return bad(why, len, "a range answer counts a key but "
-			    "has none");
-		return 0;
-	}
+	if ((kvs = json_object_get(j, "kvs")) == NULL)
+		return count == 0 ? 0 : bad(why, len, "a range answer counts "
+		    "a key but has none");
 	if (!json_is_array(kvs) || json_array_size(kvs) != 1 || count != 1)
 		return bad(why, len, "a range answer's kvs is not one key");
 	r->found = 1;
@@ -160,10 +148,9 @@ range(json_t *j, const char *key, struct pg_etcd_reply *r, char *why,
 }
 
 /*
- * The error of an answer: {"error": "...", "code": N, "message": "..."}
- * from a unary call, {"error": {"grpc_code": N, "message": ...}} from a
- * stream (keepalive), or a LeaseGrant's "error" string. Sets r->code
- * (-1: no code said) and r->message; 1 when there was one.
+ * The error of an answer, 1 and r->code, r->message: {"error": "...",
+ * "code": N, "message": "..."} (unary), {"error": {"grpc_code": N,
+ * "message": ...}} (stream), or LeaseGrant's "error" string.
  */
 static int
 error_of(json_t *root, struct pg_etcd_reply *r)
@@ -196,19 +183,6 @@ error_of(json_t *root, struct pg_etcd_reply *r)
 	return 1;
 }
 
-/* The answer's header: its revision, when the answer is not an error. */
-static int
-header(json_t *root, struct pg_etcd_reply *r)
-{
-	json_t	*h;
-
-	if ((h = json_object_get(root, "header")) == NULL)
-		return 0;
-	if (!json_is_object(h))
-		return -1;
-	return num(h, "revision", 0, INT64_MAX, &r->revision);
-}
-
 static int
 parse(json_t *root, enum pg_etcd_op op, const char *key,
     struct pg_etcd_reply *r, char *why, size_t len)
@@ -221,8 +195,7 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 	if (error_of(root, r))
 		return 0;
 	if (op == PG_ETCD_KEEPALIVE) {
-		/* A stream's message: {"result": {...}}. */
-		/* jansson's json_is_* macros read their argument twice. */
+		/* A stream's {"result": {...}}; json_is_* read root twice. */
 		root = json_object_get(root, "result");
 		if (!json_is_object(root))
 			return bad(why, len, "a keepalive answer without "
@@ -230,7 +203,9 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 		if (error_of(root, r))
 			return 0;
 	}
-	if (header(root, r) == -1)
+	if ((j = json_object_get(root, "header")) != NULL &&
+	    (!json_is_object(j) || num(j, "revision", 0, INT64_MAX,
+	    &r->revision) == -1))
 		return bad(why, len, "an invalid header");
 	switch (op) {
 	case PG_ETCD_AUTH:
@@ -298,19 +273,14 @@ pg_etcd_parse(enum pg_etcd_op op, const char *key, const char *buf,
 	why[0] = '\0';
 	if (len > PG_ETCD_ANSWER_MAX)
 		return bad(why, whylen, "an answer longer than 64 KiB");
-	/*
-	 * Duplicate keys would let two readers see different answers; a NUL
-	 * in a string would cut it short where we copy it.
-	 */
+	/* No duplicate members (two readers, two answers), no NUL. */
 	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr)) ==
 	    NULL)
 		return bad(why, whylen, "not valid JSON");
 	ret = parse(root, op, key, r, why, whylen);
 	json_decref(root);
-	if (ret == -1) {
+	if (ret == -1)
 		memset(r, 0, sizeof(*r));
-		errno = EBADMSG;
-	}
 	return ret;
 }
 
