@@ -56,7 +56,7 @@ pg_base64_decode(const char *src, size_t len, void *dstp, size_t dlen)
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	unsigned char		*dst = dstp;
 	const char		*p;
-	size_t			 i, o = 0, pad = 0;
+	size_t			 i, k, o = 0, pad = 0;
 	uint32_t		 acc = 0;
 
 	if (len % 4 != 0)
@@ -78,13 +78,10 @@ pg_base64_decode(const char *src, size_t len, void *dstp, size_t dlen)
 			continue;
 		if (o + 3 - pad > dlen)
 			return -1;
-		dst[o++] = acc >> 16;
-		if (pad < 2)
-			dst[o++] = acc >> 8 & 0xff;
-		if (pad < 1)
-			dst[o++] = acc & 0xff;
+		for (k = 0; k < 3 - pad; k++)
+			dst[o++] = acc >> (16 - 8 * k) & 0xff;
 		/* The bits that padding drops must be zero (canonical). */
-		if ((pad == 1 && (acc & 0xff)) || (pad == 2 && (acc & 0xffff)))
+		if (acc & ((1U << 8 * pad) - 1))
 			return -1;
 		acc = 0;
 	}
@@ -113,16 +110,14 @@ kv(json_t *j, const char *key, struct pg_etcd_kv *out, char *why,
 	    out->mod_revision < out->create_revision)
 		return bad(why, len, "a kvs entry has invalid revisions or "
 		    "lease");
-	out->valuelen = 0;
-	if ((v = json_object_get(j, "value")) != NULL) {
-		if (!json_is_string(v) || (n = pg_base64_decode(
-		    json_string_value(v), json_string_length(v), out->value,
-		    sizeof(out->value) - 1)) == -1)
-			return bad(why, len, "a kvs entry has a value that is "
-			    "not base64 of at most 255 bytes");
-		out->valuelen = n;
-	}
-	out->value[out->valuelen] = '\0';
+	/* *out is zeroed (pg_etcd_parse): no value is "", a value ends in NUL. */
+	if ((v = json_object_get(j, "value")) == NULL)
+		return 0;
+	if (!json_is_string(v) || (n = pg_base64_decode(json_string_value(v),
+	    json_string_length(v), out->value, sizeof(out->value) - 1)) == -1)
+		return bad(why, len, "a kvs entry has a value that is not "
+		    "base64 of at most 255 bytes");
+	out->valuelen = n;
 	return 0;
 }
 
@@ -155,31 +150,20 @@ range(json_t *j, const char *key, struct pg_etcd_reply *r, char *why,
 static int
 error_of(json_t *root, struct pg_etcd_reply *r)
 {
-	json_t		*e, *m;
+	json_t		*e, *o, *m;
 	int64_t		 code;
 
-	if ((e = json_object_get(root, "error")) == NULL)
-		return 0;
-	if (json_is_string(e) && json_string_length(e) == 0)
-		return 0;	/* LeaseGrantResponse: no error */
+	if ((e = json_object_get(root, "error")) == NULL ||
+	    (json_is_string(e) && json_string_length(e) == 0))
+		return 0;	/* LeaseGrantResponse: "" is no error */
+	o = json_is_object(e) ? e : root;
 	r->error = 1;
-	r->code = -1;
-	if (json_is_object(e)) {
-		if (num(e, "grpc_code", 0, 255, &code) == 0)
-			r->code = code;
-		m = json_object_get(e, "message");
-	} else {
-		if (num(root, "code", 0, 255, &code) == 0)
-			r->code = code;
-		if (!json_is_string(m = json_object_get(root, "message")))
-			m = e;
-	}
-	if (json_is_string(m))
-		strlcpy(r->message, json_string_value(m), sizeof(r->message));
-	else
-		strlcpy(r->message, "(no message)", sizeof(r->message));
-	if (r->code == 0)
-		r->code = -1;
+	r->code = num(o, o == e ? "grpc_code" : "code", 1, 255, &code) == 0 ?
+	    (int)code : -1;
+	if (!json_is_string(m = json_object_get(o, "message")) && o == root)
+		m = e;
+	strlcpy(r->message, json_is_string(m) ? json_string_value(m) :
+	    "(no message)", sizeof(r->message));
 	return 1;
 }
 
@@ -214,9 +198,8 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 		    json_string_length(j) >= sizeof(r->token))
 			return bad(why, len, "an authenticate answer without "
 			    "a token");
-		s = json_string_value(j);
 		/* It goes into a header field: printable ASCII only. */
-		for (; *s != '\0'; s++)
+		for (s = json_string_value(j); *s != '\0'; s++)
 			if (*s < 0x21 || *s > 0x7e)
 				return bad(why, len, "a token that is not "
 				    "printable ASCII");
@@ -239,15 +222,11 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 		if (j != NULL && !json_is_boolean(j))
 			return bad(why, len, "a txn answer's succeeded is not "
 			    "a boolean");
-		r->succeeded = j != NULL && json_is_true(j);
-		resp = json_object_get(root, "responses");
-		if (r->succeeded) {
-			if (r->revision <= 0)
-				return bad(why, len, "a txn that succeeded "
-				    "without a revision");
-			return 0;
-		}
+		if ((r->succeeded = json_is_true(j)))
+			return r->revision > 0 ? 0 : bad(why, len, "a txn that "
+			    "succeeded without a revision");
 		/* Failed: its one response is the range of the key. */
+		resp = json_object_get(root, "responses");
 		if (!json_is_array(resp) || json_array_size(resp) != 1 ||
 		    !json_is_object(j = json_array_get(resp, 0)) ||
 		    (j = json_object_get(j, "response_range")) == NULL)
