@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* etcd.c: the etcd backend's client, one request at a time (lease.h). */
+#include <sys/param.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -26,6 +28,7 @@ struct pg_etcd_conn {
 	    [PG_ETCD_TOKEN_MAX];
 	char			*body;
 	size_t			 len;
+	long			 status;	/* HTTP */
 	int			 toolong;
 	int			 tls;		/* the failure was TLS trust */
 	int			 alert;		/* etcd's fatal TLS alert, -1 */
@@ -33,8 +36,9 @@ struct pg_etcd_conn {
 	char			 why[PG_ERR_MAX];
 };
 
-/* A range's body, of one key's base64. */
+/* The bodies of a range (of a key's base64) and of a lease's request. */
 #define RANGE_JSON	"{\"key\":\"%s\"}"
+#define ID_JSON		"{\"ID\":\"%" PRId64 "\"}"
 
 /* gRPC status codes that etcd's errors carry. */
 #define GRPC_DEADLINE		4
@@ -98,7 +102,7 @@ time_left(const struct pg_etcd_conn *c)
 	if (pg_clock(CLOCK_BOOTTIME, &ns) == -1)
 		return 0;
 	left = c->until - ns / 1000000;
-	return left < c->cfg->etcd.timeout_ms ? left : c->cfg->etcd.timeout_ms;
+	return MIN(left, c->cfg->etcd.timeout_ms);
 }
 
 /* Say why, escaped: etcd's messages and libcurl's are not ours. */
@@ -183,12 +187,12 @@ tls_refused(const struct pg_etcd_conn *c, CURLcode e)
 }
 
 /*
- * One POST to endpoint i; the answer in c->body. -1: no answer (c->why).
- * tls12: on a new connection, with TLS 1.2 at most (late_verdict).
+ * One POST to endpoint i: CURLE_OK and c->body, c->status, or the failure
+ * (c->why). tls12: on a new connection, TLS 1.2 at most (late_verdict).
  */
-static int
+static CURLcode
 post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
-    int tls12, long *status, CURLcode *ce)
+    int tls12)
 {
 	const struct pg_etcd	*e = &c->cfg->etcd;
 	struct curl_slist	*hdr, *h;
@@ -196,13 +200,13 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 	    auth[PG_ETCD_TOKEN_MAX + 16];
 	size_t			 n = strlen(e->endpoints[i]);
 	CURL			*x = c->easy;
-	int64_t			 cto, tmo;
+	CURLcode		 ce;
+	int64_t			 tmo;
 
 	if ((tmo = time_left(c)) <= 0) {
 		c->cur = i;
-		*ce = CURLE_OPERATION_TIMEDOUT;
 		say(c, "no time left for a request before the deadline");
-		return -1;
+		return CURLE_OPERATION_TIMEDOUT;
 	}
 	while (n > 0 && e->endpoints[i][n - 1] == '/')
 		n--;
@@ -226,10 +230,8 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 		hdr = h;
 	}
 	curl_easy_reset(x);
-	cto = c->cfg->connect_timeout_ms < tmo ? c->cfg->connect_timeout_ms :
-	    tmo;
-	pg_curl_setup(x, url, cto, tmo, PG_ETCD_ANSWER_MAX, on_body, c,
-	    c->cerr, "pollguard/" PG_VERSION);
+	pg_curl_setup(x, url, MIN(c->cfg->connect_timeout_ms, tmo), tmo,
+	    PG_ETCD_ANSWER_MAX, on_body, c, c->cerr, "pollguard/" PG_VERSION);
 	/* HTTP/1.1: its failures after a handshake are late_verdict's. */
 	curl_easy_setopt(x, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(x, CURLOPT_PROXY, "");
@@ -251,12 +253,12 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 		    CURL_SSLVERSION_MAX_TLSv1_2));
 	}
 	asking = c;
-	*ce = curl_easy_perform(x);
+	ce = curl_easy_perform(x);
 	curl_slist_free_all(hdr);
-	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, status);
+	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, &c->status);
 	c->cur = i;
-	if (*ce == CURLE_OK)
-		return 0;
+	if (ce == CURLE_OK)
+		return ce;
 	if (cert_alert(c->alert))
 		say(c, "TLS alert \"%s\": etcd refuses this node's client "
 		    "certificate%s", SSL_alert_desc_string_long(c->alert),
@@ -264,13 +266,12 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 		    " (none is configured: [etcd] cert and key)" : "");
 	else
 		say(c, "%s", c->toolong ? "an answer longer than 64 KiB" :
-		    c->cerr[0] != '\0' ? c->cerr : curl_easy_strerror(*ce));
-	return -1;
+		    c->cerr[0] != '\0' ? c->cerr : curl_easy_strerror(ce));
+	return ce;
 nomem:
 	curl_slist_free_all(hdr);
-	*ce = CURLE_OUT_OF_MEMORY;
 	say(c, "%s", strerror(ENOMEM));
-	return -1;
+	return CURLE_OUT_OF_MEMORY;
 }
 
 /* 1: a connection lost after a TLS handshake (doc/ETCD.md, TLS 1.2). */
@@ -320,19 +321,17 @@ ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
     const char *json, const char *key, struct pg_etcd_reply *r)
 {
 	char		 why[PG_WHY_MAX], first[PG_ERR_MAX];
-	long		 status = 0;
 	CURLcode	 ce;
-	int		 rc;
 
-	if ((rc = post(c, i, op, json, 0, &status, &ce)) == -1 &&
+	if ((ce = post(c, i, op, json, 0)) != CURLE_OK &&
 	    !tls_refused(c, ce) && late_verdict(c, i, ce)) {
 		strlcpy(first, c->why, sizeof(first));
 		/* No verdict: what the first try said stands. */
-		if ((rc = post(c, i, op, json, 1, &status, &ce)) == -1 &&
+		if ((ce = post(c, i, op, json, 1)) != CURLE_OK &&
 		    !tls_refused(c, ce))
 			strlcpy(c->why, first, sizeof(c->why));
 	}
-	if (rc == -1) {
+	if (ce != CURLE_OK) {
 		if (ce == CURLE_OUT_OF_MEMORY) {
 			errno = ENOMEM;
 			return PG_ETCD_ERROR;
@@ -345,8 +344,8 @@ ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
 	if (pg_etcd_parse(op, key, c->body, c->len, r, why, sizeof(why)) ==
 	    -1) {
 		/* A proxy's or a starting member's page: not an answer. */
-		if (status >= 500) {
-			say(c, "HTTP status %ld", status);
+		if (c->status >= 500) {
+			say(c, "HTTP status %ld", c->status);
 			return PG_ETCD_UNREACHABLE;
 		}
 		say(c, "%s", why);
@@ -354,9 +353,9 @@ ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
 	}
 	if (r->error)
 		return etcd_error(c, op, r);
-	if (status != 200) {
-		say(c, "HTTP status %ld without an error", status);
-		return status >= 500 ? PG_ETCD_UNREACHABLE : PG_ETCD_INVALID;
+	if (c->status != 200) {
+		say(c, "HTTP status %ld without an error", c->status);
+		return c->status >= 500 ? PG_ETCD_UNREACHABLE : PG_ETCD_INVALID;
 	}
 	return PG_ETCD_OK;
 }
@@ -445,14 +444,6 @@ call(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *key,
 	return ask(c, op, json, key, r);
 }
 
-/* A request about a lease: keepalive, timetolive, revoke. */
-static enum pg_etcd_result
-lease_call(struct pg_etcd_conn *c, enum pg_etcd_op op, int64_t lease,
-    struct pg_etcd_reply *r)
-{
-	return call(c, op, "", r, "{\"ID\":\"%" PRId64 "\"}", lease);
-}
-
 enum pg_etcd_result
 pg_etcd_keepalive(struct pg_etcd_conn *c, int64_t lease, int64_t until,
     int64_t *ttl_s)
@@ -461,7 +452,7 @@ pg_etcd_keepalive(struct pg_etcd_conn *c, int64_t lease, int64_t until,
 	enum pg_etcd_result	 res;
 
 	c->until = until;
-	res = lease_call(c, PG_ETCD_KEEPALIVE, lease, &r);
+	res = call(c, PG_ETCD_KEEPALIVE, "", &r, ID_JSON, lease);
 	c->until = 0;
 	if (res != PG_ETCD_OK)
 		return res;
@@ -480,7 +471,7 @@ pg_etcd_ttl(struct pg_etcd_conn *c, int64_t lease, int64_t *ttl_s)
 	struct pg_etcd_reply	 r;
 	enum pg_etcd_result	 res;
 
-	if ((res = lease_call(c, PG_ETCD_TTL, lease, &r)) == PG_ETCD_OK)
+	if ((res = call(c, PG_ETCD_TTL, "", &r, ID_JSON, lease)) == PG_ETCD_OK)
 		*ttl_s = r.ttl;
 	return res;
 }
@@ -490,14 +481,13 @@ pg_etcd_revoke(struct pg_etcd_conn *c, int64_t lease)
 {
 	struct pg_etcd_reply	 r;
 
-	return lease_call(c, PG_ETCD_REVOKE, lease, &r);
+	return call(c, PG_ETCD_REVOKE, "", &r, ID_JSON, lease);
 }
 
 /* The holder of the key in a reply with its kv. */
 static void
 holder(const struct pg_etcd_reply *r, struct pg_etcd_holder *h)
 {
-	memset(h, 0, sizeof(*h));
 	pg_etcd_value(&r->kv, h->node, sizeof(h->node));
 	h->lease = r->kv.lease;
 	h->revision = r->kv.create_revision;
