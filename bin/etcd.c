@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* etcd.c (bin/): the tools on an etcd cluster (etcd.h, touch.h). */
+#include <sys/param.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -139,9 +141,8 @@ keepalive(int64_t now)
 	    PG_ETCD_OK)
 		return r;
 	deadline = now + ttl * 1000 - STOP_MARGIN_MS(ttl * 1000);
-	if ((step = ttl * 1000 / 3) < KEEPALIVE_MIN_MS)
-		step = KEEPALIVE_MIN_MS;
-	due = now + step < deadline ? now + step : deadline;
+	step = MAX(ttl * 1000 / 3, KEEPALIVE_MIN_MS);
+	due = MIN(now + step, deadline);
 	return r;
 }
 
@@ -187,8 +188,7 @@ etcd_hold_refresh(struct tool *t, int64_t now)
 		if (r != PG_ETCD_LOST && now < deadline) {
 			tool_warn(t, "cluster %s: keeping the lease alive: "
 			    "%s; retrying", t->cluster->id, pg_etcd_why(conn));
-			due = now + KEEPALIVE_MIN_MS < deadline ?
-			    now + KEEPALIVE_MIN_MS : deadline;
+			due = MIN(now + KEEPALIVE_MIN_MS, deadline);
 			return 0;
 		}
 	}
