@@ -110,7 +110,7 @@ kv(json_t *j, const char *key, struct pg_etcd_kv *out, char *why,
 	    out->mod_revision < out->create_revision)
 		return bad(why, len, "a kvs entry has invalid revisions or "
 		    "lease");
-	/* *out is zeroed (pg_etcd_parse): no value is "", a value ends in NUL. */
+	/* *out is zeroed (pg_etcd_parse): "" when absent, NUL-ended. */
 	if ((v = json_object_get(j, "value")) == NULL)
 		return 0;
 	if (!json_is_string(v) || (n = pg_base64_decode(json_string_value(v),
