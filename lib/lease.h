@@ -56,17 +56,15 @@ struct pg_etcd_reply {
 	char		 message[PG_WHY_MAX];	/* its message, raw */
 	int64_t		 revision;	/* the header's */
 	char		 token[PG_ETCD_TOKEN_MAX];	/* AUTH */
-	int64_t		 id, ttl;	/* GRANT, KEEPALIVE (ttl 0: the lease
-					   is gone), TTL (ttl -1: expired) */
+	int64_t		 id, ttl;	/* GRANT, KEEPALIVE, TTL (-1: gone) */
 	int		 succeeded;	/* TXN: the key was created */
 	int		 found;		/* TXN failed, RANGE: the key's kv */
 	struct pg_etcd_kv kv;
 };
 
 /*
- * Read the answer buf[0..len) to op about key (kvs of another key are
- * refused): 0 and *r (r->error: etcd's error), or -1 (errno EBADMSG,
- * *r zeroed) and a reason for people in why.
+ * Read the answer buf[0..len) to op about key: 0 and *r (r->error set for
+ * etcd's error), or -1 (EBADMSG, *r zeroed) and why, for people.
  */
 int	 pg_etcd_parse(enum pg_etcd_op, const char *, const char *, size_t,
 	    struct pg_etcd_reply *, char *, size_t);
