@@ -422,10 +422,7 @@ ask(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *json,
 	return worst;
 }
 
-/*
- * A request about key ("": none), its body as jansson would write it:
- * compact, members in order, int64 as strings of digits.
- */
+/* A request about key ("": none), its body formatted (doc/ETCD.md). */
 static enum pg_etcd_result __attribute__((__format__(__printf__, 5, 6)))
 call(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *key,
     struct pg_etcd_reply *r, const char *fmt, ...)
