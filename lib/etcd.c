@@ -301,10 +301,8 @@ etcd_error(struct pg_etcd_conn *c, enum pg_etcd_op op,
 	case GRPC_UNAVAILABLE:
 		return PG_ETCD_UNREACHABLE;
 	case GRPC_NOT_FOUND:
-		if (op == PG_ETCD_KEEPALIVE || op == PG_ETCD_REVOKE ||
-		    op == PG_ETCD_TTL)
-			return PG_ETCD_LOST;
-		return PG_ETCD_INVALID;
+		return op == PG_ETCD_KEEPALIVE || op == PG_ETCD_REVOKE ||
+		    op == PG_ETCD_TTL ? PG_ETCD_LOST : PG_ETCD_INVALID;
 	case GRPC_PERMISSION:
 	case GRPC_PRECONDITION:
 	case GRPC_UNAUTHENTICATED:
