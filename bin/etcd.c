@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * etcd.c (bin/): what pollguard-check and pollguard-touch-curl do with an
- * etcd-backed cluster (pollguard(7), STRICT MODE ON ETCD): the claim,
- * the lease kept alive while this node holds the key (pollguard-touch's
- * lease hooks, touch.h), the release, and their messages and exit
- * statuses. The library's client does the talking.
- */
+/* etcd.c (bin/): the tools on an etcd cluster (etcd.h, touch.h). */
+#include <sys/param.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -19,36 +15,27 @@
 
 #define KEEPALIVE_MIN_MS	500
 
-/*
- * How long before the lease can expire the job is told: a second for it
- * to stop, and a thousandth of the TTL for the rates of this host's
- * clock and etcd's leader's, each slewed by NTP by at most 500 ppm.
- */
+/* How long before the lease can expire the job is told: doc/SAFETY.md, 8. */
 #define STOP_MARGIN_MS(ttl_ms)	(1000 + (ttl_ms) / 1000)
 
 static struct pg_etcd_conn	*conn;
 static struct pg_lease		 held;		/* hold_start's */
-static int64_t			 deadline;	/* ms: the margin before the
-						   lease can expire */
+static int64_t			 deadline;	/* ms: the margin before */
 static int64_t			 due;		/* next keepalive, ms */
 static int			 lost;
 
-static struct pg_etcd_conn *
+static void
 open_conn(const struct pg_config *cfg)
 {
 	if (conn != NULL)
-		return conn;
+		return;
 	if (pg_etcd_init() == -1)
 		tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 	if ((conn = pg_etcd_open(cfg)) == NULL)
 		tool_die_errno(EX_OSERR, "etcd client");
-	return conn;
 }
 
-/*
- * What went wrong with etcd (r: a failure, not HELD or LOST), loudly:
- * strict mode never goes on it. The exit status: 3, 76 or EX_OSERR.
- */
+/* Say a failure (not HELD or LOST); the exit status: 3, 76 or EX_OSERR. */
 static int
 failed(const struct tool *t, enum pg_etcd_result r, const char *doing)
 {
@@ -67,14 +54,14 @@ failed(const struct tool *t, enum pg_etcd_result r, const char *doing)
 	    EX_PROTOCOL;
 }
 
-/* This node's lease record: 1 and *l, or 0 (none, or damaged: said). */
+/* The client, and this node's lease record: 1 and *l, or 0 (none, bad). */
 static int
-own_lease(const struct tool *t, struct pg_lease *l)
+own_lease(struct tool *t, struct pg_lease *l)
 {
 	int	 r;
 
-	if ((r = pg_lease_read((struct pg_state *)&t->state, t->cluster->id,
-	    l)) == -1)
+	open_conn(t->cfg);
+	if ((r = pg_lease_read(&t->state, t->cluster->id, l)) == -1)
 		tool_warn(t, "cluster %s: %s/.%s.lease: %s: ignored",
 		    t->cluster->id, t->state.path, t->cluster->id,
 		    strerror(errno));
@@ -106,7 +93,6 @@ etcd_check(struct tool *t, int claim)
 	const char		*id = t->cluster->id;
 	int			 has, found;
 
-	open_conn(t->cfg);
 	has = own_lease(t, &mine);
 	if (!claim) {
 		if ((r = pg_etcd_peek(conn, t->cluster, &h, &found)) !=
@@ -144,13 +130,7 @@ etcd_check(struct tool *t, int claim)
 	return 0;
 }
 
-/*
- * One keepalive, sent at now (the clock read before it) and over by the
- * deadline. etcd renews the lease for the TTL from when it takes the
- * request, after now: once its answer confirms the lease and its TTL,
- * the lease cannot expire before now + TTL. The next one is due a third
- * of the TTL later.
- */
+/* One keepalive, sent at now, over by the deadline: doc/SAFETY.md, 8. */
 static enum pg_etcd_result
 keepalive(int64_t now)
 {
@@ -160,19 +140,13 @@ keepalive(int64_t now)
 	if ((r = pg_etcd_keepalive(conn, held.id, deadline, &ttl)) !=
 	    PG_ETCD_OK)
 		return r;
-	held.ttl_s = ttl;
 	deadline = now + ttl * 1000 - STOP_MARGIN_MS(ttl * 1000);
-	if ((step = ttl * 1000 / 3) < KEEPALIVE_MIN_MS)
-		step = KEEPALIVE_MIN_MS;
-	due = now + step < deadline ? now + step : deadline;
+	step = MAX(ttl * 1000 / 3, KEEPALIVE_MIN_MS);
+	due = MIN(now + step, deadline);
 	return r;
 }
 
-/*
- * This node must hold the key: read the lease record (none or lost: exit
- * 1), keep the lease alive once (exit 3, 76 on failure) and put the
- * fencing token in POLLGUARD_FENCING_TOKEN.
- */
+/* This node must hold the key: keep the lease alive, give the token. */
 static void
 hold_start(struct tool *t)
 {
@@ -181,7 +155,6 @@ hold_start(struct tool *t)
 	const char		*id = t->cluster->id;
 	int64_t			 now;
 
-	open_conn(t->cfg);
 	if (!own_lease(t, &held))
 		tool_die(1, "%s: this node does not hold the key in etcd; "
 		    "pollguard-check %s claims it", id, id);
@@ -199,14 +172,7 @@ hold_start(struct tool *t)
 		tool_die_errno(EX_OSERR, "setenv");
 }
 
-/*
- * Keep the lease alive when a third of its TTL has passed since the
- * last keepalive (now: CLOCK_BOOTTIME ms), retrying every half second.
- * 1 once, when the lease is lost: etcd says it is gone, or no keepalive
- * was confirmed by the deadline, a margin before the lease can expire
- * (the send time of the last one confirmed and its TTL). No request
- * runs past the deadline. Else 0.
- */
+/* Keep the lease alive when due (doc/ETCD.md): 1 once, when it is lost. */
 static int
 etcd_hold_refresh(struct tool *t, int64_t now)
 {
@@ -222,8 +188,7 @@ etcd_hold_refresh(struct tool *t, int64_t now)
 		if (r != PG_ETCD_LOST && now < deadline) {
 			tool_warn(t, "cluster %s: keeping the lease alive: "
 			    "%s; retrying", t->cluster->id, pg_etcd_why(conn));
-			due = now + KEEPALIVE_MIN_MS < deadline ?
-			    now + KEEPALIVE_MIN_MS : deadline;
+			due = MIN(now + KEEPALIVE_MIN_MS, deadline);
 			return 0;
 		}
 	}
@@ -245,7 +210,6 @@ release(struct tool *t)
 	enum pg_etcd_result	 r;
 	const char		*id = t->cluster->id;
 
-	open_conn(t->cfg);
 	if (own_lease(t, &l)) {
 		/* The key is on this lease only while this node holds it. */
 		r = pg_etcd_revoke(conn, l.id);
@@ -278,10 +242,6 @@ touch_lease_keep(struct tool *t)
 		etcd_hold_refresh(t, tool_clock_ms(CLOCK_BOOTTIME));
 }
 
-/*
- * The SIGKILL is counted from the SIGTERM: a keepalive may have taken
- * time since now.
- */
 int
 touch_lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
     int64_t *killat)
@@ -298,6 +258,7 @@ touch_lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
 	tool_error("%s: the lease is lost: SIGTERM to the job's process "
 	    "group (on_lease_lost = kill)", t->cluster->id);
 	kill(-pid, SIGTERM);
+	/* From the SIGTERM: a keepalive may have taken time since now. */
 	if (*killat == 0)
 		*killat = tool_clock_ms(CLOCK_BOOTTIME) +
 		    t->cluster->kill_after_ms;
@@ -351,10 +312,8 @@ etcd_fleet(const struct pg_config *cfg, const struct pg_cluster *c,
 	if (h.node[0] != '\0' && (n->name = strdup(h.node)) == NULL)
 		tool_die_errno(EX_OSERR, "memory");
 	/* The key lasts a wait after the holder's last activity. */
-	if (left >= 0 && left * 1000 < c->wait_ms)
-		n->st.elapsed_ms = c->wait_ms - left * 1000;
-	else
-		n->st.elapsed_ms = 0;
+	n->st.elapsed_ms = left >= 0 && left * 1000 < c->wait_ms ?
+	    c->wait_ms - left * 1000 : 0;
 	strlcpy(n->st.cluster, c->id, sizeof(n->st.cluster));
 	strlcpy(n->st.node, n->name, sizeof(n->st.node));
 }

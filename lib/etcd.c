@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * etcd.c: the etcd backend's client (pollguard(7), STRICT MODE ON ETCD).
- * It speaks etcd v3's HTTP/JSON gateway (/v3/...; Debian's etcd 3.4 has
- * it) with libcurl's easy interface, one request at a time, so that no
- * gRPC stack is needed. etcdjson.c reads the answers. Only the tools
- * that use the backend link this, and so libcurl and jansson.
- */
+/* etcd.c: the etcd backend's client, one request at a time (lease.h). */
+#include <sys/param.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -27,19 +23,22 @@ struct pg_etcd_conn {
 	const struct pg_config	*cfg;
 	CURL			*easy;
 	size_t			 cur;		/* the endpoint in use */
-	int64_t			 until;		/* CLOCK_BOOTTIME ms: no try
-						   runs past it (0: none) */
+	int64_t			 until;		/* CLOCK_BOOTTIME ms, or 0 */
 	char			 token[PG_ETCD_ENDPOINTS_MAX]
 	    [PG_ETCD_TOKEN_MAX];
 	char			*body;
 	size_t			 len;
+	long			 status;	/* HTTP */
 	int			 toolong;
 	int			 tls;		/* the failure was TLS trust */
-	int			 alert;		/* a fatal TLS alert etcd sent
-						   in this request, or -1 */
+	int			 alert;		/* etcd's fatal TLS alert, -1 */
 	char			 cerr[CURL_ERROR_SIZE];
 	char			 why[PG_ERR_MAX];
 };
+
+/* The bodies of a range (of a key's base64) and of a lease's request. */
+#define RANGE_JSON	"{\"key\":\"%s\"}"
+#define ID_JSON		"{\"ID\":\"%" PRId64 "\"}"
 
 /* gRPC status codes that etcd's errors carry. */
 #define GRPC_DEADLINE		4
@@ -61,18 +60,13 @@ static const char *const paths[] = {
 	[PG_ETCD_RANGE] = "/v3/kv/range"
 };
 
-/* The SSL_CTX ex_data index of the connection: on_alert's. */
-static int	 ctx_index = -1;
+/* The connection whose request is under way: on_alert's. */
+static struct pg_etcd_conn	*asking;
 
 int
 pg_etcd_init(void)
 {
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return -1;
-	if (ctx_index == -1 && (ctx_index = SSL_CTX_get_ex_new_index(0, NULL,
-	    NULL, NULL, NULL)) == -1)
-		return -1;
-	return 0;
+	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
 }
 
 struct pg_etcd_conn *
@@ -97,11 +91,7 @@ pg_etcd_why(const struct pg_etcd_conn *c)
 	return c->why;
 }
 
-/*
- * The milliseconds a try may take: [etcd] timeout, or less when
- * c->until comes first; 0 or less when there is no time left (nor
- * when the clock cannot be read: a deadline unknown is one passed).
- */
+/* A try's milliseconds: [etcd] timeout, cut to c->until; <= 0: none. */
 static int64_t
 time_left(const struct pg_etcd_conn *c)
 {
@@ -112,7 +102,7 @@ time_left(const struct pg_etcd_conn *c)
 	if (pg_clock(CLOCK_BOOTTIME, &ns) == -1)
 		return 0;
 	left = c->until - ns / 1000000;
-	return left < c->cfg->etcd.timeout_ms ? left : c->cfg->etcd.timeout_ms;
+	return MIN(left, c->cfg->etcd.timeout_ms);
 }
 
 /* Say why, escaped: etcd's messages and libcurl's are not ours. */
@@ -150,20 +140,14 @@ on_body(char *p, size_t size, size_t n, void *arg)
 	return n;
 }
 
-/*
- * The fatal alerts etcd sends: it is OpenSSL (libcurl's TLS) that reads
- * them, and libcurl passes on only its text, so they are recorded here.
- */
+/* The fatal alerts etcd sends: libcurl passes on only OpenSSL's text. */
 static void
 on_alert(const SSL *ssl, int where, int ret)
 {
-	struct pg_etcd_conn	*c;
-
-	if (!(where & SSL_CB_READ_ALERT) || (ret >> 8) != SSL3_AL_FATAL)
-		return;
-	if ((c = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ctx_index)) !=
-	    NULL)
-		c->alert = ret & 0xff;
+	(void)ssl;
+	if (asking != NULL && (where & SSL_CB_READ_ALERT) &&
+	    (ret >> 8) == SSL3_AL_FATAL)
+		asking->alert = ret & 0xff;
 }
 
 /* libcurl's new TLS context for a connection: listen for alerts. */
@@ -171,39 +155,28 @@ static CURLcode
 on_ctx(CURL *x, void *ctx, void *arg)
 {
 	(void)x;
-	if (SSL_CTX_set_ex_data(ctx, ctx_index, arg) != 1)
-		return CURLE_OUT_OF_MEMORY;
+	(void)arg;
 	SSL_CTX_set_info_callback(ctx, on_alert);
 	return CURLE_OK;
 }
 
 /*
- * The alerts by which a TLS server refuses this client's certificate, or
- * the lack of one (TLS 1.3's certificate_required): an operator's matter.
- * Not handshake_failure and the like, which also mean other things.
+ * The alerts that refuse this client's certificate, or its lack; not
+ * handshake_failure and the like, which also mean other things.
  */
 static int
 cert_alert(int a)
 {
-	switch (a) {
-	case SSL3_AD_BAD_CERTIFICATE:
-	case SSL3_AD_UNSUPPORTED_CERTIFICATE:
-	case SSL3_AD_CERTIFICATE_REVOKED:
-	case SSL3_AD_CERTIFICATE_EXPIRED:
-	case SSL3_AD_CERTIFICATE_UNKNOWN:
-	case TLS1_AD_UNKNOWN_CA:
-	case TLS1_AD_ACCESS_DENIED:
-	case TLS13_AD_CERTIFICATE_REQUIRED:
-		return 1;
-	default:
-		return 0;
-	}
+	static const unsigned char	 certs[] = { SSL3_AD_BAD_CERTIFICATE,
+	    SSL3_AD_UNSUPPORTED_CERTIFICATE, SSL3_AD_CERTIFICATE_REVOKED,
+	    SSL3_AD_CERTIFICATE_EXPIRED, SSL3_AD_CERTIFICATE_UNKNOWN,
+	    TLS1_AD_UNKNOWN_CA, TLS1_AD_ACCESS_DENIED,
+	    TLS13_AD_CERTIFICATE_REQUIRED };
+
+	return a >= 0 && a <= 255 && memchr(certs, a, sizeof(certs)) != NULL;
 }
 
-/*
- * The TLS failures that a retry will not mend: the peer is not trusted,
- * or it refused this client's certificate.
- */
+/* The TLS failures that a retry will not mend. */
 static int
 tls_refused(const struct pg_etcd_conn *c, CURLcode e)
 {
@@ -214,27 +187,26 @@ tls_refused(const struct pg_etcd_conn *c, CURLcode e)
 }
 
 /*
- * One POST to endpoint i; the answer in c->body. -1: no answer (c->why).
- * tls12: on a new connection, with TLS 1.2 at most (see late_verdict).
+ * One POST to endpoint i: CURLE_OK and c->body, c->status, or the failure
+ * (c->why). tls12: on a new connection, TLS 1.2 at most (late_verdict).
  */
-static int
+static CURLcode
 post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
-    int tls12, long *status, CURLcode *ce)
+    int tls12)
 {
 	const struct pg_etcd	*e = &c->cfg->etcd;
-	struct curl_slist	*hdr = NULL, *h;
+	struct curl_slist	*hdr, *h;
 	char			 url[PG_VALUE_MAX + 32],
 	    auth[PG_ETCD_TOKEN_MAX + 16];
 	size_t			 n = strlen(e->endpoints[i]);
 	CURL			*x = c->easy;
-	int64_t			 cto, tmo;
+	CURLcode		 ce;
+	int64_t			 tmo;
 
-	/* The clock is read before each try, after every failed one. */
 	if ((tmo = time_left(c)) <= 0) {
 		c->cur = i;
-		*ce = CURLE_OPERATION_TIMEDOUT;
 		say(c, "no time left for a request before the deadline");
-		return -1;
+		return CURLE_OPERATION_TIMEDOUT;
 	}
 	while (n > 0 && e->endpoints[i][n - 1] == '/')
 		n--;
@@ -246,10 +218,9 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 	c->toolong = 0;
 	c->alert = -1;
 	c->cerr[0] = '\0';
-	if ((h = curl_slist_append(hdr, "Content-Type: application/json")) ==
-	    NULL)
+	hdr = curl_slist_append(NULL, "Content-Type: application/json");
+	if (hdr == NULL)
 		goto nomem;
-	hdr = h;
 	if (c->token[i][0] != '\0') {
 		snprintf(auth, sizeof(auth), "Authorization: %s", c->token[i]);
 		h = curl_slist_append(hdr, auth);
@@ -259,15 +230,9 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 		hdr = h;
 	}
 	curl_easy_reset(x);
-	cto = c->cfg->connect_timeout_ms < tmo ? c->cfg->connect_timeout_ms :
-	    tmo;
-	pg_curl_setup(x, url, cto, tmo, PG_ETCD_ANSWER_MAX, on_body, c,
-	    c->cerr, "pollguard/" PG_VERSION);
-	/*
-	 * HTTP/1.1, as over http: one request at a time needs nothing of
-	 * HTTP/2, and its failures after a handshake are libcurl's plain
-	 * send and receive errors, which late_verdict knows.
-	 */
+	pg_curl_setup(x, url, MIN(c->cfg->connect_timeout_ms, tmo), tmo,
+	    PG_ETCD_ANSWER_MAX, on_body, c, c->cerr, "pollguard/" PG_VERSION);
+	/* HTTP/1.1: its failures after a handshake are late_verdict's. */
 	curl_easy_setopt(x, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(x, CURLOPT_PROXY, "");
 	curl_easy_setopt(x, CURLOPT_NOPROXY, "*");
@@ -281,49 +246,35 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 		curl_easy_setopt(x, CURLOPT_SSLKEY, e->key);
 	}
 	curl_easy_setopt(x, CURLOPT_SSL_CTX_FUNCTION, on_ctx);
-	curl_easy_setopt(x, CURLOPT_SSL_CTX_DATA, c);
 	if (tls12) {
 		curl_easy_setopt(x, CURLOPT_FRESH_CONNECT, 1L);
 		curl_easy_setopt(x, CURLOPT_SSLVERSION,
 		    (long)(CURL_SSLVERSION_TLSv1_2 |
 		    CURL_SSLVERSION_MAX_TLSv1_2));
 	}
-	*ce = curl_easy_perform(x);
+	asking = c;
+	ce = curl_easy_perform(x);
 	curl_slist_free_all(hdr);
-	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, status);
+	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, &c->status);
 	c->cur = i;
-	if (*ce != CURLE_OK && cert_alert(c->alert)) {
+	if (ce == CURLE_OK)
+		return ce;
+	if (cert_alert(c->alert))
 		say(c, "TLS alert \"%s\": etcd refuses this node's client "
 		    "certificate%s", SSL_alert_desc_string_long(c->alert),
 		    e->cert[0] == '\0' ?
 		    " (none is configured: [etcd] cert and key)" : "");
-		return -1;
-	}
-	if (*ce != CURLE_OK) {
+	else
 		say(c, "%s", c->toolong ? "an answer longer than 64 KiB" :
-		    c->cerr[0] != '\0' ? c->cerr : curl_easy_strerror(*ce));
-		return -1;
-	}
-	return 0;
+		    c->cerr[0] != '\0' ? c->cerr : curl_easy_strerror(ce));
+	return ce;
 nomem:
 	curl_slist_free_all(hdr);
-	*ce = CURLE_OUT_OF_MEMORY;
 	say(c, "%s", strerror(ENOMEM));
-	return -1;
+	return CURLE_OUT_OF_MEMORY;
 }
 
-/*
- * Under TLS 1.3 the client's handshake is over before the server has
- * judged the client's certificate (or its lack): a refusal is an alert
- * after it, which may reach libcurl only after it sent the request, and
- * is often overtaken by the reset of the closed connection ("Connection
- * reset by peer"), which a network fault gives too. So a connection lost
- * right after a handshake of this request is told apart by asking once
- * more on a new connection with TLS 1.2 at most, where the server's
- * verdict on the certificate is part of the handshake: a certificate
- * alert there is a refusal (76), anything else leaves the first failure
- * as it was (3). Only these failures cost the second try.
- */
+/* 1: a connection lost after a TLS handshake (doc/ETCD.md, TLS 1.2). */
 static int
 late_verdict(struct pg_etcd_conn *c, size_t i, CURLcode ce)
 {
@@ -350,10 +301,8 @@ etcd_error(struct pg_etcd_conn *c, enum pg_etcd_op op,
 	case GRPC_UNAVAILABLE:
 		return PG_ETCD_UNREACHABLE;
 	case GRPC_NOT_FOUND:
-		if (op == PG_ETCD_KEEPALIVE || op == PG_ETCD_REVOKE ||
-		    op == PG_ETCD_TTL)
-			return PG_ETCD_LOST;
-		return PG_ETCD_INVALID;
+		return op == PG_ETCD_KEEPALIVE || op == PG_ETCD_REVOKE ||
+		    op == PG_ETCD_TTL ? PG_ETCD_LOST : PG_ETCD_INVALID;
 	case GRPC_PERMISSION:
 	case GRPC_PRECONDITION:
 	case GRPC_UNAUTHENTICATED:
@@ -364,28 +313,23 @@ etcd_error(struct pg_etcd_conn *c, enum pg_etcd_op op,
 	}
 }
 
-/*
- * One request at endpoint i, and its answer read: OK (*r), or the
- * failure. UNREACHABLE means: try the next endpoint.
- */
+/* One request at endpoint i: OK (*r), or the failure (UNREACHABLE: next). */
 static enum pg_etcd_result
 ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
     const char *json, const char *key, struct pg_etcd_reply *r)
 {
 	char		 why[PG_WHY_MAX], first[PG_ERR_MAX];
-	long		 status = 0;
 	CURLcode	 ce;
-	int		 rc;
 
-	if ((rc = post(c, i, op, json, 0, &status, &ce)) == -1 &&
+	if ((ce = post(c, i, op, json, 0)) != CURLE_OK &&
 	    !tls_refused(c, ce) && late_verdict(c, i, ce)) {
 		strlcpy(first, c->why, sizeof(first));
 		/* No verdict: what the first try said stands. */
-		if ((rc = post(c, i, op, json, 1, &status, &ce)) == -1 &&
+		if ((ce = post(c, i, op, json, 1)) != CURLE_OK &&
 		    !tls_refused(c, ce))
 			strlcpy(c->why, first, sizeof(c->why));
 	}
-	if (rc == -1) {
+	if (ce != CURLE_OK) {
 		if (ce == CURLE_OUT_OF_MEMORY) {
 			errno = ENOMEM;
 			return PG_ETCD_ERROR;
@@ -398,8 +342,8 @@ ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
 	if (pg_etcd_parse(op, key, c->body, c->len, r, why, sizeof(why)) ==
 	    -1) {
 		/* A proxy's or a starting member's page: not an answer. */
-		if (status >= 500) {
-			say(c, "HTTP status %ld", status);
+		if (c->status >= 500) {
+			say(c, "HTTP status %ld", c->status);
 			return PG_ETCD_UNREACHABLE;
 		}
 		say(c, "%s", why);
@@ -407,28 +351,11 @@ ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
 	}
 	if (r->error)
 		return etcd_error(c, op, r);
-	if (status != 200) {
-		say(c, "HTTP status %ld without an error", status);
-		return status >= 500 ? PG_ETCD_UNREACHABLE : PG_ETCD_INVALID;
+	if (c->status != 200) {
+		say(c, "HTTP status %ld without an error", c->status);
+		return c->status >= 500 ? PG_ETCD_UNREACHABLE : PG_ETCD_INVALID;
 	}
 	return PG_ETCD_OK;
-}
-
-/* The body of a request, from a jansson object (taken): NULL on ENOMEM. */
-static char *
-dump(json_t *o)
-{
-	char	*s;
-
-	if (o == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (s == NULL)
-		errno = ENOMEM;
-	return s;
 }
 
 /* A token for endpoint i, when the config has a user and it has none. */
@@ -438,13 +365,19 @@ authenticate(struct pg_etcd_conn *c, size_t i)
 	const struct pg_etcd	*e = &c->cfg->etcd;
 	struct pg_etcd_reply	 r;
 	enum pg_etcd_result	 res;
+	json_t			*o;
 	char			*json;
 
 	if (e->user[0] == '\0' || c->token[i][0] != '\0')
 		return PG_ETCD_OK;
-	if ((json = dump(json_pack("{s:s, s:s}", "name", e->user, "password",
-	    e->password))) == NULL)
+	/* jansson, for the escapes of any password; the rest is base64. */
+	o = json_pack("{s:s, s:s}", "name", e->user, "password", e->password);
+	json = o == NULL ? NULL : json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (json == NULL) {
+		errno = ENOMEM;
 		return PG_ETCD_ERROR;
+	}
 	res = ask_one(c, i, PG_ETCD_AUTH, json, "", &r);
 	explicit_bzero(json, strlen(json));
 	free(json);
@@ -454,13 +387,7 @@ authenticate(struct pg_etcd_conn *c, size_t i)
 	return res;
 }
 
-/*
- * A request, failed over: the endpoint in use first, then the others in
- * order. An endpoint that cannot be reached, or has no quorum, passes it
- * on; any other answer is the answer. A token that etcd no longer takes
- * (simple tokens expire) is asked for again, once. No endpoint is tried
- * once c->until has passed: the last failure stays the reason.
- */
+/* A request, failed over (doc/ETCD.md, "Endpoints, bounds and errors"). */
 static enum pg_etcd_result
 ask(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *json,
     const char *key, struct pg_etcd_reply *r)
@@ -493,37 +420,23 @@ ask(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *json,
 	return worst;
 }
 
-/* A request with the body o (taken), about key ("": none). */
-static enum pg_etcd_result
-call(struct pg_etcd_conn *c, enum pg_etcd_op op, json_t *o, const char *key,
-    struct pg_etcd_reply *r)
+/* A request about key ("": none), its body formatted (doc/ETCD.md). */
+static enum pg_etcd_result __attribute__((__format__(__printf__, 5, 6)))
+call(struct pg_etcd_conn *c, enum pg_etcd_op op, const char *key,
+    struct pg_etcd_reply *r, const char *fmt, ...)
 {
-	enum pg_etcd_result	 res;
-	char			*json;
+	char	 json[PG_ETCD_KEY_MAX * 16];
+	va_list	 ap;
+	int	 n;
 
-	if ((json = dump(o)) == NULL)
+	va_start(ap, fmt);
+	n = vsnprintf(json, sizeof(json), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(json)) {
+		errno = ENAMETOOLONG;
 		return PG_ETCD_ERROR;
-	res = ask(c, op, json, key, r);
-	free(json);
-	return res;
-}
-
-/* An int64 as the gateway writes it: a string of digits. */
-static json_t *
-id_json(int64_t id)
-{
-	char	 s[24];
-
-	snprintf(s, sizeof(s), "%" PRId64, id);
-	return json_string(s);
-}
-
-/* A request about a lease: keepalive, timetolive, revoke. */
-static enum pg_etcd_result
-lease_call(struct pg_etcd_conn *c, enum pg_etcd_op op, int64_t lease,
-    struct pg_etcd_reply *r)
-{
-	return call(c, op, json_pack("{s:o}", "ID", id_json(lease)), "", r);
+	}
+	return ask(c, op, json, key, r);
 }
 
 enum pg_etcd_result
@@ -534,7 +447,7 @@ pg_etcd_keepalive(struct pg_etcd_conn *c, int64_t lease, int64_t until,
 	enum pg_etcd_result	 res;
 
 	c->until = until;
-	res = lease_call(c, PG_ETCD_KEEPALIVE, lease, &r);
+	res = call(c, PG_ETCD_KEEPALIVE, "", &r, ID_JSON, lease);
 	c->until = 0;
 	if (res != PG_ETCD_OK)
 		return res;
@@ -553,7 +466,7 @@ pg_etcd_ttl(struct pg_etcd_conn *c, int64_t lease, int64_t *ttl_s)
 	struct pg_etcd_reply	 r;
 	enum pg_etcd_result	 res;
 
-	if ((res = lease_call(c, PG_ETCD_TTL, lease, &r)) == PG_ETCD_OK)
+	if ((res = call(c, PG_ETCD_TTL, "", &r, ID_JSON, lease)) == PG_ETCD_OK)
 		*ttl_s = r.ttl;
 	return res;
 }
@@ -563,14 +476,13 @@ pg_etcd_revoke(struct pg_etcd_conn *c, int64_t lease)
 {
 	struct pg_etcd_reply	 r;
 
-	return lease_call(c, PG_ETCD_REVOKE, lease, &r);
+	return call(c, PG_ETCD_REVOKE, "", &r, ID_JSON, lease);
 }
 
 /* The holder of the key in a reply with its kv. */
 static void
 holder(const struct pg_etcd_reply *r, struct pg_etcd_holder *h)
 {
-	memset(h, 0, sizeof(*h));
 	pg_etcd_value(&r->kv, h->node, sizeof(h->node));
 	h->lease = r->kv.lease;
 	h->revision = r->kv.create_revision;
@@ -602,7 +514,7 @@ pg_etcd_peek(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	if (cluster_key(c, cl, key, k64) == -1)
 		return PG_ETCD_ERROR;
 	/* The key as it is: a linearizable read, no write. */
-	res = call(c, PG_ETCD_RANGE, json_pack("{s:s}", "key", k64), key, &r);
+	res = call(c, PG_ETCD_RANGE, key, &r, RANGE_JSON, k64);
 	if (res == PG_ETCD_OK && r.found) {
 		*found = 1;
 		holder(&r, h);
@@ -611,29 +523,24 @@ pg_etcd_peek(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 }
 
 /*
- * The key's transaction: compare, then put it on lease (when not 0) or
- * read it. create: compare that it does not exist (create_revision 0),
- * else that it is on lease.
+ * The key's transaction: create it on lease if it does not exist (create),
+ * else read it if it is on lease; either way, read it on failure.
  */
 static enum pg_etcd_result
 txn(struct pg_etcd_conn *c, const char *key, const char *k64,
     const char *v64, int64_t lease, int create, struct pg_etcd_reply *r)
 {
-	json_t	*cmp, *then;
-
-	if (create) {
-		cmp = json_pack("{s:s, s:s, s:s}", "target", "CREATE", "key",
-		    k64, "createRevision", "0");
-		then = json_pack("{s:{s:s, s:s, s:o}}", "requestPut", "key",
-		    k64, "value", v64, "lease", id_json(lease));
-	} else {
-		cmp = json_pack("{s:s, s:s, s:o}", "target", "LEASE", "key",
-		    k64, "lease", id_json(lease));
-		then = json_pack("{s:{s:s}}", "requestRange", "key", k64);
-	}
-	return call(c, PG_ETCD_TXN, json_pack(
-	    "{s:[o], s:[o], s:[{s:{s:s}}]}", "compare", cmp, "success", then,
-	    "failure", "requestRange", "key", k64), key, r);
+	if (create)
+		return call(c, PG_ETCD_TXN, key, r, "{\"compare\":[{\"target\":"
+		    "\"CREATE\",\"key\":\"%s\",\"createRevision\":\"0\"}],"
+		    "\"success\":[{\"requestPut\":{\"key\":\"%s\",\"value\":"
+		    "\"%s\",\"lease\":\"%" PRId64 "\"}}],\"failure\":["
+		    "{\"requestRange\":" RANGE_JSON "}]}", k64, k64, v64, lease,
+		    k64);
+	return call(c, PG_ETCD_TXN, key, r, "{\"compare\":[{\"target\":"
+	    "\"LEASE\",\"key\":\"%s\",\"lease\":\"%" PRId64 "\"}],"
+	    "\"success\":[{\"requestRange\":" RANGE_JSON "}],\"failure\":["
+	    "{\"requestRange\":" RANGE_JSON "}]}", k64, lease, k64, k64);
 }
 
 enum pg_etcd_result
@@ -646,7 +553,6 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	char			 key[PG_ETCD_KEY_MAX], k64[PG_ETCD_KEY_MAX * 2];
 	char			 val[PG_NAME_MAX + 8], v64[sizeof(val) * 2];
 	int64_t			 ttl, granted;
-	int			 known = 0;	/* r has the key as it is */
 
 	memset(l, 0, sizeof(*l));
 	memset(h, 0, sizeof(*h));
@@ -655,10 +561,7 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	    pg_base64(val, strlen(val), v64, sizeof(v64)) == -1)
 		return PG_ETCD_ERROR;
 
-	/*
-	 * Still ours? The key on our lease: keep the lease alive, and the
-	 * same key, revision and token. The node that polled last polls on.
-	 */
+	/* doc/ETCD.md, pollguard-check: 4, else 1 (r.found: held). */
 	if (mine != NULL) {
 		if ((res = txn(c, key, k64, v64, mine->id, 0, &r)) !=
 		    PG_ETCD_OK)
@@ -671,31 +574,18 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 			}
 			if (res != PG_ETCD_LOST)
 				return res;
-		} else
-			known = 1;	/* the failure branch read it */
-	} else {
-		res = call(c, PG_ETCD_RANGE, json_pack("{s:s}", "key", k64),
-		    key, &r);
-		if (res != PG_ETCD_OK)
-			return res;
-		known = 1;
-	}
-
-	/*
-	 * Held by another lease: a skip for a read alone, with no lease
-	 * granted and nothing written (etcd writes every grant, txn and
-	 * revoke to its log). Absent: only the create-if-absent txn below
-	 * decides a go; a claim that loses the race to it is a skip there.
-	 */
-	if (known && r.found) {
+		}
+	} else if ((res = call(c, PG_ETCD_RANGE, key, &r, RANGE_JSON, k64)) !=
+	    PG_ETCD_OK)
+		return res;
+	if (r.found) {
 		holder(&r, h);
 		return PG_ETCD_HELD;
 	}
 
 	/* The TTL is the wait, rounded up to whole seconds. */
 	ttl = (cl->wait_ms + 999) / 1000;
-	res = call(c, PG_ETCD_GRANT, json_pack("{s:I}", "TTL", (json_int_t)ttl),
-	    "", &r);
+	res = call(c, PG_ETCD_GRANT, "", &r, "{\"TTL\":%" PRId64 "}", ttl);
 	if (res != PG_ETCD_OK)
 		return res;
 	l->id = r.id;
@@ -706,11 +596,7 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 			pg_etcd_revoke(c, l->id);
 		return res;
 	}
-	/*
-	 * Created: its create_revision is the transaction's revision. Not
-	 * created, but on the lease just granted: a first try that reached
-	 * etcd but whose answer was lost, repeated at another endpoint.
-	 */
+	/* Not created but on our lease: doc/ETCD.md, pollguard-check, 5. */
 	if (!r.succeeded && !r.found) {
 		say(c, "a txn that failed on a key that does not exist");
 		pg_etcd_revoke(c, l->id);

@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * etcdjson.c: reading etcd's answers (its v3 HTTP/JSON gateway) with
- * jansson, apart from the client (etcd.c) so that it can be tested and
- * fuzzed without a network. Pure: no I/O. What an answer must hold is
- * checked in full: a broken or hostile answer is an error, never a go.
- */
+/* etcdjson.c: etcd's answers, apart from etcd.c to be tested and fuzzed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +9,7 @@
 
 #include "lease.h"
 
-/* Why an answer is refused: a short text for people, from our words. */
+/* Why an answer is refused, in our words. */
 static int
 bad(char *why, size_t len, const char *what)
 {
@@ -24,9 +19,8 @@ bad(char *why, size_t len, const char *what)
 }
 
 /*
- * An int64 of the gateway: proto3's JSON writes them as strings of
- * digits ("2"), and leaves out a zero. Absent: 0; a decimal string or a
- * JSON integer in [min, max]: the number; anything else: -1.
+ * An int64 of the gateway, a string of digits ("2") or a JSON integer, in
+ * [min, max]; absent: 0 (proto3 leaves out a zero). Else -1.
  */
 static int
 num(json_t *obj, const char *name, int64_t min, int64_t max, int64_t *v)
@@ -62,7 +56,7 @@ pg_base64_decode(const char *src, size_t len, void *dstp, size_t dlen)
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	unsigned char		*dst = dstp;
 	const char		*p;
-	size_t			 i, o = 0, pad = 0;
+	size_t			 i, k, o = 0, pad = 0;
 	uint32_t		 acc = 0;
 
 	if (len % 4 != 0)
@@ -84,23 +78,17 @@ pg_base64_decode(const char *src, size_t len, void *dstp, size_t dlen)
 			continue;
 		if (o + 3 - pad > dlen)
 			return -1;
-		dst[o++] = acc >> 16;
-		if (pad < 2)
-			dst[o++] = acc >> 8 & 0xff;
-		if (pad < 1)
-			dst[o++] = acc & 0xff;
+		for (k = 0; k < 3 - pad; k++)
+			dst[o++] = acc >> (16 - 8 * k) & 0xff;
 		/* The bits that padding drops must be zero (canonical). */
-		if ((pad == 1 && (acc & 0xff)) || (pad == 2 && (acc & 0xffff)))
+		if (acc & ((1U << 8 * pad) - 1))
 			return -1;
 		acc = 0;
 	}
 	return (int)o;
 }
 
-/*
- * One key-value of a range: its key must be the one asked for (an
- * answer about another key is nonsense), its revisions positive.
- */
+/* One key-value of a range: of the key asked for, revisions positive. */
 static int
 kv(json_t *j, const char *key, struct pg_etcd_kv *out, char *why,
     size_t len)
@@ -122,16 +110,14 @@ kv(json_t *j, const char *key, struct pg_etcd_kv *out, char *why,
 	    out->mod_revision < out->create_revision)
 		return bad(why, len, "a kvs entry has invalid revisions or "
 		    "lease");
-	out->valuelen = 0;
-	if ((v = json_object_get(j, "value")) != NULL) {
-		if (!json_is_string(v) || (n = pg_base64_decode(
-		    json_string_value(v), json_string_length(v), out->value,
-		    sizeof(out->value) - 1)) == -1)
-			return bad(why, len, "a kvs entry has a value that is "
-			    "not base64 of at most 255 bytes");
-		out->valuelen = n;
-	}
-	out->value[out->valuelen] = '\0';
+	/* *out is zeroed (pg_etcd_parse): "" when absent, NUL-ended. */
+	if ((v = json_object_get(j, "value")) == NULL)
+		return 0;
+	if (!json_is_string(v) || (n = pg_base64_decode(json_string_value(v),
+	    json_string_length(v), out->value, sizeof(out->value) - 1)) == -1)
+		return bad(why, len, "a kvs entry has a value that is not "
+		    "base64 of at most 255 bytes");
+	out->valuelen = n;
 	return 0;
 }
 
@@ -147,12 +133,9 @@ range(json_t *j, const char *key, struct pg_etcd_reply *r, char *why,
 		return bad(why, len, "a range answer is not an object");
 	if (num(j, "count", 0, 1, &count) == -1)
 		return bad(why, len, "a range answer's count is not 0 or 1");
-	if ((kvs = json_object_get(j, "kvs")) == NULL) {
-		if (count != 0)
-			return bad(why, len, "a range answer counts a key but "
-			    "has none");
-		return 0;
-	}
+	if ((kvs = json_object_get(j, "kvs")) == NULL)
+		return count == 0 ? 0 : bad(why, len, "a range answer counts "
+		    "a key but has none");
 	if (!json_is_array(kvs) || json_array_size(kvs) != 1 || count != 1)
 		return bad(why, len, "a range answer's kvs is not one key");
 	r->found = 1;
@@ -160,53 +143,28 @@ range(json_t *j, const char *key, struct pg_etcd_reply *r, char *why,
 }
 
 /*
- * The error of an answer: {"error": "...", "code": N, "message": "..."}
- * from a unary call, {"error": {"grpc_code": N, "message": ...}} from a
- * stream (keepalive), or a LeaseGrant's "error" string. Sets r->code
- * (-1: no code said) and r->message; 1 when there was one.
+ * The error of an answer, 1 and r->code, r->message: {"error": "...",
+ * "code": N, "message": "..."} (unary), {"error": {"grpc_code": N,
+ * "message": ...}} (stream), or LeaseGrant's "error" string.
  */
 static int
 error_of(json_t *root, struct pg_etcd_reply *r)
 {
-	json_t		*e, *m;
+	json_t		*e, *o, *m;
 	int64_t		 code;
 
-	if ((e = json_object_get(root, "error")) == NULL)
-		return 0;
-	if (json_is_string(e) && json_string_length(e) == 0)
-		return 0;	/* LeaseGrantResponse: no error */
+	if ((e = json_object_get(root, "error")) == NULL ||
+	    (json_is_string(e) && json_string_length(e) == 0))
+		return 0;	/* LeaseGrantResponse: "" is no error */
+	o = json_is_object(e) ? e : root;
 	r->error = 1;
-	r->code = -1;
-	if (json_is_object(e)) {
-		if (num(e, "grpc_code", 0, 255, &code) == 0)
-			r->code = code;
-		m = json_object_get(e, "message");
-	} else {
-		if (num(root, "code", 0, 255, &code) == 0)
-			r->code = code;
-		if (!json_is_string(m = json_object_get(root, "message")))
-			m = e;
-	}
-	if (json_is_string(m))
-		strlcpy(r->message, json_string_value(m), sizeof(r->message));
-	else
-		strlcpy(r->message, "(no message)", sizeof(r->message));
-	if (r->code == 0)
-		r->code = -1;
+	r->code = num(o, o == e ? "grpc_code" : "code", 1, 255, &code) == 0 ?
+	    (int)code : -1;
+	if (!json_is_string(m = json_object_get(o, "message")) && o == root)
+		m = e;
+	strlcpy(r->message, json_is_string(m) ? json_string_value(m) :
+	    "(no message)", sizeof(r->message));
 	return 1;
-}
-
-/* The answer's header: its revision, when the answer is not an error. */
-static int
-header(json_t *root, struct pg_etcd_reply *r)
-{
-	json_t	*h;
-
-	if ((h = json_object_get(root, "header")) == NULL)
-		return 0;
-	if (!json_is_object(h))
-		return -1;
-	return num(h, "revision", 0, INT64_MAX, &r->revision);
 }
 
 static int
@@ -221,8 +179,7 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 	if (error_of(root, r))
 		return 0;
 	if (op == PG_ETCD_KEEPALIVE) {
-		/* A stream's message: {"result": {...}}. */
-		/* jansson's json_is_* macros read their argument twice. */
+		/* A stream's {"result": {...}}; json_is_* read root twice. */
 		root = json_object_get(root, "result");
 		if (!json_is_object(root))
 			return bad(why, len, "a keepalive answer without "
@@ -230,7 +187,9 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 		if (error_of(root, r))
 			return 0;
 	}
-	if (header(root, r) == -1)
+	if ((j = json_object_get(root, "header")) != NULL &&
+	    (!json_is_object(j) || num(j, "revision", 0, INT64_MAX,
+	    &r->revision) == -1))
 		return bad(why, len, "an invalid header");
 	switch (op) {
 	case PG_ETCD_AUTH:
@@ -239,9 +198,8 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 		    json_string_length(j) >= sizeof(r->token))
 			return bad(why, len, "an authenticate answer without "
 			    "a token");
-		s = json_string_value(j);
 		/* It goes into a header field: printable ASCII only. */
-		for (; *s != '\0'; s++)
+		for (s = json_string_value(j); *s != '\0'; s++)
 			if (*s < 0x21 || *s > 0x7e)
 				return bad(why, len, "a token that is not "
 				    "printable ASCII");
@@ -264,15 +222,11 @@ parse(json_t *root, enum pg_etcd_op op, const char *key,
 		if (j != NULL && !json_is_boolean(j))
 			return bad(why, len, "a txn answer's succeeded is not "
 			    "a boolean");
-		r->succeeded = j != NULL && json_is_true(j);
-		resp = json_object_get(root, "responses");
-		if (r->succeeded) {
-			if (r->revision <= 0)
-				return bad(why, len, "a txn that succeeded "
-				    "without a revision");
-			return 0;
-		}
+		if ((r->succeeded = json_is_true(j)))
+			return r->revision > 0 ? 0 : bad(why, len, "a txn that "
+			    "succeeded without a revision");
 		/* Failed: its one response is the range of the key. */
+		resp = json_object_get(root, "responses");
 		if (!json_is_array(resp) || json_array_size(resp) != 1 ||
 		    !json_is_object(j = json_array_get(resp, 0)) ||
 		    (j = json_object_get(j, "response_range")) == NULL)
@@ -298,19 +252,14 @@ pg_etcd_parse(enum pg_etcd_op op, const char *key, const char *buf,
 	why[0] = '\0';
 	if (len > PG_ETCD_ANSWER_MAX)
 		return bad(why, whylen, "an answer longer than 64 KiB");
-	/*
-	 * Duplicate keys would let two readers see different answers; a NUL
-	 * in a string would cut it short where we copy it.
-	 */
+	/* No duplicate members (two readers, two answers), no NUL. */
 	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr)) ==
 	    NULL)
 		return bad(why, whylen, "not valid JSON");
 	ret = parse(root, op, key, r, why, whylen);
 	json_decref(root);
-	if (ret == -1) {
+	if (ret == -1)
 		memset(r, 0, sizeof(*r));
-		errno = EBADMSG;
-	}
 	return ret;
 }
 

@@ -1,19 +1,12 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * lease.h: the etcd backend (pollguard(7), STRICT MODE), where an etcd
- * lease orders a cluster's claims: this node's lease record (lease.c),
- * etcd's answers (etcdjson.c) and the etcd client (etcd.c).
- */
+/* lease.h: the etcd backend (doc/ETCD.md): lease record, answers, client. */
 #ifndef PG_LEASE_H
 #define PG_LEASE_H
 
 #include "conf.h"
 #include "state.h"
 
-/*
- * lease.c: this node's lease record, ".CLUSTER.lease" (doc/STATE.md). No
- * libcurl, no jansson: pollguard-serve reads it for its local view.
- */
+/* lease.c: this node's lease record, ".CLUSTER.lease" (doc/STATE.md). */
 struct pg_lease {
 	int64_t		 id;		/* the etcd lease ID, > 0 */
 	int64_t		 revision;	/* the key's create_revision, > 0 */
@@ -32,10 +25,7 @@ int	 pg_lease_write(struct pg_state *, const char *,
 	    const struct pg_lease *);
 int	 pg_lease_remove(struct pg_state *, const char *);
 
-/*
- * etcdjson.c: etcd's answers (the v3 HTTP/JSON gateway), read with
- * jansson. Pure: no I/O.
- */
+/* etcdjson.c: etcd's answers, read with jansson. Pure: no I/O. */
 #define PG_ETCD_ANSWER_MAX	(64 * 1024)	/* bytes of an answer read */
 #define PG_ETCD_KEY_MAX		256		/* PREFIX and cluster ID */
 #define PG_ETCD_VALUE_MAX	256
@@ -66,41 +56,26 @@ struct pg_etcd_reply {
 	char		 message[PG_WHY_MAX];	/* its message, raw */
 	int64_t		 revision;	/* the header's */
 	char		 token[PG_ETCD_TOKEN_MAX];	/* AUTH */
-	int64_t		 id, ttl;	/* GRANT, KEEPALIVE (ttl 0: the lease
-					   is gone), TTL (ttl -1: expired) */
+	int64_t		 id, ttl;	/* GRANT, KEEPALIVE, TTL (-1: gone) */
 	int		 succeeded;	/* TXN: the key was created */
 	int		 found;		/* TXN failed, RANGE: the key's kv */
 	struct pg_etcd_kv kv;
 };
 
 /*
- * Read the answer buf[0..len) to op about key (the key asked for, NUL
- * terminated; kvs of another key are refused). 0 and *r: an answer
- * (r->error set when it is etcd's error). -1 (errno EBADMSG, *r zeroed)
- * and a reason for people in why: not JSON, a duplicate member, more
- * than PG_ETCD_ANSWER_MAX bytes, a member of the wrong type or out of
- * range, a txn that failed without the key's range, ...
+ * Read the answer buf[0..len) to op about key: 0 and *r (r->error set for
+ * etcd's error), or -1 (EBADMSG, *r zeroed) and why, for people.
  */
 int	 pg_etcd_parse(enum pg_etcd_op, const char *, const char *, size_t,
 	    struct pg_etcd_reply *, char *, size_t);
 
-/*
- * The node named by a key's value ("node NAME\n", more lines ignored):
- * 0, or -1 when the value is not pollguard's (node is then "").
- */
+/* The node of a value "node NAME\n...": 0, or -1 and "" (not ours). */
 int	 pg_etcd_value(const struct pg_etcd_kv *, char *, size_t);
 
 /* Base64 (RFC 4648, padded, canonical) of src into dst: the length, -1. */
 int	 pg_base64_decode(const char *, size_t, void *, size_t);
 
-/*
- * etcd.c: the etcd client, over libcurl. Endpoints are tried in order:
- * one that cannot be reached, times out, or answers that it has no
- * leader or quorum passes the request to the next; one that answers
- * stays in use. Every request is bounded by [etcd] timeout, every
- * answer by PG_ETCD_ANSWER_MAX. With [etcd] user, a token is asked for
- * at each endpoint before its first request.
- */
+/* etcd.c: the client, over libcurl (doc/ETCD.md, endpoints and bounds). */
 enum pg_etcd_result {
 	PG_ETCD_OK = 0,
 	PG_ETCD_HELD,		/* claim: another lease holds the key */
@@ -119,10 +94,7 @@ int	 pg_etcd_init(void);
 /* A client for the config's [etcd]; NULL with errno. */
 struct pg_etcd_conn *pg_etcd_open(const struct pg_config *);
 
-/*
- * The last failure, for people, escaped: "http://a:2379: Connection
- * refused", "etcdserver: permission denied", ...
- */
+/* The last failure, for people, escaped: "http://a:2379: ...". */
 const char	*pg_etcd_why(const struct pg_etcd_conn *);
 
 /* What a claim found: the key's holder. */
@@ -133,13 +105,9 @@ struct pg_etcd_holder {
 };
 
 /*
- * Claim cluster c for node: grant a lease of the cluster's wait and
- * create the key on it in one transaction that succeeds only if the key
- * does not exist. mine (or NULL) is this node's lease record: when the
- * key is on that lease, this node still holds it: the lease is kept
- * alive and the claim is OK with the record unchanged. OK: *l is the
- * lease now held. HELD: *h names the holder (the lease granted is
- * revoked). Else the failure.
+ * Claim the cluster's key for node (doc/ETCD.md, pollguard-check), mine
+ * being this node's lease record or NULL: OK and *l, the lease held;
+ * HELD and *h, the key's holder; else the failure.
  */
 enum pg_etcd_result pg_etcd_claim(struct pg_etcd_conn *,
 	    const struct pg_cluster *, const char *, const struct pg_lease *,
@@ -153,10 +121,8 @@ enum pg_etcd_result pg_etcd_peek(struct pg_etcd_conn *,
 enum pg_etcd_result pg_etcd_ttl(struct pg_etcd_conn *, int64_t, int64_t *);
 
 /*
- * Keep a lease alive: OK and the TTL renewed in *ttl_s, or LOST. until
- * (CLOCK_BOOTTIME ms, 0: none) bounds the whole attempt, every endpoint
- * tried: each try's timeouts are cut to the time left, and none is made
- * once it has passed (UNREACHABLE).
+ * Keep a lease alive: OK and the TTL renewed in *ttl_s, or LOST. No try
+ * runs past until (CLOCK_BOOTTIME ms, 0: none): then UNREACHABLE.
  */
 enum pg_etcd_result pg_etcd_keepalive(struct pg_etcd_conn *, int64_t,
 	    int64_t, int64_t *);
