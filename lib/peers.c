@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Asking a cluster's peers (proto.h). When a peer was asked and when it
- * answered bound where its claim lies on this node's clock, so each is
- * taken on its safe side: sent_ns before the request can have left,
- * recv_ns after the whole answer was read (pollguard(7), CLAIM AND
- * SETTLE).
+ * Asking a cluster's peers (proto.h); sent_ns and recv_ns: doc/PROTOCOL.md,
+ * How pollguard implements it.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -35,7 +32,6 @@ struct xfer {
 	const char	*id;		/* the cluster */
 	size_t		 hlen;		/* header bytes so far */
 	int		 hbig;		/* more than PEER_HEADER_MAX */
-	int		 truncated;
 	int		 done;
 	char		 err[CURL_ERROR_SIZE];
 	enum { HEAD_STATUS, HEAD_FIELDS, HEAD_END } head;
@@ -61,23 +57,12 @@ on_body(char *p, size_t size, size_t nmemb, void *arg)
 	struct xfer	*x = arg;
 	size_t		 n = size * nmemb, room = x->cap - x->len;
 
-	if (n > room) {
-		memcpy(x->body + x->len, p, room);
-		x->len += room;
-		x->truncated = 1;
-		return 0;
-	}
-	memcpy(x->body + x->len, p, n);
-	x->len += n;
-	return n;
+	memcpy(x->body + x->len, p, n < room ? n : room);
+	x->len += n < room ? n : room;
+	return n <= room ? n : 0;
 }
 
-/*
- * "Pollguard-Node: NAME": the answering serve's node name. The same as
- * ours, and the [peer] section is this node itself (its name matches
- * no section, so it was not skipped): it would see its own claim. Its
- * presence on a 404 tells a 0.4 serve from one that predates the path.
- */
+/* "Pollguard-Node: NAME": is it this node (doc/PROTOCOL.md, Answers)? */
 static void
 node_field(struct xfer *x, const char *p, size_t n)
 {
@@ -150,11 +135,8 @@ on_header(char *p, size_t size, size_t nmemb, void *arg)
 
 #if LIBCURL_VERSION_NUM >= 0x075000
 /*
- * Called once the connection is up (TLS included) and before the request
- * is sent on it: a clock read here is no later than the request left,
- * however long this process is held up after it. libcurl's own
- * CURLINFO_PRETRANSFER_TIME is taken after the send, and a stamp from it
- * can lie after the peer answered.
+ * Before the request is sent: no later than it left, however long this
+ * process is held up. CURLINFO_PRETRANSFER_TIME is taken after the send.
  */
 static int
 on_prereq(void *arg, char *ip, char *local, int port, int lport)
@@ -196,23 +178,16 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	curl_easy_setopt(x->easy, CURLOPT_URL, x->url);
 	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
 	curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(x->easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(x->easy, CURLOPT_HTTP_VERSION,
 	    (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
 #if LIBCURL_VERSION_NUM >= 0x075700
-	/*
-	 * A name server that does not answer keeps getaddrinfo(3) going long
-	 * after the timeout; without this, removing the transfer waits for
-	 * it. The resolver thread is left behind instead, and ends with us.
-	 */
+	/* Not waiting for a resolver thread stuck past the timeout. */
 	curl_easy_setopt(x->easy, CURLOPT_QUICK_EXIT, 1L);
 #endif
-	/* Peers are asked directly: proxy settings in cron's environment
-	 * are ignored. */
+	/* Peers are asked directly, whatever cron's environment says. */
 	curl_easy_setopt(x->easy, CURLOPT_PROXY, "");
-	curl_easy_setopt(x->easy, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS,
 	    (long)(cfg->connect_timeout_ms < timeout_ms ?
 	    cfg->connect_timeout_ms : timeout_ms));
@@ -245,28 +220,8 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 }
 
 /*
- * Read a complete (or cut off) answer into s: 1 when it is a serve
- * before 0.4 that must be asked /v1/elapsed instead, else 0.
- */
-static int
-answer(struct xfer *x, long status, const char *ctype, int truncated,
-    struct pg_seen *s)
-{
-	if (!x->status) {
-		pg_answer_parse(status, ctype, x->body, x->len, truncated,
-		    &s->answer, s->why, PG_WHY_MAX);
-		return 0;
-	}
-	if (pg_answer_status(status, ctype, x->named, x->id, x->body, x->len,
-	    truncated, &s->answer, &s->status, s->why, PG_WHY_MAX) == 1)
-		return 1;
-	s->has_status = PG_ANSWER_OK(s->answer.kind);
-	return 0;
-}
-
-/*
  * What a finished transfer means: an answer, or why there is none. 1: a
- * serve before 0.4, to be asked again (answer()).
+ * serve before 0.4, to be asked /v1/elapsed instead.
  */
 static int
 xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
@@ -274,6 +229,7 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 	const char	*ctype = NULL, *msg;
 	char		 vis[sizeof(x->badline) * 4 + 1], *why = s->why;
 	long		 status = 0;
+	int		 cut = rc != CURLE_OK;
 
 	/* The round's start is before the send too, only less close. */
 	if (x->sent_ns > s->sent_ns)
@@ -283,10 +239,9 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 	msg = x->err[0] != '\0' ? x->err : curl_easy_strerror(rc);
 
 	if (x->hbig) {
-		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "headers longer than %d bytes",
 		    PEER_HEADER_MAX);
-		return 0;
+		goto invalid;
 	}
 	if (x->itself && rc == CURLE_OK) {
 		s->answer.kind = PG_ANSWER_SELF;
@@ -295,19 +250,26 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 		return 0;
 	}
 	if (x->bad) {
-		s->answer.kind = PG_ANSWER_INVALID;
 		strvisx(vis, x->badline, x->badlen, VIS_CSTYLE | VIS_OCTAL |
 		    VIS_TAB | VIS_NL | VIS_DQ);
 		snprintf(why, PG_WHY_MAX, "malformed status line \"%s\"",
 		    vis);
-		return 0;
+		goto invalid;
 	}
 	switch (rc) {
 	case CURLE_OK:
-		return answer(x, status, ctype, 0, s);
 	case CURLE_WRITE_ERROR:
 	case CURLE_FILESIZE_EXCEEDED:
-		return answer(x, status, ctype, 1, s);
+		if (!x->status) {
+			pg_answer_parse(status, ctype, x->body, x->len, cut,
+			    &s->answer, why, PG_WHY_MAX);
+			return 0;
+		}
+		if (pg_answer_status(status, ctype, x->named, x->id, x->body,
+		    x->len, cut, &s->answer, &s->status, why, PG_WHY_MAX) == 1)
+			return 1;
+		s->has_status = PG_ANSWER_OK(s->answer.kind);
+		return 0;
 	/*
 	 * A header line too long for libcurl: "out of memory" before 8.6,
 	 * CURLE_TOO_LARGE since. An answer, but not one; never "never".
@@ -336,6 +298,7 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 		snprintf(why, PG_WHY_MAX, "%.150s", msg);
 		return 0;
 	}
+invalid:
 	s->answer.kind = PG_ANSWER_INVALID;
 	return 0;
 }
@@ -356,12 +319,9 @@ xfers_free(CURLM *multi, struct xfer *x, size_t n)
 }
 
 /*
- * Ask a serve before 0.4 again, for /v1/elapsed/CLUSTER, within what is
- * left of the round: a new transfer. Its sent_ns is read now, before it
- * can have sent anything (and again by on_prereq, later but still before
- * the send), so the answer it brings is bounded by its own request, as
- * any other. Too little time left: the peer stays "timed out". -1: no
- * clock, or no memory.
+ * Ask a serve before 0.4 again, for /v1/elapsed/CLUSTER, in a new
+ * transfer with its own sent_ns, within what is left of the round: 1,
+ * or 0 (no time left: "timed out"). -1: no clock, or no memory.
  */
 static int
 xfer_again(CURLM *multi, struct xfer *x, struct pg_seen *s, int64_t deadline)
@@ -413,9 +373,7 @@ xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
 			    (char **)&done);
 			i = done - x;
-			/*
-			 * The whole answer is read: a bound on the safe side.
-			 */
+			/* The whole answer is read: the safe side. */
 			if (pg_clock(CLOCK_BOOTTIME, &r->seen[i].recv_ns) == -1)
 				return -1;
 			if (xfer_result(done, m->data.result, &r->seen[i]) == 0)
