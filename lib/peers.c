@@ -3,7 +3,6 @@
  * Asking a cluster's peers (proto.h); sent_ns and recv_ns: doc/PROTOCOL.md,
  * How pollguard implements it.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +38,7 @@ struct xfer {
 	int		 bad;		/* a malformed status line: */
 	char		 badline[32];	/* its start */
 	size_t		 badlen;
-	int		 itself;	/* the peer's serve says it is
-					   this node */
+	int		 itself;	/* its Pollguard-Node is this node */
 	int64_t		 sent_ns;	/* 0, or stamped just before sending */
 };
 
@@ -117,8 +115,7 @@ on_header(char *p, size_t size, size_t nmemb, void *arg)
 	x->head = HEAD_FIELDS;
 	if (n < 13 || memcmp(p, "HTTP/1.", 7) != 0 ||
 	    (p[7] != '0' && p[7] != '1') || p[8] != ' ' ||
-	    !isdigit((unsigned char)p[9]) || !isdigit((unsigned char)p[10]) ||
-	    !isdigit((unsigned char)p[11]) ||
+	    !pg_bytes_within(p + 9, 3, '0', '9') ||
 	    (p[12] != ' ' && p[12] != '\r' && p[12] != '\n')) {
 		/* Keep its start for the message, and end the transfer. */
 		x->badlen = n < sizeof(x->badline) ? n : sizeof(x->badline);
@@ -133,7 +130,6 @@ on_header(char *p, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-#if LIBCURL_VERSION_NUM >= 0x075000
 /*
  * Before the request is sent: no later than it left, however long this
  * process is held up. CURLINFO_PRETRANSFER_TIME is taken after the send.
@@ -152,7 +148,6 @@ on_prereq(void *arg, char *ip, char *local, int port, int lport)
 		x->sent_ns = ns;
 	return CURL_PREREQFUNC_OK;
 }
-#endif
 
 /*
  * A transfer asking peer p for cluster id: its status, or (status 0) its
@@ -199,10 +194,8 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->err);
-#if LIBCURL_VERSION_NUM >= 0x075000
 	curl_easy_setopt(x->easy, CURLOPT_PREREQFUNCTION, on_prereq);
 	curl_easy_setopt(x->easy, CURLOPT_PREREQDATA, x);
-#endif
 	curl_easy_setopt(x->easy, CURLOPT_USERAGENT,
 	    "pollguard-check/" PG_VERSION);
 	/* Verification stays on (libcurl's default); only the CA may change. */

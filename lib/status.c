@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * status.c: the status answer (proto.h), formatted by pollguard-serve and
- * read back by pollguard-check and pollguard-status.
- */
+/* The status answer, formatted by serve, read by check and status. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -89,10 +86,7 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 			r |= pg_appendf(buf, len, &off, "hold_by %s\n",
 			    st->hold_by);
 		if (st->hold_why[0] != '\0') {
-			/*
-			 * Printable text, all a hold may carry, passes
-			 * unchanged: it never outgrows what a reader keeps.
-			 */
+			/* Printable text, all a hold carries, stays as is. */
 			strnvis(why, st->hold_why, sizeof(why),
 			    VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
 			    VIS_NOSLASH);
@@ -320,10 +314,7 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 		msg = "no elapsed";
 	else if ((seen & BIT(K_LAST_EXIT)) && (seen & BIT(K_LAST_SIGNAL)))
 		msg = "both last_exit and last_signal";
-	/*
-	 * The fast rule needs both settings, to check they agree; they say
-	 * nothing without it.
-	 */
+	/* The fast rule needs both settings, to check they agree. */
 	else if ((seen & FAST_KEYS) != 0 && (seen & FAST_KEYS) != FAST_KEYS)
 		msg = "deciding, settle and timeout go together";
 	/* How long checks have gone on is counted from the last one. */
