@@ -419,8 +419,7 @@ body(const struct pg_config *cfg, struct pg_state *st,
 static void
 error_body(struct pg_reply *r, int status)
 {
-	const char	*text = pg_status_text(status);
-	size_t		 n = strlen(text);
+	int	 n;
 
 	r->status = status;
 	r->extra = NULL;
@@ -428,12 +427,9 @@ error_body(struct pg_reply *r, int status)
 		r->extra = "Allow: GET, HEAD\r\n";
 	if (status == 401)
 		r->extra = "WWW-Authenticate: Basic realm=\"pollguard\"\r\n";
-	r->bodylen = 0;
-	if ((r->body = malloc(n + 1)) == NULL)
-		return;
-	memcpy(r->body, text, n);
-	r->body[n] = '\n';
-	r->bodylen = n + 1;
+	if ((n = asprintf(&r->body, "%s\n", pg_status_text(status))) == -1)
+		r->body = NULL;
+	r->bodylen = n == -1 ? 0 : n;
 }
 
 void
@@ -464,10 +460,9 @@ reply_log(struct pg_reply *r, const struct pg_client *c, const char *why,
 			n = eol - in;
 		if (n > 0 && in[n - 1] == '\r')
 			n--;
-		if (pg_bytes_within(in, n, ' ', '~')) {	/* the usual case */
-			memcpy(line, in, n);
-			line[n] = '\0';
-		} else
+		if (pg_bytes_within(in, n, ' ', '~'))	/* the usual case */
+			snprintf(line, sizeof(line), "%.*s", (int)n, in);
+		else
 			strvisx(line, in, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB |
 			    VIS_NL | VIS_NOSLASH);
 	}
