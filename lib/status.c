@@ -249,15 +249,14 @@ value(struct pg_status *st, enum key k, const char *v)
 	return 0;
 }
 
-/* -1, the reason: line n of a status, and what is wrong with it. */
+/* -1, the reason: kv's line, and what is wrong with it. */
 static int
-bad_line(char *why, size_t wlen, size_t n, const char *what,
-    const char *line, size_t len)
+bad_line(const struct pg_kv *kv, const char *what, char *why, size_t wlen)
 {
 	char	 q[128];
 
-	pg_quote(q, sizeof(q), line, len);
-	snprintf(why, wlen, "line %zu: %s: %s", n, what, q);
+	pg_quote(q, sizeof(q), kv->line, kv->len);
+	snprintf(why, wlen, "line %zu: %s: %s", kv->nline, what, q);
 	return -1;
 }
 
@@ -271,9 +270,8 @@ kv_bad(const struct pg_kv *kv, char *why, size_t wlen)
 		snprintf(why, wlen, "line %zu: %s twice", kv->nline,
 		    keys[kv->key]);
 	else
-		bad_line(why, wlen, kv->nline, kv->error == PG_KV_LONG ?
-		    "too long or binary" : "not \"key value\"", kv->line,
-		    kv->len);
+		bad_line(kv, kv->error == PG_KV_LONG ? "too long or binary" :
+		    "not \"key value\"", why, wlen);
 	return -1;
 }
 
@@ -292,15 +290,13 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 	kv.line_max = LINE_LEN;
 	while ((r = pg_kv_next(&kv)) == 1) {
 		if (kv.nline == 1 && kv.key != K_CLUSTER)
-			return bad_line(why, wlen, kv.nline,
-			    "not \"cluster ID\"", kv.line, kv.len);
+			return bad_line(&kv, "not \"cluster ID\"", why, wlen);
 		memcpy(val, kv.val, kv.vlen);
 		val[kv.vlen] = '\0';
 		if (value(st, kv.key, val) == -1) {
 			snprintf(what, sizeof(what), "%s: invalid value",
 			    keys[kv.key]);
-			return bad_line(why, wlen, kv.nline, what, kv.line,
-			    kv.len);
+			return bad_line(&kv, what, why, wlen);
 		}
 	}
 	if (r == -1)
