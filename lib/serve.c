@@ -263,15 +263,16 @@ static void
 body_all(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
     const struct pg_stamp *now, struct pg_reply *r)
 {
-	int64_t	 ms;
-	size_t	 i;
+	const char	*id;
+	int64_t		 ms;
+	size_t		 i;
 
 	for (i = 0; i < cfg->nclusters; i++) {
-		ms = elapsed(st, cfg->clusters[i].id, now, r);
-		if (ms == PG_NEVER)
-			fprintf(fp, "%s never\n", cfg->clusters[i].id);
+		id = cfg->clusters[i].id;
+		if ((ms = elapsed(st, id, now, r)) == PG_NEVER)
+			fprintf(fp, "%s never\n", id);
 		else if (ms != -1)
-			fprintf(fp, "%s %" PRId64 "\n", cfg->clusters[i].id, ms);
+			fprintf(fp, "%s %" PRId64 "\n", id, ms);
 	}
 }
 
