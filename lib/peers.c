@@ -150,11 +150,11 @@ on_prereq(void *arg, char *ip, char *local, int port, int lport)
 }
 
 /*
- * A transfer asking peer p for cluster id: its status, or (status 0) its
- * elapsed time, within timeout_ms.
+ * A transfer in multi asking peer p for cluster id: its status, or (status
+ * 0) its elapsed time, within timeout_ms. -1 with ENOMEM.
  */
 static int
-xfer_setup(struct xfer *x, const struct pg_config *cfg,
+xfer_setup(CURLM *multi, struct xfer *x, const struct pg_config *cfg,
     const struct pg_peer *p, const char *id, int status, int64_t timeout_ms)
 {
 	size_t	 n = strlen(p->url);
@@ -168,6 +168,7 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	x->cfg = cfg;
 	x->peer = p;
 	x->id = id;
+	errno = ENOMEM;
 	if ((x->easy = curl_easy_init()) == NULL)
 		return -1;
 	curl_easy_setopt(x->easy, CURLOPT_URL, x->url);
@@ -209,7 +210,7 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 		curl_easy_setopt(x->easy, CURLOPT_USERNAME, p->user);
 		curl_easy_setopt(x->easy, CURLOPT_PASSWORD, p->password);
 	}
-	return 0;
+	return curl_multi_add_handle(multi, x->easy) == CURLM_OK ? 0 : -1;
 }
 
 /*
@@ -322,7 +323,7 @@ xfer_again(CURLM *multi, struct xfer *x, struct pg_seen *s, int64_t deadline)
 	const struct pg_config	*cfg = x->cfg;
 	const struct pg_peer	*p = x->peer;
 	const char		*id = x->id;
-	int64_t			 now;
+	int64_t			 now, left;
 
 	s->old = 1;
 	curl_multi_remove_handle(multi, x->easy);
@@ -330,15 +331,10 @@ xfer_again(CURLM *multi, struct xfer *x, struct pg_seen *s, int64_t deadline)
 	memset(x, 0, sizeof(*x));
 	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
 		return -1;
-	if ((deadline - now) / 1000000 <= 0)
+	if ((left = (deadline - now) / 1000000) <= 0)
 		return 0;
 	x->sent_ns = now;
-	if (xfer_setup(x, cfg, p, id, 0, (deadline - now) / 1000000) == -1 ||
-	    curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
-		errno = ENOMEM;
-		return -1;
-	}
-	return 1;
+	return xfer_setup(multi, x, cfg, p, id, 0, left) == -1 ? -1 : 1;
 }
 
 volatile sig_atomic_t	 pg_peers_stop;
@@ -423,12 +419,9 @@ pg_peers_ask_some(const struct pg_config *cfg, const struct pg_cluster *c,
 			x[i].done = 1;
 			continue;
 		}
-		if (xfer_setup(&x[i], cfg, &cfg->peers[c->peers[i]], c->id,
-		    !r->seen[i].old, cfg->timeout_ms) == -1 ||
-		    curl_multi_add_handle(multi, x[i].easy) != CURLM_OK) {
-			errno = ENOMEM;
+		if (xfer_setup(multi, &x[i], cfg, &cfg->peers[c->peers[i]],
+		    c->id, !r->seen[i].old, cfg->timeout_ms) == -1)
 			goto fail;
-		}
 	}
 	if (xfers_run(multi, x, r, r->start_ns + cfg->timeout_ms * 1000000) ==
 	    -1 || pg_clock(CLOCK_BOOTTIME, &r->end_ns) == -1)
