@@ -84,13 +84,9 @@ node_field(struct xfer *x, const char *p, size_t n)
 }
 
 /*
- * Count the header bytes; too many end the transfer.
- *
- * libcurl 7 reads a status line it cannot parse but that starts with
- * "HTTP/" as "HTTP/1.0 200" ("HTTP/x 200", "HTTP/1.1 200x", "HTTP/2 200"
- * all pass as 200): hold the status line of each head to "HTTP/1.x DDD"
- * here. A 1xx head is followed by another; lines after the last head
- * are trailers.
+ * Count the header bytes; too many end the transfer. libcurl 7 reads
+ * "HTTP/x 200", "HTTP/1.1 200x", "HTTP/2 200" as 200: each head's status
+ * line must be "HTTP/1.x DDD". After the last (not 1xx) head: trailers.
  */
 static size_t
 on_header(char *p, size_t size, size_t nmemb, void *arg)
@@ -264,10 +260,7 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 			return 1;
 		s->has_status = PG_ANSWER_OK(s->answer.kind);
 		return 0;
-	/*
-	 * A header line too long for libcurl: "out of memory" before 8.6,
-	 * CURLE_TOO_LARGE since. An answer, but not one; never "never".
-	 */
+	/* A header line too long: out of memory before libcurl 8.6. */
 	case CURLE_OUT_OF_MEMORY:
 #if LIBCURL_VERSION_NUM >= 0x080600
 	case CURLE_TOO_LARGE:
@@ -339,10 +332,7 @@ xfer_again(CURLM *multi, struct xfer *x, struct pg_seen *s, int64_t deadline)
 
 volatile sig_atomic_t	 pg_peers_stop;
 
-/*
- * Run the transfers until all are done, the deadline or pg_peers_stop; -1:
- * failure.
- */
+/* Run the transfers until done, the deadline or pg_peers_stop. -1: failure. */
 static int
 xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 {

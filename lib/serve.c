@@ -189,9 +189,8 @@ node_header(const struct pg_config *cfg, struct pg_reply *r)
 }
 
 /*
- * The body of a 200 answer to the question peers ask, about one cluster,
- * or the status of a failure. Short: no memory stream, which would clear
- * a buffer of BUFSIZ bytes first, half the work of a request.
+ * The answer peers ask for, or a failure's status. No memory stream: it
+ * would clear BUFSIZ bytes first, half the work of a request.
  */
 static int
 body_one(const struct pg_config *cfg, struct pg_state *st,
@@ -276,11 +275,7 @@ body_all(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	}
 }
 
-/*
- * A cluster's metrics (doc/PROTOCOL.md, Metrics), from its status: in ms
- * (seconds set: printed as seconds) or plain numbers; one without a value
- * for a cluster is left out for it.
- */
+/* A cluster's metrics (doc/PROTOCOL.md, Metrics): ms as seconds, or not. */
 static const struct metric {
 	const char	*name, *help;
 	int		 seconds;
@@ -389,11 +384,7 @@ body(const struct pg_config *cfg, struct pg_state *st,
 
 	if (pg_stamp_now(&now) == -1)
 		return 500;
-	/*
-	 * A directory there that cannot be used: not "never" (pollguard.h).
-	 * A cluster this host does not know stays a 404 (the peer's error),
-	 * answered below without a look at the directory.
-	 */
+	/* A directory that cannot be used is not "never"; no cluster, 404. */
 	one = req->target == PG_TARGET_ONE ||
 	    req->target == PG_TARGET_STATUS_ONE;
 	if (st != NULL && st->dirfd == -1 && st->refused[0] != '\0' &&
