@@ -16,10 +16,7 @@
 
 #include "serve.h"
 
-/*
- * The deadline ms from now. A clock that cannot be read leaves no
- * deadline to keep: the connection ends rather than risk lingering.
- */
+/* The deadline ms from now; without a clock, end rather than linger. */
 static void
 deadline(struct pg_conn *c, int64_t ms)
 {
@@ -73,10 +70,7 @@ pg_conn_reply(struct pg_conn *c, struct pg_reply *r,
 	deadline(c, cfg != NULL ? cfg->timeout_ms : PG_CONN_DRAIN_MS);
 }
 
-/*
- * status: what the parser said of the input (req), or 400 or 408 (req
- * NULL: what the parser makes of the input so far).
- */
+/* status of req, or 400 or 408 (req NULL: parse the input so far). */
 static int
 answer(struct pg_conn *c, int status, const struct pg_request *req,
     const struct pg_config *cfg, struct pg_state *st)
@@ -168,14 +162,7 @@ pg_conn_expire(struct pg_conn *c, int64_t now, const struct pg_config *cfg,
 	return 0;
 }
 
-/*
- * Nothing to drain: the client sent one whole request head, which has
- * no body, and nothing after it, and no byte of it waits unread on the
- * socket (or it has closed its side). Such a client has no reason to
- * send more, so closing cannot reset the connection under the answer;
- * it saves the drain's poll, read and shutdown (nginx's lingering_close
- * on decides the same way). Not under inetd: stdin may not be a socket.
- */
+/* doc/PROTOCOL.md, How pollguard implements it: The connection. */
 static int
 nothing_to_drain(struct pg_conn *c)
 {
@@ -189,12 +176,6 @@ nothing_to_drain(struct pg_conn *c)
 	    errno == EWOULDBLOCK));
 }
 
-/*
- * Once all is out, closing now, with bytes of the client still unread,
- * would make the kernel reset the connection and could destroy the
- * answer in flight: shut down our side and drain until the client
- * closes, unless there is nothing to drain.
- */
 void
 pg_conn_write(struct pg_conn *c)
 {
@@ -212,12 +193,8 @@ pg_conn_write(struct pg_conn *c)
 		}
 		c->outoff += n;
 	}
-	if (nothing_to_drain(c)) {
-		c->state = PG_CONN_DONE;
-		return;
-	}
-	c->state = shutdown(c->wfd, SHUT_WR) == -1 ? PG_CONN_DONE :
-	    PG_CONN_DRAIN;
+	c->state = nothing_to_drain(c) || shutdown(c->wfd, SHUT_WR) == -1 ?
+	    PG_CONN_DONE : PG_CONN_DRAIN;
 	deadline(c, PG_CONN_DRAIN_MS);
 }
 
@@ -247,10 +224,7 @@ pg_conn_refuse(int fd, const void *from, int nconn, struct pg_reply *r)
 	int			 drained = 0;
 
 	pg_client_sockaddr(&client, from);
-	/*
-	 * Read what the client already sent: closing with it unread would
-	 * reset the connection and could take the 503 with it.
-	 */
+	/* Unread, it would make the close a reset, the 503 lost with it. */
 	while (read(fd, buf, sizeof(buf)) > 0 && ++drained < 32)
 		;
 	pg_reply_error(r, 503);
@@ -262,7 +236,6 @@ pg_conn_refuse(int fd, const void *from, int nconn, struct pg_reply *r)
 	}
 	pg_reply_free(r);
 	close(fd);
-	r->extra = NULL;
 	r->level = LOG_NOTICE;
 	snprintf(r->log, sizeof(r->log), "client %s: 503 Service Unavailable "
 	    "(%d connections open)", client.name, nconn);
@@ -290,11 +263,7 @@ pg_conn_accept(int lfd, struct pg_conn **conns, size_t *n, size_t max,
 	} else if ((c = pg_conn_new(fd, fd, &from, cfg)) == NULL)
 		close(fd);
 	else {
-		/*
-		 * A client sends its request right after connecting: it is
-		 * usually here already, and read now it needs no round of
-		 * poll (a read that finds nothing costs one EAGAIN).
-		 */
+		/* The request is usually here already: no poll for it. */
 		if (c->state == PG_CONN_WRITE ||	/* refused: 403 */
 		    pg_conn_ready(c, cfg, st))
 			*log = &c->reply;

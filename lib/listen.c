@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * The address pollguard-serve listens on (serve.h): one parser, for -l
- * and for the config's listen key.
- */
+/* The address pollguard-serve listens on, for -l and listen (serve.h). */
 #include <sys/resource.h>
 #include <sys/socket.h>
 

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Asking a cluster's peers (proto.h). When a peer was asked and when it
- * answered bound where its claim lies on this node's clock, so each is
- * taken on its safe side: sent_ns before the request can have left,
- * recv_ns after the whole answer was read (pollguard(7), CLAIM AND
- * SETTLE).
+ * Asking a cluster's peers (proto.h); sent_ns and recv_ns: doc/PROTOCOL.md,
+ * How pollguard implements it.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +31,6 @@ struct xfer {
 	const char	*id;		/* the cluster */
 	size_t		 hlen;		/* header bytes so far */
 	int		 hbig;		/* more than PEER_HEADER_MAX */
-	int		 truncated;
 	int		 done;
 	char		 err[CURL_ERROR_SIZE];
 	enum { HEAD_STATUS, HEAD_FIELDS, HEAD_END } head;
@@ -43,8 +38,7 @@ struct xfer {
 	int		 bad;		/* a malformed status line: */
 	char		 badline[32];	/* its start */
 	size_t		 badlen;
-	int		 itself;	/* the peer's serve says it is
-					   this node */
+	int		 itself;	/* its Pollguard-Node is this node */
 	int64_t		 sent_ns;	/* 0, or stamped just before sending */
 };
 
@@ -61,23 +55,12 @@ on_body(char *p, size_t size, size_t nmemb, void *arg)
 	struct xfer	*x = arg;
 	size_t		 n = size * nmemb, room = x->cap - x->len;
 
-	if (n > room) {
-		memcpy(x->body + x->len, p, room);
-		x->len += room;
-		x->truncated = 1;
-		return 0;
-	}
-	memcpy(x->body + x->len, p, n);
-	x->len += n;
-	return n;
+	memcpy(x->body + x->len, p, n < room ? n : room);
+	x->len += n < room ? n : room;
+	return n <= room ? n : 0;
 }
 
-/*
- * "Pollguard-Node: NAME": the answering serve's node name. The same as
- * ours, and the [peer] section is this node itself (its name matches
- * no section, so it was not skipped): it would see its own claim. Its
- * presence on a 404 tells a 0.4 serve from one that predates the path.
- */
+/* "Pollguard-Node: NAME": is it this node (doc/PROTOCOL.md, Answers)? */
 static void
 node_field(struct xfer *x, const char *p, size_t n)
 {
@@ -101,13 +84,9 @@ node_field(struct xfer *x, const char *p, size_t n)
 }
 
 /*
- * Count the header bytes; too many end the transfer.
- *
- * libcurl 7 reads a status line it cannot parse but that starts with
- * "HTTP/" as "HTTP/1.0 200" ("HTTP/x 200", "HTTP/1.1 200x", "HTTP/2 200"
- * all pass as 200): hold the status line of each head to "HTTP/1.x DDD"
- * here. A 1xx head is followed by another; lines after the last head
- * are trailers.
+ * Count the header bytes; too many end the transfer. libcurl 7 reads
+ * "HTTP/x 200", "HTTP/1.1 200x", "HTTP/2 200" as 200: each head's status
+ * line must be "HTTP/1.x DDD". After the last (not 1xx) head: trailers.
  */
 static size_t
 on_header(char *p, size_t size, size_t nmemb, void *arg)
@@ -132,8 +111,7 @@ on_header(char *p, size_t size, size_t nmemb, void *arg)
 	x->head = HEAD_FIELDS;
 	if (n < 13 || memcmp(p, "HTTP/1.", 7) != 0 ||
 	    (p[7] != '0' && p[7] != '1') || p[8] != ' ' ||
-	    !isdigit((unsigned char)p[9]) || !isdigit((unsigned char)p[10]) ||
-	    !isdigit((unsigned char)p[11]) ||
+	    !pg_bytes_within(p + 9, 3, '0', '9') ||
 	    (p[12] != ' ' && p[12] != '\r' && p[12] != '\n')) {
 		/* Keep its start for the message, and end the transfer. */
 		x->badlen = n < sizeof(x->badline) ? n : sizeof(x->badline);
@@ -148,13 +126,9 @@ on_header(char *p, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-#if LIBCURL_VERSION_NUM >= 0x075000
 /*
- * Called once the connection is up (TLS included) and before the request
- * is sent on it: a clock read here is no later than the request left,
- * however long this process is held up after it. libcurl's own
- * CURLINFO_PRETRANSFER_TIME is taken after the send, and a stamp from it
- * can lie after the peer answered.
+ * Before the request is sent: no later than it left, however long this
+ * process is held up. CURLINFO_PRETRANSFER_TIME is taken after the send.
  */
 static int
 on_prereq(void *arg, char *ip, char *local, int port, int lport)
@@ -170,14 +144,13 @@ on_prereq(void *arg, char *ip, char *local, int port, int lport)
 		x->sent_ns = ns;
 	return CURL_PREREQFUNC_OK;
 }
-#endif
 
 /*
- * A transfer asking peer p for cluster id: its status, or (status 0) its
- * elapsed time, within timeout_ms.
+ * A transfer in multi asking peer p for cluster id: its status, or (status
+ * 0) its elapsed time, within timeout_ms. -1 with ENOMEM.
  */
 static int
-xfer_setup(struct xfer *x, const struct pg_config *cfg,
+xfer_setup(CURLM *multi, struct xfer *x, const struct pg_config *cfg,
     const struct pg_peer *p, const char *id, int status, int64_t timeout_ms)
 {
 	size_t	 n = strlen(p->url);
@@ -191,28 +164,22 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	x->cfg = cfg;
 	x->peer = p;
 	x->id = id;
+	errno = ENOMEM;
 	if ((x->easy = curl_easy_init()) == NULL)
 		return -1;
 	curl_easy_setopt(x->easy, CURLOPT_URL, x->url);
 	curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
 	curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(x->easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(x->easy, CURLOPT_HTTP_VERSION,
 	    (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
 #if LIBCURL_VERSION_NUM >= 0x075700
-	/*
-	 * A name server that does not answer keeps getaddrinfo(3) going long
-	 * after the timeout; without this, removing the transfer waits for
-	 * it. The resolver thread is left behind instead, and ends with us.
-	 */
+	/* Not waiting for a resolver thread stuck past the timeout. */
 	curl_easy_setopt(x->easy, CURLOPT_QUICK_EXIT, 1L);
 #endif
-	/* Peers are asked directly: proxy settings in cron's environment
-	 * are ignored. */
+	/* Peers are asked directly, whatever cron's environment says. */
 	curl_easy_setopt(x->easy, CURLOPT_PROXY, "");
-	curl_easy_setopt(x->easy, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS,
 	    (long)(cfg->connect_timeout_ms < timeout_ms ?
 	    cfg->connect_timeout_ms : timeout_ms));
@@ -224,10 +191,8 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 	curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->err);
-#if LIBCURL_VERSION_NUM >= 0x075000
 	curl_easy_setopt(x->easy, CURLOPT_PREREQFUNCTION, on_prereq);
 	curl_easy_setopt(x->easy, CURLOPT_PREREQDATA, x);
-#endif
 	curl_easy_setopt(x->easy, CURLOPT_USERAGENT,
 	    "pollguard-check/" PG_VERSION);
 	/* Verification stays on (libcurl's default); only the CA may change. */
@@ -241,32 +206,12 @@ xfer_setup(struct xfer *x, const struct pg_config *cfg,
 		curl_easy_setopt(x->easy, CURLOPT_USERNAME, p->user);
 		curl_easy_setopt(x->easy, CURLOPT_PASSWORD, p->password);
 	}
-	return 0;
-}
-
-/*
- * Read a complete (or cut off) answer into s: 1 when it is a serve
- * before 0.4 that must be asked /v1/elapsed instead, else 0.
- */
-static int
-answer(struct xfer *x, long status, const char *ctype, int truncated,
-    struct pg_seen *s)
-{
-	if (!x->status) {
-		pg_answer_parse(status, ctype, x->body, x->len, truncated,
-		    &s->answer, s->why, PG_WHY_MAX);
-		return 0;
-	}
-	if (pg_answer_status(status, ctype, x->named, x->id, x->body, x->len,
-	    truncated, &s->answer, &s->status, s->why, PG_WHY_MAX) == 1)
-		return 1;
-	s->has_status = PG_ANSWER_OK(s->answer.kind);
-	return 0;
+	return curl_multi_add_handle(multi, x->easy) == CURLM_OK ? 0 : -1;
 }
 
 /*
  * What a finished transfer means: an answer, or why there is none. 1: a
- * serve before 0.4, to be asked again (answer()).
+ * serve before 0.4, to be asked /v1/elapsed instead.
  */
 static int
 xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
@@ -274,6 +219,7 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 	const char	*ctype = NULL, *msg;
 	char		 vis[sizeof(x->badline) * 4 + 1], *why = s->why;
 	long		 status = 0;
+	int		 cut = rc != CURLE_OK;
 
 	/* The round's start is before the send too, only less close. */
 	if (x->sent_ns > s->sent_ns)
@@ -283,10 +229,9 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 	msg = x->err[0] != '\0' ? x->err : curl_easy_strerror(rc);
 
 	if (x->hbig) {
-		s->answer.kind = PG_ANSWER_INVALID;
 		snprintf(why, PG_WHY_MAX, "headers longer than %d bytes",
 		    PEER_HEADER_MAX);
-		return 0;
+		goto invalid;
 	}
 	if (x->itself && rc == CURLE_OK) {
 		s->answer.kind = PG_ANSWER_SELF;
@@ -295,23 +240,27 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 		return 0;
 	}
 	if (x->bad) {
-		s->answer.kind = PG_ANSWER_INVALID;
 		strvisx(vis, x->badline, x->badlen, VIS_CSTYLE | VIS_OCTAL |
 		    VIS_TAB | VIS_NL | VIS_DQ);
 		snprintf(why, PG_WHY_MAX, "malformed status line \"%s\"",
 		    vis);
-		return 0;
+		goto invalid;
 	}
 	switch (rc) {
 	case CURLE_OK:
-		return answer(x, status, ctype, 0, s);
 	case CURLE_WRITE_ERROR:
 	case CURLE_FILESIZE_EXCEEDED:
-		return answer(x, status, ctype, 1, s);
-	/*
-	 * A header line too long for libcurl: "out of memory" before 8.6,
-	 * CURLE_TOO_LARGE since. An answer, but not one; never "never".
-	 */
+		if (!x->status) {
+			pg_answer_parse(status, ctype, x->body, x->len, cut,
+			    &s->answer, why, PG_WHY_MAX);
+			return 0;
+		}
+		if (pg_answer_status(status, ctype, x->named, x->id, x->body,
+		    x->len, cut, &s->answer, &s->status, why, PG_WHY_MAX) == 1)
+			return 1;
+		s->has_status = PG_ANSWER_OK(s->answer.kind);
+		return 0;
+	/* A header line too long: out of memory before libcurl 8.6. */
 	case CURLE_OUT_OF_MEMORY:
 #if LIBCURL_VERSION_NUM >= 0x080600
 	case CURLE_TOO_LARGE:
@@ -336,6 +285,7 @@ xfer_result(struct xfer *x, CURLcode rc, struct pg_seen *s)
 		snprintf(why, PG_WHY_MAX, "%.150s", msg);
 		return 0;
 	}
+invalid:
 	s->answer.kind = PG_ANSWER_INVALID;
 	return 0;
 }
@@ -356,12 +306,9 @@ xfers_free(CURLM *multi, struct xfer *x, size_t n)
 }
 
 /*
- * Ask a serve before 0.4 again, for /v1/elapsed/CLUSTER, within what is
- * left of the round: a new transfer. Its sent_ns is read now, before it
- * can have sent anything (and again by on_prereq, later but still before
- * the send), so the answer it brings is bounded by its own request, as
- * any other. Too little time left: the peer stays "timed out". -1: no
- * clock, or no memory.
+ * Ask a serve before 0.4 again, for /v1/elapsed/CLUSTER, in a new
+ * transfer with its own sent_ns, within what is left of the round: 1,
+ * or 0 (no time left: "timed out"). -1: no clock, or no memory.
  */
 static int
 xfer_again(CURLM *multi, struct xfer *x, struct pg_seen *s, int64_t deadline)
@@ -369,7 +316,7 @@ xfer_again(CURLM *multi, struct xfer *x, struct pg_seen *s, int64_t deadline)
 	const struct pg_config	*cfg = x->cfg;
 	const struct pg_peer	*p = x->peer;
 	const char		*id = x->id;
-	int64_t			 now;
+	int64_t			 now, left;
 
 	s->old = 1;
 	curl_multi_remove_handle(multi, x->easy);
@@ -377,23 +324,15 @@ xfer_again(CURLM *multi, struct xfer *x, struct pg_seen *s, int64_t deadline)
 	memset(x, 0, sizeof(*x));
 	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
 		return -1;
-	if ((deadline - now) / 1000000 <= 0)
+	if ((left = (deadline - now) / 1000000) <= 0)
 		return 0;
 	x->sent_ns = now;
-	if (xfer_setup(x, cfg, p, id, 0, (deadline - now) / 1000000) == -1 ||
-	    curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
-		errno = ENOMEM;
-		return -1;
-	}
-	return 1;
+	return xfer_setup(multi, x, cfg, p, id, 0, left) == -1 ? -1 : 1;
 }
 
 volatile sig_atomic_t	 pg_peers_stop;
 
-/*
- * Run the transfers until all are done, the deadline or pg_peers_stop; -1:
- * failure.
- */
+/* Run the transfers until done, the deadline or pg_peers_stop. -1: failure. */
 static int
 xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 {
@@ -413,9 +352,7 @@ xfers_run(CURLM *multi, struct xfer *x, struct pg_round *r, int64_t deadline)
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
 			    (char **)&done);
 			i = done - x;
-			/*
-			 * The whole answer is read: a bound on the safe side.
-			 */
+			/* The whole answer is read: the safe side. */
 			if (pg_clock(CLOCK_BOOTTIME, &r->seen[i].recv_ns) == -1)
 				return -1;
 			if (xfer_result(done, m->data.result, &r->seen[i]) == 0)
@@ -472,12 +409,9 @@ pg_peers_ask_some(const struct pg_config *cfg, const struct pg_cluster *c,
 			x[i].done = 1;
 			continue;
 		}
-		if (xfer_setup(&x[i], cfg, &cfg->peers[c->peers[i]], c->id,
-		    !r->seen[i].old, cfg->timeout_ms) == -1 ||
-		    curl_multi_add_handle(multi, x[i].easy) != CURLM_OK) {
-			errno = ENOMEM;
+		if (xfer_setup(multi, &x[i], cfg, &cfg->peers[c->peers[i]],
+		    c->id, !r->seen[i].old, cfg->timeout_ms) == -1)
 			goto fail;
-		}
 	}
 	if (xfers_run(multi, x, r, r->start_ns + cfg->timeout_ms * 1000000) ==
 	    -1 || pg_clock(CLOCK_BOOTTIME, &r->end_ns) == -1)

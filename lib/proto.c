@@ -36,10 +36,7 @@ has_ctl(const char *s, size_t n)
 	return 0;
 }
 
-/*
- * The paths: each answers for all clusters, and (but /metrics) for one
- * under PATH/CLUSTER.
- */
+/* Each path is all clusters; PATH/CLUSTER one, but for /metrics. */
 static const struct route {
 	const char	*path;
 	enum pg_target	 all, one;
@@ -87,12 +84,9 @@ request_line(const char *line, size_t n, struct pg_request *req)
 	if (ver[5] != '1' || (ver[7] != '0' && ver[7] != '1'))
 		return 505;
 	req->minor = ver[7] - '0';
-	if (mlen == 3 && strncmp(line, "GET", 3) == 0)
-		req->head = 0;
-	else if (mlen == 4 && strncmp(line, "HEAD", 4) == 0)
-		req->head = 1;
-	else
+	if (strncmp(line, "GET ", 4) != 0 && strncmp(line, "HEAD ", 5) != 0)
 		return 405;
+	req->head = mlen == 4;
 	if (target[0] != '/')
 		return bad(req, "a target not starting with /");
 	for (r = routes; r->path != NULL; r++) {
@@ -129,7 +123,7 @@ static int
 header(const char *line, size_t n, struct pg_request *req, int *host)
 {
 	const char	*colon, *v, *end = line + n;
-	size_t		 nlen, vlen;
+	size_t		 nlen, vlen, skip;
 
 	if (line[0] == ' ' || line[0] == '\t')
 		return bad(req, "a folded header line");
@@ -159,19 +153,13 @@ header(const char *line, size_t n, struct pg_request *req, int *host)
 	} else if (is_field(line, nlen, "Authorization")) {
 		if (req->has_auth++)
 			return bad(req, "Authorization twice");
-		req->auth[0] = '\0';
-		if (vlen > 6 && strncasecmp(v, "Basic ", 6) == 0) {
-			v += 6;
-			vlen -= 6;
-			while (vlen > 0 && *v == ' ') {
-				v++;
-				vlen--;
-			}
-			if (vlen <= PG_AUTH_MAX) {
-				memcpy(req->auth, v, vlen);
-				req->auth[vlen] = '\0';
-			}
-		}
+		/* The value ends in no space: strspn stops within it. */
+		skip = vlen > 6 && strncasecmp(v, "Basic ", 6) == 0 ?
+		    6 + strspn(v + 6, " ") : vlen;
+		if ((vlen -= skip) > PG_AUTH_MAX)
+			vlen = 0;
+		memcpy(req->auth, v + skip, vlen);
+		req->auth[vlen] = '\0';
 	}
 	return 0;
 }

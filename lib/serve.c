@@ -89,10 +89,7 @@ pg_serve_allowed(const struct pg_config *cfg, const struct pg_client *c)
 	return 0;
 }
 
-/*
- * 1 when the two buffers are equal, in time that depends only on the
- * length (libbsd 0.11 has no timingsafe_bcmp).
- */
+/* timingsafe_bcmp(3) == 0, which libbsd 0.11 lacks. */
 static int
 equal_ct(const void *a, const void *b, size_t len)
 {
@@ -105,21 +102,16 @@ equal_ct(const void *a, const void *b, size_t len)
 	return d == 0;
 }
 
-/*
- * The credentials, compared whole and padded to a fixed size, in constant
- * time. No user configured: anyone.
- */
+/* The credentials (doc/PROTOCOL.md, How pollguard implements it). */
 static int
 auth_ok(const struct pg_config *cfg, const struct pg_request *req)
 {
 	char	 cred[PG_VALUE_MAX * 2];
-	char	 want[PG_AUTH_MAX + 1], got[PG_AUTH_MAX + 1];
+	char	 want[PG_AUTH_MAX + 1] = "", got[PG_AUTH_MAX + 1] = "";
 	int	 n, ok;
 
 	if (cfg->serve.user[0] == '\0')
 		return 1;
-	memset(want, 0, sizeof(want));
-	memset(got, 0, sizeof(got));
 	n = snprintf(cred, sizeof(cred), "%s:%s", cfg->serve.user,
 	    cfg->serve.password);
 	ok = n > 0 && (size_t)n < sizeof(cred) &&
@@ -132,15 +124,10 @@ auth_ok(const struct pg_config *cfg, const struct pg_request *req)
 	return ok;
 }
 
-#define PRINTABLE \
-	" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-	"[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
-
 /*
  * Append an escaped message to buf (for the log), after "; " if needed.
- * Printable ASCII is its own escape with these flags: copied as it is,
- * for libbsd's strnvis converts every byte to a wide character and back,
- * most of what a request cost serve.
+ * Printable ASCII, its own escape, is copied: libbsd's strnvis converts
+ * every byte to a wide character and back, most of a request's cost.
  */
 static void
 add_escaped(char *buf, size_t len, const char *msg)
@@ -151,7 +138,7 @@ add_escaped(char *buf, size_t len, const char *msg)
 		strlcat(buf, "; ", len);
 		n += 2;
 	}
-	if (n < len && msg[strspn(msg, PRINTABLE)] == '\0')
+	if (n < len && pg_bytes_within(msg, strlen(msg), ' ', '~'))
 		strlcpy(buf + n, msg, len - n);
 	else if (n < len)
 		strnvis(buf + n, msg, len - n, VIS_CSTYLE | VIS_OCTAL |
@@ -176,23 +163,21 @@ record_error(struct pg_reply *r, const char *dir, const char *id)
 	add_escaped(r->err, sizeof(r->err), msg);
 }
 
-/* One cluster's elapsed: 1 and *ms, 0 never, -1 damaged (in r->err). */
-static int
+/* One cluster's elapsed ms, PG_NEVER, or -1: damaged (in r->err). */
+static int64_t
 elapsed(struct pg_state *st, const char *id, const struct pg_stamp *now,
-    int64_t *ms, struct pg_reply *r)
+    struct pg_reply *r)
 {
 	struct pg_stamp	 rec;
 	int		 n;
 
 	if (open_state(st) == NULL)
-		return 0;
+		return PG_NEVER;
 	if ((n = pg_state_read(st, id, &rec)) == -1) {
 		record_error(r, st->path, id);
 		return -1;
 	}
-	if (n == 1)
-		*ms = pg_record_elapsed(&rec, now);
-	return n;
+	return n == 1 ? pg_record_elapsed(&rec, now) : PG_NEVER;
 }
 
 /* "Pollguard-Node: NAME": a node that asks itself can tell (peers.c). */
@@ -204,9 +189,8 @@ node_header(const struct pg_config *cfg, struct pg_reply *r)
 }
 
 /*
- * The body of a 200 answer to the question peers ask, about one cluster,
- * or the status of a failure. It is short: a memory stream would clear a
- * buffer of BUFSIZ bytes first, half the work of a request.
+ * The answer peers ask for, or a failure's status. No memory stream: it
+ * would clear BUFSIZ bytes first, half the work of a request.
  */
 static int
 body_one(const struct pg_config *cfg, struct pg_state *st,
@@ -214,31 +198,24 @@ body_one(const struct pg_config *cfg, struct pg_state *st,
     struct pg_reply *r)
 {
 	const struct pg_cluster	*c;
-	char			 buf[32];
 	int64_t			 ms;
-	int			 e, n;
 
 	if ((c = pg_config_cluster(cfg, req->cluster)) == NULL)
 		return 404;
-	if ((e = elapsed(st, c->id, now, &ms, r)) == -1)
+	if ((ms = elapsed(st, c->id, now, r)) == -1)
 		return 500;
-	if (e == 0)
-		n = snprintf(buf, sizeof(buf), "never\n");
-	else
-		n = snprintf(buf, sizeof(buf), "%" PRId64 "\n", ms);
-	if (n < 0 || (size_t)n >= sizeof(buf) ||
-	    (r->body = malloc(n)) == NULL)
+	if (ms == PG_NEVER)
+		r->body = strdup("never\n");
+	else if (asprintf(&r->body, "%" PRId64 "\n", ms) == -1)
+		r->body = NULL;
+	if (r->body == NULL)
 		return 500;
-	memcpy(r->body, buf, n);
-	r->bodylen = n;
+	r->bodylen = strlen(r->body);
 	node_header(cfg, r);
 	return 200;
 }
 
-/*
- * One cluster's status block and the blank line after it into fp: 1, or
- * 0 when its records are damaged (said in r->err).
- */
+/* One cluster's status block and a blank line into fp: 1, or 0. */
 static int
 status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
     const struct pg_cluster *c, struct pg_reply *r)
@@ -261,12 +238,7 @@ status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	return 1;
 }
 
-/*
- * /v1/status/CLUSTER, and /v1/status: a block a cluster, each ended by
- * a blank line, damaged records left out. Every answer, a 404 too, says
- * which node answers: a 404 without it comes from a serve that does not
- * know the path (before 0.4), and check asks /v1/elapsed instead.
- */
+/* The status paths; a 404 names the node too (doc/PROTOCOL.md). */
 static int
 body_status(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
     const struct pg_request *req, struct pg_reply *r)
@@ -290,29 +262,27 @@ static void
 body_all(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
     const struct pg_stamp *now, struct pg_reply *r)
 {
-	const struct pg_cluster	*c;
-	int64_t			 ms;
-	size_t			 i;
-	int			 e;
+	const char	*id;
+	int64_t		 ms;
+	size_t		 i;
 
 	for (i = 0; i < cfg->nclusters; i++) {
-		c = &cfg->clusters[i];
-		if ((e = elapsed(st, c->id, now, &ms, r)) == 1)
-			fprintf(fp, "%s %" PRId64 "\n", c->id, ms);
-		else if (e == 0)
-			fprintf(fp, "%s never\n", c->id);
+		id = cfg->clusters[i].id;
+		if ((ms = elapsed(st, id, now, r)) == PG_NEVER)
+			fprintf(fp, "%s never\n", id);
+		else if (ms != -1)
+			fprintf(fp, "%s %" PRId64 "\n", id, ms);
 	}
 }
 
-/*
- * The job's metrics, from each cluster's status. Values are in ms (s:
- * printed as seconds) or plain numbers; a metric without a value for a
- * cluster (no run ended, never succeeded) is left out for it.
- */
+/* A cluster's metrics (doc/PROTOCOL.md, Metrics): ms as seconds, or not. */
 static const struct metric {
 	const char	*name, *help;
 	int		 seconds;
-} run_metrics[] = {
+} metrics[] = {
+	{ "pollguard_wait_seconds", "The cluster's wait time.", 1 },
+	{ "pollguard_last_activity_seconds", "Seconds since this node's last "
+	    "activity in the cluster; absent: never.", 1 },
 	{ "pollguard_last_exit_code", "Exit status of the last run of the "
 	    "job on this node; 124 when max_runtime ended it, else 128 + N "
 	    "when signal N did.", 0 },
@@ -328,11 +298,13 @@ static const struct metric {
 	    "cluster set on this node; 0: not held.", 1 },
 };
 
-/* Metric k of status s in *v; 0 when it has none. */
+/* Metric k of cluster c in *v, s its status (ok: read); 0 when none. */
 static int
-metric_value(size_t k, const struct pg_status *s, int64_t *v)
+metric_value(size_t k, const struct pg_cluster *c, const struct pg_status *s,
+    int ok, int64_t *v)
 {
 	const int64_t	 value[] = {
+		c->wait_ms, s->elapsed_ms,
 		/* As pollguard-touch and timeout(1) exit. */
 		s->last_timeout ? 124 : s->last_signal > 0 ?
 		    128 + s->last_signal : s->last_exit,
@@ -340,7 +312,8 @@ metric_value(size_t k, const struct pg_status *s, int64_t *v)
 		s->failures, s->hold_ms
 	};
 	const int	 has[] = {
-		s->last, s->last, s->last_success_ms != PG_NEVER, 1, 1, 1
+		1, ok && s->elapsed_ms != PG_NEVER, ok && s->last,
+		ok && s->last, ok && s->last_success_ms != PG_NEVER, ok, ok, ok
 	};
 
 	*v = value[k];
@@ -353,73 +326,51 @@ metric_help(FILE *fp, const char *name, const char *help)
 	fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-/* One cluster's value, ms as seconds or a plain number. */
+/* /metrics, in Prometheus' text format. */
 static void
-metric(FILE *fp, const char *name, const char *id, int64_t v, int seconds)
-{
-	if (seconds)
-		fprintf(fp, "%s{cluster=\"%s\"} %" PRId64 ".%03" PRId64 "\n",
-		    name, id, v / 1000, v % 1000);
-	else
-		fprintf(fp, "%s{cluster=\"%s\"} %" PRId64 "\n", name, id, v);
-}
-
-static void
-metrics_runs(FILE *fp, const struct pg_config *cfg, struct pg_state *st)
+body_metrics(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
+    struct pg_reply *r)
 {
 	const struct metric	*m;
+	struct pg_state		*ds = open_state(st);
 	struct pg_status	*s;
 	int64_t			 v;
 	size_t			 i, k;
 	int			*ok;
 
-	s = calloc(cfg->nclusters + 1, sizeof(*s));
-	ok = calloc(cfg->nclusters + 1, sizeof(*ok));
-	if (s == NULL || ok == NULL)
-		goto out;
-	for (i = 0; i < cfg->nclusters; i++)
-		ok[i] = pg_status_local(open_state(st), &cfg->clusters[i],
-		    cfg->node, &s[i]) == 0;
-	for (k = 0; k < sizeof(run_metrics) / sizeof(run_metrics[0]); k++) {
-		m = &run_metrics[k];
-		metric_help(fp, m->name, m->help);
-		for (i = 0; i < cfg->nclusters; i++)
-			if (ok[i] && metric_value(k, &s[i], &v))
-				metric(fp, m->name, cfg->clusters[i].id, v,
-				    m->seconds);
-	}
-out:
-	free(s);
-	free(ok);
-}
-
-/* /metrics, in Prometheus' text format. */
-static void
-body_metrics(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
-    const struct pg_stamp *now, struct pg_reply *r)
-{
-	const struct pg_cluster	*c;
-	int64_t			 ms;
-	size_t			 i;
-
 	r->extra = METRICS_TYPE;
 	metric_help(fp, "pollguard_build_info", "The pollguard version "
 	    "answering.");
 	fprintf(fp, "pollguard_build_info{version=\"%s\"} 1\n", PG_VERSION);
-	metric_help(fp, "pollguard_wait_seconds", "The cluster's wait time.");
+	s = calloc(cfg->nclusters + 1, sizeof(*s));
+	ok = calloc(cfg->nclusters + 1, sizeof(*ok));
+	if (s == NULL || ok == NULL)
+		goto out;
 	for (i = 0; i < cfg->nclusters; i++) {
-		c = &cfg->clusters[i];
-		metric(fp, "pollguard_wait_seconds", c->id, c->wait_ms, 1);
+		ok[i] = pg_status_local(ds, &cfg->clusters[i], cfg->node,
+		    &s[i]) == 0;
+		if (!ok[i] && ds != NULL)
+			record_error(r, ds->path, cfg->clusters[i].id);
 	}
-	metric_help(fp, "pollguard_last_activity_seconds", "Seconds since "
-	    "this node's last activity in the cluster; absent: never.");
-	for (i = 0; i < cfg->nclusters; i++) {
-		c = &cfg->clusters[i];
-		if (elapsed(st, c->id, now, &ms, r) == 1)
-			metric(fp, "pollguard_last_activity_seconds", c->id,
-			    ms, 1);
+	for (k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
+		m = &metrics[k];
+		metric_help(fp, m->name, m->help);
+		for (i = 0; i < cfg->nclusters; i++) {
+			if (!metric_value(k, &cfg->clusters[i], &s[i], ok[i],
+			    &v))
+				continue;
+			if (m->seconds)
+				fprintf(fp, "%s{cluster=\"%s\"} %" PRId64
+				    ".%03" PRId64 "\n", m->name,
+				    cfg->clusters[i].id, v / 1000, v % 1000);
+			else
+				fprintf(fp, "%s{cluster=\"%s\"} %" PRId64 "\n",
+				    m->name, cfg->clusters[i].id, v);
+		}
 	}
-	metrics_runs(fp, cfg, st);
+out:
+	free(s);
+	free(ok);
 }
 
 /* The body of a 200 answer to a good request, or a failure's status. */
@@ -433,11 +384,7 @@ body(const struct pg_config *cfg, struct pg_state *st,
 
 	if (pg_stamp_now(&now) == -1)
 		return 500;
-	/*
-	 * A directory there that cannot be used: not "never" (pollguard.h).
-	 * A cluster this host does not know stays a 404 (the peer's error),
-	 * answered below without a look at the directory.
-	 */
+	/* A directory that cannot be used is not "never"; no cluster, 404. */
 	one = req->target == PG_TARGET_ONE ||
 	    req->target == PG_TARGET_STATUS_ONE;
 	if (st != NULL && st->dirfd == -1 && st->refused[0] != '\0' &&
@@ -452,7 +399,7 @@ body(const struct pg_config *cfg, struct pg_state *st,
 	if (req->target == PG_TARGET_ALL)
 		body_all(fp, cfg, st, &now, r);
 	else if (req->target == PG_TARGET_METRICS)
-		body_metrics(fp, cfg, st, &now, r);
+		body_metrics(fp, cfg, st, r);
 	else
 		status = body_status(fp, cfg, st, req, r);
 	if (fclose(fp) != 0)
@@ -464,8 +411,7 @@ body(const struct pg_config *cfg, struct pg_state *st,
 static void
 error_body(struct pg_reply *r, int status)
 {
-	const char	*text = pg_status_text(status);
-	size_t		 n = strlen(text);
+	int	 n;
 
 	r->status = status;
 	r->extra = NULL;
@@ -473,12 +419,9 @@ error_body(struct pg_reply *r, int status)
 		r->extra = "Allow: GET, HEAD\r\n";
 	if (status == 401)
 		r->extra = "WWW-Authenticate: Basic realm=\"pollguard\"\r\n";
-	r->bodylen = 0;
-	if ((r->body = malloc(n + 1)) == NULL)
-		return;
-	memcpy(r->body, text, n);
-	r->body[n] = '\n';
-	r->bodylen = n + 1;
+	if ((n = asprintf(&r->body, "%s\n", pg_status_text(status))) == -1)
+		r->body = NULL;
+	r->bodylen = n == -1 ? 0 : n;
 }
 
 void
@@ -509,10 +452,9 @@ reply_log(struct pg_reply *r, const struct pg_client *c, const char *why,
 			n = eol - in;
 		if (n > 0 && in[n - 1] == '\r')
 			n--;
-		if (pg_bytes_within(in, n, ' ', '~')) {	/* the usual case */
-			memcpy(line, in, n);
-			line[n] = '\0';
-		} else
+		if (pg_bytes_within(in, n, ' ', '~'))	/* the usual case */
+			snprintf(line, sizeof(line), "%.*s", (int)n, in);
+		else
 			strvisx(line, in, n, VIS_CSTYLE | VIS_OCTAL | VIS_TAB |
 			    VIS_NL | VIS_NOSLASH);
 	}

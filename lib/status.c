@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * status.c: the status answer (proto.h), formatted by pollguard-serve and
- * read back by pollguard-check and pollguard-status.
- */
+/* The status answer, formatted by serve, read by check and status. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,10 +86,7 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 			r |= pg_appendf(buf, len, &off, "hold_by %s\n",
 			    st->hold_by);
 		if (st->hold_why[0] != '\0') {
-			/*
-			 * Printable text, all a hold may carry, passes
-			 * unchanged: it never outgrows what a reader keeps.
-			 */
+			/* Printable text, all a hold carries, stays as is. */
 			strnvis(why, st->hold_why, sizeof(why),
 			    VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL |
 			    VIS_NOSLASH);
@@ -130,29 +125,6 @@ pg_quote(char *dst, size_t dlen, const char *s, size_t n)
 	snprintf(dst, dlen, "\"%s\"%s", vis, more ? "..." : "");
 }
 
-/* A whole decimal number from min to max, or "never" when never is set. */
-static int
-num(const char *v, int64_t min, int64_t max, int never, int64_t *out)
-{
-	if (never && strcmp(v, "never") == 0) {
-		*out = PG_NEVER;
-		return 0;
-	}
-	return pg_kv_num(v, strlen(v), min, max, out);
-}
-
-/* The same into an int, never excluded. */
-static int
-inum(const char *v, int64_t min, int64_t max, int *out)
-{
-	int64_t	 n;
-
-	if (num(v, min, max, 0, &n) == -1)
-		return -1;
-	*out = (int)n;
-	return 0;
-}
-
 /* A value of printable ASCII, no space at either end. */
 static int
 text(const char *v, char *out, size_t size)
@@ -185,25 +157,62 @@ static const char *const keys[K_COUNT + 1] = {
 	"checking", "yield", "yielded", NULL
 };
 
+/* What a key's value is: a number (from min to max), or text. */
+enum type { T_NUM, T_NEVER, T_TEXT, T_ID, T_NAME, T_PREFER, T_YESNO };
+
+/* A field of struct pg_status: where, and its size (int or int64_t). */
+#define F(f)	offsetof(struct pg_status, f), \
+	sizeof(((struct pg_status *)0)->f)
+
+static const struct field {
+	enum type	 type;
+	size_t		 off, size;
+	int64_t		 min, max;
+} fields[K_COUNT] = {
+	{ T_ID, F(cluster), 0, 0 },
+	{ T_NAME, F(node), 0, 0 },
+	{ T_TEXT, F(version), 0, 0 },
+	{ T_NEVER, F(elapsed_ms), 0, MS_MAX },
+	{ T_NUM, F(claim_ms), 0, MS_MAX },
+	{ T_NUM, F(running), 0, 1 },
+	{ T_NUM, F(pid), 1, INT32_MAX },
+	{ T_NUM, F(last_exit), 0, 255 },
+	{ T_NUM, F(last_signal), 1, 127 },
+	{ T_NUM, F(last_timeout), 0, 1 },
+	{ T_NUM, F(last_duration_ms), 0, MS_MAX },
+	{ T_NUM, F(last_end_ms), 0, MS_MAX },
+	{ T_NEVER, F(last_success_ms), 0, MS_MAX },
+	{ T_NUM, F(failures), 0, INT32_MAX },
+	{ T_NUM, F(hold_ms), 1, MS_MAX },
+	{ T_TEXT, F(hold_by), 0, 0 },
+	{ T_TEXT, F(hold_why), 0, 0 },
+	{ T_YESNO, F(deciding), 0, 0 },
+	{ T_NUM, F(settle_ms), 0, MS_MAX },
+	{ T_NUM, F(timeout_ms), 0, MS_MAX },
+	{ T_PREFER, F(prefer), 0, 0 },
+	{ T_NUM, F(checked_ms), 0, MS_MAX },
+	{ T_NUM, F(checking_ms), 0, MS_MAX },
+	{ T_NAME, F(yield), 0, 0 },
+	{ T_NUM, F(yielded_ms), 0, MS_MAX }
+};
+
 /* A prefer order: node names joined by commas, nothing else. */
 static int
-prefer_text(const char *v, char *out, size_t size)
+prefer_ok(const char *v)
 {
 	char	 name[PG_NAME_MAX + 1];
 	size_t	 n;
 
-	if (text(v, out, size) == -1)
-		return -1;
 	for (;;) {
 		n = strcspn(v, ",");
 		if (n == 0 || n > PG_NAME_MAX)
-			return -1;
+			return 0;
 		memcpy(name, v, n);
 		name[n] = '\0';
 		if (!pg_peer_name_valid(name))
-			return -1;
-		if (v[n] == '\0')
 			return 0;
+		if (v[n] == '\0')
+			return 1;
 		v += n + 1;
 	}
 }
@@ -212,77 +221,42 @@ prefer_text(const char *v, char *out, size_t size)
 static int
 value(struct pg_status *st, enum key k, const char *v)
 {
-	switch (k) {
-	case K_CLUSTER:
-		return pg_cluster_id_valid(v) ? text(v, st->cluster,
-		    sizeof(st->cluster)) : -1;
-	case K_NODE:
-		return pg_peer_name_valid(v) ? text(v, st->node,
-		    sizeof(st->node)) : -1;
-	case K_VERSION:
-		return text(v, st->version, sizeof(st->version));
-	case K_ELAPSED:
-		return num(v, 0, MS_MAX, 1, &st->elapsed_ms);
-	case K_CLAIM:
-		return num(v, 0, MS_MAX, 0, &st->claim_ms);
-	case K_RUNNING:
-		return inum(v, 0, 1, &st->running);
-	case K_PID:
-		return num(v, 1, INT32_MAX, 0, &st->pid);
-	case K_LAST_EXIT:
-		return inum(v, 0, 255, &st->last_exit);
-	case K_LAST_SIGNAL:
-		return inum(v, 1, 127, &st->last_signal);
-	case K_LAST_TIMEOUT:
-		return inum(v, 0, 1, &st->last_timeout);
-	case K_LAST_DURATION:
-		return num(v, 0, MS_MAX, 0, &st->last_duration_ms);
-	case K_LAST_END:
-		return num(v, 0, MS_MAX, 0, &st->last_end_ms);
-	case K_LAST_SUCCESS:
-		return num(v, 0, MS_MAX, 1, &st->last_success_ms);
-	case K_FAILURES:
-		return inum(v, 0, INT32_MAX, &st->failures);
-	case K_HOLD:
-		return num(v, 1, MS_MAX, 0, &st->hold_ms);
-	case K_HOLD_BY:
-		return text(v, st->hold_by, sizeof(st->hold_by));
-	case K_HOLD_WHY:
-		return text(v, st->hold_why, sizeof(st->hold_why));
-	case K_DECIDING:
+	const struct field	*f = &fields[k];
+	char			*p = (char *)st + f->off;
+	int64_t			 n;
+
+	if (f->type == T_YESNO) {
 		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
 			return -1;
 		st->deciding = v[0] == 'y';
 		return 0;
-	case K_SETTLE:
-		return num(v, 0, MS_MAX, 0, &st->settle_ms);
-	case K_TIMEOUT:
-		return num(v, 0, MS_MAX, 0, &st->timeout_ms);
-	case K_PREFER:
-		return prefer_text(v, st->prefer, sizeof(st->prefer));
-	case K_CHECKED:
-		return num(v, 0, MS_MAX, 0, &st->checked_ms);
-	case K_CHECKING:
-		return num(v, 0, MS_MAX, 0, &st->checking_ms);
-	case K_YIELD:
-		return pg_peer_name_valid(v) ? text(v, st->yield,
-		    sizeof(st->yield)) : -1;
-	case K_YIELDED:
-		return num(v, 0, MS_MAX, 0, &st->yielded_ms);
-	default:
-		return -1;
 	}
+	if (f->type > T_NEVER) {
+		if ((f->type == T_ID && !pg_cluster_id_valid(v)) ||
+		    (f->type == T_NAME && !pg_peer_name_valid(v)) ||
+		    (f->type == T_PREFER && !prefer_ok(v)))
+			return -1;
+		return text(v, p, f->size);
+	}
+	if (f->type == T_NEVER && strcmp(v, "never") == 0)
+		n = PG_NEVER;
+	else if (pg_kv_num(v, strlen(v), f->min, f->max, &n) == -1)
+		return -1;
+	if (f->size == sizeof(int))
+		*(int *)(void *)p = (int)n;
+	else
+		*(int64_t *)(void *)p = n;
+	return 0;
 }
 
-/* -1, the reason: line n of a status, and what is wrong with it. */
+/* -1, the reason: kv's line, and what is wrong with it. */
 static int
-bad_line(char *why, size_t wlen, size_t n, const char *what,
-    const char *line, size_t len)
+bad_line(const struct pg_kv *kv, const char *what, char *why, size_t wlen)
 {
 	char	 q[128];
 
-	pg_quote(q, sizeof(q), line, len);
-	snprintf(why, wlen, "line %zu: %s: %s", n, what, q);
+	pg_quote(q, sizeof(q), kv->line, kv->len);
+	snprintf(why, wlen, "line %zu: %s: %s", kv->nline, what, q);
 	return -1;
 }
 
@@ -296,9 +270,8 @@ kv_bad(const struct pg_kv *kv, char *why, size_t wlen)
 		snprintf(why, wlen, "line %zu: %s twice", kv->nline,
 		    keys[kv->key]);
 	else
-		bad_line(why, wlen, kv->nline, kv->error == PG_KV_LONG ?
-		    "too long or binary" : "not \"key value\"", kv->line,
-		    kv->len);
+		bad_line(kv, kv->error == PG_KV_LONG ? "too long or binary" :
+		    "not \"key value\"", why, wlen);
 	return -1;
 }
 
@@ -317,15 +290,13 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 	kv.line_max = LINE_LEN;
 	while ((r = pg_kv_next(&kv)) == 1) {
 		if (kv.nline == 1 && kv.key != K_CLUSTER)
-			return bad_line(why, wlen, kv.nline,
-			    "not \"cluster ID\"", kv.line, kv.len);
+			return bad_line(&kv, "not \"cluster ID\"", why, wlen);
 		memcpy(val, kv.val, kv.vlen);
 		val[kv.vlen] = '\0';
 		if (value(st, kv.key, val) == -1) {
 			snprintf(what, sizeof(what), "%s: invalid value",
 			    keys[kv.key]);
-			return bad_line(why, wlen, kv.nline, what, kv.line,
-			    kv.len);
+			return bad_line(&kv, what, why, wlen);
 		}
 	}
 	if (r == -1)
@@ -339,10 +310,7 @@ pg_status_parse(const char *buf, size_t len, struct pg_status *st,
 		msg = "no elapsed";
 	else if ((seen & BIT(K_LAST_EXIT)) && (seen & BIT(K_LAST_SIGNAL)))
 		msg = "both last_exit and last_signal";
-	/*
-	 * The fast rule needs both settings, to check they agree; they say
-	 * nothing without it.
-	 */
+	/* The fast rule needs both settings, to check they agree. */
 	else if ((seen & FAST_KEYS) != 0 && (seen & FAST_KEYS) != FAST_KEYS)
 		msg = "deciding, settle and timeout go together";
 	/* How long checks have gone on is counted from the last one. */
