@@ -238,6 +238,7 @@ remove_pidfile(void)
 {
 	if (exit_pidfile != NULL)
 		pidfile_remove(exit_pidfile);
+	exit_pidfile = NULL;
 }
 
 static int
