@@ -254,6 +254,7 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 	}
 	asking = c;
 	ce = curl_easy_perform(x);
+	asking = NULL;
 	curl_slist_free_all(hdr);
 	curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, &c->status);
 	c->cur = i;
