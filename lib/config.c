@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * config.c: pg_config_load reads pollguard.conf(5) and checks every value
- * in full, so that the tools never act on a half-understood file. Here:
- * the lines, the sections and what needs the whole file; the keys of
- * each section and their values are in confkey.c.
+ * config.c: pg_config_load reads pollguard.conf(5) in full, so that the
+ * tools never act on a half-understood file: its lines, its sections and
+ * what needs the whole file. The keys and their values: confkey.c.
  */
 #include <sys/stat.h>
 
@@ -69,8 +68,6 @@ handler(void *arg, const char *section, const char *key, const char *val)
 	struct parse	*p = arg;
 
 	(void)section;	/* the reader tracks sections itself */
-	if (p->failed)
-		return 0;
 	/* "peers =" is the one empty value: a cluster with no peers. */
 	if (val[0] == '\0' && (p->sec != SEC_CLUSTER || strcmp(key, "peers")))
 		return conf_fail(p, p->line, "%s: empty value", key);
@@ -269,7 +266,7 @@ check_horizon(struct parse *p)
 {
 	struct pg_config	*cfg = p->cfg;
 	int64_t			 horizon;
-	char			 h[32], w[32];
+	char			 h[PG_DURATION_MAX], w[PG_DURATION_MAX];
 	size_t			 i;
 
 	horizon = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
@@ -279,12 +276,12 @@ check_horizon(struct parse *p)
 		if (cfg->clusters[i].npeers == 0 ||
 		    cfg->clusters[i].wait_ms > horizon)
 			continue;
-		pg_duration_format(horizon, h, sizeof(h));
-		pg_duration_format(cfg->clusters[i].wait_ms, w, sizeof(w));
 		return conf_fail(p, cfg->clusters[i].line, "[cluster %s]: wait "
 		    "%s is not longer than the claim horizon %s (2 x timeout + "
 		    "1.5 x settle + 1s); raise wait or lower timeout or settle",
-		    cfg->clusters[i].id, w, h);
+		    cfg->clusters[i].id,
+		    pg_duration_text(cfg->clusters[i].wait_ms, w),
+		    pg_duration_text(horizon, h));
 	}
 	return 1;
 }

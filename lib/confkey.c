@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * confkey.c: the keys of each section of pollguard.conf(5), for
- * pg_config_load (config.c): each value checked in full (URLs and their
- * host names, user names, the address ranges of [serve] allow, with the
- * match of a client's address against one), unknown and repeated keys
- * refused; and conf_fail, the reason a parse fails.
+ * confkey.c: the keys of each section of pollguard.conf(5) and the check
+ * of their values, for pg_config_load (config.c); [serve] allow's ranges.
  */
 #include <sys/socket.h>
 
@@ -120,12 +117,10 @@ count(struct parse *p, const char *key, const char *val, long long min,
 	/* More digits than a long long holds is too large all the same. */
 	v = strlen(val) > 18 ? LLONG_MAX : strtonum(val, 0, LLONG_MAX,
 	    &errstr);
-	if (v < min)
-		return conf_fail(p, p->line, "%s: %s is too small (minimum "
-		    "%lld)", key, val, min);
-	if (v > max)
-		return conf_fail(p, p->line, "%s: %s is too large (maximum "
-		    "%lld)", key, val, max);
+	if (v < min || v > max)
+		return conf_fail(p, p->line, "%s: %s is too %s %lld)", key, val,
+		    v < min ? "small (minimum" : "large (maximum",
+		    v < min ? min : max);
 	*n = (int)v;
 	return 1;
 }
@@ -435,7 +430,7 @@ static int
 endpoints(struct parse *p, const char *key, const char *val)
 {
 	struct pg_etcd	*e = &p->cfg->etcd;
-	char		 list[PG_VALUE_MAX], why[PG_ERR_MAX], *tok, *last;
+	char		 list[PG_VALUE_MAX], *tok, *last;
 	size_t		 i;
 
 	if (!copy(p, list, sizeof(list), val, key))
@@ -445,9 +440,8 @@ endpoints(struct parse *p, const char *key, const char *val)
 		if (e->nendpoints == PG_ETCD_ENDPOINTS_MAX)
 			return conf_fail(p, p->line, "endpoints: more than %d",
 			    PG_ETCD_ENDPOINTS_MAX);
-		if (url_check(tok, why, sizeof(why)) == -1)
-			return conf_fail(p, p->line, "endpoints: '%s': %s",
-			    tok, why);
+		if (!url(p, key, tok))
+			return 0;
 		for (i = 0; i < e->nendpoints; i++)
 			if (strcmp(e->endpoints[i], tok) == 0)
 				return conf_fail(p, p->line, "endpoints: '%s' "
@@ -627,9 +621,6 @@ conf_key(struct parse *p, const char *key, const char *val)
 int
 pg_net_parse(const char *s, struct pg_net *net)
 {
-	static const unsigned char v4mapped[12] = {
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
-	};
 	char		 addr[INET6_ADDRSTRLEN];
 	const char	*slash, *errstr;
 	unsigned int	 max, i;
@@ -654,12 +645,9 @@ pg_net_parse(const char *s, struct pg_net *net)
 		if (errstr != NULL)
 			return -1;
 	}
-	/*
-	 * ::ffff:a.b.c.d: an IPv4 client, which pollguard-serve sees as
-	 * a.b.c.d (conn.c): kept as that, or it would never match.
-	 */
+	/* pollguard-serve sees an IPv4-mapped client as IPv4 (conn.c). */
 	if (net->family == AF_INET6 &&
-	    memcmp(net->addr, v4mapped, sizeof(v4mapped)) == 0) {
+	    memcmp(net->addr, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0) {
 		if (net->prefix < 96) {
 			errno = EDOM;
 			return -1;
@@ -681,9 +669,7 @@ pg_net_match(const struct pg_net *net, int family, const void *addr)
 	const unsigned char	*a = addr;
 	unsigned int		 full = net->prefix / 8, rest = net->prefix % 8;
 
-	if (family != net->family)
-		return 0;
-	if (memcmp(a, net->addr, full) != 0)
+	if (family != net->family || memcmp(a, net->addr, full) != 0)
 		return 0;
 	return rest == 0 ||
 	    ((a[full] ^ net->addr[full]) & (0xff << (8 - rest)) & 0xff) == 0;
