@@ -155,26 +155,20 @@ bad(char *why, size_t len, const char *fmt, ...)
  * an address (RFC 1123 2.1).
  */
 static int
-host_name_valid(const char *s, size_t n)
+host_name_valid(const char *s)
 {
-	size_t	 i, label = 0, digits = 0;
+	size_t	 n;
 
-	if (n == 0 || n > 253)
+	if (strlen(s) > 253)
 		return 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] == '.') {
-			if (label == 0 || s[i - 1] == '-')
-				return 0;
-			label = digits = 0;
-			continue;
-		}
-		if (!in_set(s[i], ALNUM "-") || (s[i] == '-' && label == 0) ||
-		    ++label > 63)
+	for (;; s += n + 1) {
+		n = strspn(s, ALNUM "-");
+		if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-' ||
+		    (s[n] != '.' && s[n] != '\0'))
 			return 0;
-		if (in_set(s[i], "0123456789"))
-			digits++;
+		if (s[n] == '\0')
+			return strspn(s, "0123456789") < n;
 	}
-	return label > 0 && s[n - 1] != '-' && digits < label;
 }
 
 /* The host of a URL, n bytes at s; 0, or -1 and why it is wrong. */
@@ -206,7 +200,7 @@ url_host(const char *s, size_t n, char *why, size_t len)
 	    strspn(host, "0123456789.") == n)
 		return bad(why, len, "'%s' is not an IPv4 address of four "
 		    "decimal numbers 0 to 255 without leading zeros", host);
-	if (!host_name_valid(host, n))
+	if (!host_name_valid(host))
 		return bad(why, len, "'%s' is not a host name (labels of 1 to "
 		    "63 letters, digits and '-' joined by '.'), an IPv4 "
 		    "address or an [IPv6] address", host);
@@ -224,8 +218,8 @@ url_host(const char *s, size_t n, char *why, size_t len)
 static int
 url_check(const char *url, char *why, size_t len)
 {
-	const char	*host, *end, *port, *path, *errstr;
-	char		 num[6];
+	const char	*host, *end, *port, *path;
+	int64_t		 v;
 	size_t		 n;
 
 	if (strncasecmp(url, "http://", 7) == 0)
@@ -258,12 +252,9 @@ url_check(const char *url, char *why, size_t len)
 		if (n > 5 || strspn(port, "0123456789") != n)
 			return bad(why, len, "port '%.*s' is not a number from "
 			    "1 to 65535", (int)n, port);
-		memcpy(num, port, n);
-		num[n] = '\0';
-		strtonum(num, 1, 65535, &errstr);
-		if (errstr != NULL)
-			return bad(why, len, "port %s is not from 1 to 65535",
-			    num);
+		if (pg_kv_num(port, n, 1, 65535, &v) == -1)
+			return bad(why, len, "port %.*s is not from 1 to 65535",
+			    (int)n, port);
 	}
 	for (; *path != '\0'; path++) {
 		if (in_set(*path, ALNUM "-._~!$&'()*+,;=:@/"))
