@@ -19,11 +19,7 @@
 #include "conf-int.h"
 #include "decide.h"
 
-/*
- * What needs the whole file: an etcd cluster needs [etcd] endpoints and
- * asks no peers (a peers list for it is an error, the default list is
- * dropped); [etcd] gets its defaults.
- */
+/* An etcd cluster asks no peers; [etcd] gets its defaults. */
 static int
 etcd_finish(struct parse *p)
 {
@@ -149,7 +145,6 @@ new_cluster(struct parse *p, const char *id)
 	return 1;
 }
 
-/* A section that appears once: [pollguard], [serve], [etcd]. */
 static int
 single(struct parse *p, const char *name, enum section sec, int *line,
     void *base)
@@ -204,11 +199,9 @@ section(struct parse *p, const char *line)
 }
 
 /*
- * Debian's inih calls the handler without a line number, never for an
- * empty section, splits lines longer than 199 characters silently and
- * reads an indented line after a key as a continuation of its value. We
- * therefore feed it through our own line reader, which counts lines,
- * rejects what inih would misread, and sees every section header.
+ * Debian's inih gives the handler no line number nor empty sections,
+ * splits long lines silently and joins an indented line to the value
+ * before: this reader counts lines, sees sections, refuses the rest.
  */
 static char *
 reader(char *buf, int size, void *arg)
@@ -256,11 +249,7 @@ reader(char *buf, int size, void *arg)
 	return p->failed ? NULL : buf;
 }
 
-/*
- * Peers are told the time since a claim, not since the latest refresh,
- * for the claim's horizon: an active node must still look active to them,
- * so every wait must be longer.
- */
+/* Within it peers see a claim's age (doc/PROTOCOL.md): waits are longer. */
 static int
 check_horizon(struct parse *p)
 {
@@ -287,9 +276,8 @@ check_horizon(struct parse *p)
 }
 
 /*
- * The prefer list of cluster i, once its peers are known: every name is
- * this node or one of the cluster's peers, none twice. Kept as written,
- * joined by commas: the form peers compare (without case) to their own.
+ * Cluster i's prefer names this node or its peers, once each; kept as
+ * spelt, joined by commas, as peers compare it (without case).
  */
 static int
 prefer_list(struct parse *p, size_t i)

@@ -42,11 +42,7 @@ conf_fail(struct parse *p, int line, const char *fmt, ...)
 	return 0;
 }
 
-/*
- * A key of a section: what its value is and where it goes, at off in the
- * section's struct (p->base). check, when there is one, runs first; for
- * OTHER it does all there is.
- */
+/* A key: its value's kind, at off in p->base; check first, if any. */
 enum kind {
 	STRING,		/* of size bytes at most, the NUL included */
 	PASSWORD,	/* a STRING that makes the file's mode matter */
@@ -103,7 +99,6 @@ duration(struct parse *p, const char *key, const char *val, int64_t min,
 	    pg_duration_text(small ? min : max, lim));
 }
 
-/* A whole number from min to max, digits only. */
 static int
 count(struct parse *p, const char *key, const char *val, long long min,
     long long max, int *n)
@@ -148,12 +143,7 @@ bad(char *why, size_t len, const char *fmt, ...)
 		"0123456789"
 #define HEX	"0123456789ABCDEFabcdef"
 
-/*
- * An RFC 1123 host name: labels of 1 to 63 letters, digits and '-', not
- * starting or ending with '-', joined by '.', at most 253 characters in
- * all. The last label is not all digits, so that a name never looks like
- * an address (RFC 1123 2.1).
- */
+/* RFC 1123; the last label not all digits, or it looks like an address. */
 static int
 host_name_valid(const char *s)
 {
@@ -208,12 +198,8 @@ url_host(const char *s, size_t n, char *why, size_t len)
 }
 
 /*
- * A base URL (a peer's url, an etcd endpoint, a ping): http:// or
- * https://, a host, an optional port from 1 to 65535 and an optional path
- * of RFC 3986 characters and %XX escapes. No user information, query or
- * fragment: credentials have their own keys and a path is appended
- * (/v1/elapsed/CLUSTER, /v3/kv/txn, /start). Control characters were
- * refused before. 0, or -1 and why it is wrong.
+ * A base URL (url, endpoints, ping): a path is appended to it and
+ * credentials have their own keys. 0, or -1 and why it is wrong.
  */
 static int
 url_check(const char *url, char *why, size_t len)
@@ -316,7 +302,6 @@ settle(struct parse *p, const char *key, const char *val)
 	return 1;
 }
 
-/* A peer's url, a cluster's ping. */
 static int
 url(struct parse *p, const char *key, const char *val)
 {
@@ -350,10 +335,7 @@ peers(struct parse *p, const char *key, const char *val)
 	return 1;
 }
 
-/*
- * pollguard(7), PREFERRED NODE. The names are checked once the whole
- * file is read (prefer_list).
- */
+/* The names are checked once the file is read (prefer_list). */
 static int
 prefer(struct parse *p, const char *key, const char *val)
 {
@@ -403,7 +385,6 @@ allow(struct parse *p, const char *key, const char *val)
 	return 1;
 }
 
-/* A system user name for run_as. */
 static int
 run_as(struct parse *p, const char *key, const char *val)
 {
@@ -538,11 +519,7 @@ static const struct key etcd_keys[] = {
 	{ 0 }
 };
 
-/*
- * Unknown and repeated keys are refused, and control characters in the
- * value: none is ever meant, and a tab only separates the items of a
- * list.
- */
+/* No control character is ever meant; a tab separates list items. */
 int
 conf_key(struct parse *p, const char *key, const char *val)
 {
