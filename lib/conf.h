@@ -15,15 +15,8 @@
 #define PG_PEERS_MAX	256
 #define PG_CLUSTERS_MAX	256
 #define PG_ALLOW_MAX	64
-/* [serve] backlog and max_connections: defaults and ranges. */
-#define PG_BACKLOG_DEFAULT	1024
-#define PG_BACKLOG_MAX		65535
-#define PG_CONN_MAX_DEFAULT	1024
-#define PG_CONN_MAX_MAX		65536
 
 #define PG_RUNTIME_MIN_MS	100LL		/* max_runtime, kill_after */
-#define PG_KILL_AFTER_MS	(10LL * 1000)	/* kill_after's default */
-#define PG_KILL_AFTER_MAX_MS	(3600LL * 1000)
 #define PG_PING_TIMEOUT_MAX_MS	5000LL		/* ping_timeout's default */
 
 struct pg_net {

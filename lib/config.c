@@ -133,7 +133,7 @@ new_cluster(struct parse *p, const char *id)
 		return 0;
 	strlcpy(cfg->clusters[n].id, id, sizeof(cfg->clusters[0].id));
 	cfg->clusters[n].line = p->line;
-	cfg->clusters[n].kill_after_ms = PG_KILL_AFTER_MS;
+	cfg->clusters[n].kill_after_ms = 10 * 1000;
 	cfg->clusters[n].ping_timeout_ms = PG_PING_TIMEOUT_MAX_MS;
 	cfg->clusters[n].cooldown_ms = -1;	/* not set: the wait */
 	cfg->clusters[n].failback = 1;
@@ -444,8 +444,8 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 	cfg->timeout_ms = 2000;
 	cfg->connect_timeout_ms = 1000;
 	cfg->settle_ms = 500;
-	cfg->serve.backlog = PG_BACKLOG_DEFAULT;
-	cfg->serve.max_conn = PG_CONN_MAX_DEFAULT;
+	cfg->serve.backlog = 1024;
+	cfg->serve.max_conn = 1024;
 
 	/* O_NONBLOCK: a FIFO named as the config must not hang the tool. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) ==

@@ -471,7 +471,7 @@ static const struct key cluster_keys[] = {
 	{ "max_runtime", DURATION, FIELD(pg_cluster, max_runtime_ms),
 	    PG_RUNTIME_MIN_MS, PG_WAIT_MAX_MS },
 	{ "kill_after", DURATION, FIELD(pg_cluster, kill_after_ms),
-	    PG_RUNTIME_MIN_MS, PG_KILL_AFTER_MAX_MS },
+	    PG_RUNTIME_MIN_MS, 3600 * 1000 },
 	{ "on_failure", CHOICE, FIELD(pg_cluster, on_failure),
 	    PG_ON_FAILURE_HANDOVER, PG_ON_FAILURE_STAY, "handover", "stay" },
 	{ "cooldown", DURATION, FIELD(pg_cluster, cooldown_ms), 0,
@@ -501,9 +501,8 @@ static const struct key serve_keys[] = {
 	{ "password", PASSWORD, FIELD(pg_serve, password) },
 	{ "allow", OTHER, .check = allow },
 	{ "run_as", STRING, FIELD(pg_serve, run_as), .check = run_as },
-	{ "backlog", COUNT, FIELD(pg_serve, backlog), 1, PG_BACKLOG_MAX },
-	{ "max_connections", COUNT, FIELD(pg_serve, max_conn), 1,
-	    PG_CONN_MAX_MAX },
+	{ "backlog", COUNT, FIELD(pg_serve, backlog), 1, 65535 },
+	{ "max_connections", COUNT, FIELD(pg_serve, max_conn), 1, 65536 },
 	{ 0 }
 };
 
