@@ -46,7 +46,7 @@ struct parse {
 int	 conf_fail(struct parse *, int, const char *, ...)
 	    __attribute__((__format__(__printf__, 3, 4)));
 
-/* A line "key = value" of the current section. */
-int	 conf_key(struct parse *, const char *, const char *);
+/* inih's handler: a line "key = value" of the current section. */
+int	 conf_key(void *, const char *, const char *, const char *);
 
 #endif

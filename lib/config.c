@@ -59,18 +59,6 @@ etcd_finish(struct parse *p)
 }
 
 static int
-handler(void *arg, const char *section, const char *key, const char *val)
-{
-	struct parse	*p = arg;
-
-	(void)section;	/* the reader tracks sections itself */
-	/* "peers =" is the one empty value: a cluster with no peers. */
-	if (val[0] == '\0' && (p->sec != SEC_CLUSTER || strcmp(key, "peers")))
-		return conf_fail(p, p->line, "%s: empty value", key);
-	return conf_key(p, key, val);
-}
-
-static int
 grow(struct parse *p, void *arrp, size_t n, size_t size)
 {
 	void	**arr = arrp, *na;
@@ -199,7 +187,7 @@ section(struct parse *p, const char *line)
 }
 
 /*
- * Debian's inih gives the handler no line number nor empty sections,
+ * Debian's inih gives conf_key no line number nor empty sections,
  * splits long lines silently and joins an indented line to the value
  * before: this reader counts lines, sees sections, refuses the rest.
  */
@@ -457,7 +445,7 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 		conf_fail(&p, 0, "%s", strerror(errno));
 	if (p.failed)
 		goto out;
-	r = ini_parse_stream(reader, &p, handler, &p);
+	r = ini_parse_stream(reader, &p, conf_key, &p);
 	if (!p.failed && ferror(p.fp))
 		conf_fail(&p, 0, "read error");
 	if (r > 0 && (!p.failed || r < p.errline)) {

@@ -520,7 +520,7 @@ static const struct key etcd_keys[] = {
 
 /* No control character is ever meant; a tab separates list items. */
 int
-conf_key(struct parse *p, const char *key, const char *val)
+conf_key(void *arg, const char *section, const char *key, const char *val)
 {
 	static const struct key	*const sections[][3] = {
 		[SEC_GLOBAL] = { global_keys },
@@ -529,12 +529,17 @@ conf_key(struct parse *p, const char *key, const char *val)
 		[SEC_CLUSTER] = { cluster_keys, strict_keys },
 		[SEC_ETCD] = { etcd_keys }
 	};
+	struct parse		*p = arg;
 	const struct key	*const *t, *k;
 	const char		*v;
 	char			*dst;
 	unsigned int		 bit = 1;
 	int			 list;
 
+	(void)section;	/* the reader tracks sections itself */
+	/* "peers =" is the one empty value: a cluster with no peers. */
+	if (val[0] == '\0' && (p->sec != SEC_CLUSTER || strcmp(key, "peers")))
+		return conf_fail(p, p->line, "%s: empty value", key);
 	if (p->sec == SEC_NONE)
 		return conf_fail(p, p->line, "'%s' before the first "
 		    "[section]", key);

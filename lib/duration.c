@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * duration.c: durations as people write them ("500ms", "2m", "1d") and
- * read them, and the rules for the names of clusters and nodes.
- */
+/* duration.c: durations as people write and read them; names' rules. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
