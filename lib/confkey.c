@@ -127,16 +127,17 @@ in_set(int c, const char *set)
 	return c != '\0' && strchr(set, c) != NULL;
 }
 
-/* Why a value is wrong, for people: returns -1. */
-static int __attribute__((__format__(__printf__, 3, 4)))
-bad(char *why, size_t len, const char *fmt, ...)
+/* The URL val of key is wrong, for this reason: returns 0. */
+static int __attribute__((__format__(__printf__, 4, 5)))
+bad(struct parse *p, const char *key, const char *val, const char *fmt, ...)
 {
+	char	 why[PG_ERR_MAX];
 	va_list	 ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return -1;
+	return conf_fail(p, p->line, "%s: '%s': %s", key, val, why);
 }
 
 #define ALNUM	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
@@ -161,86 +162,88 @@ host_name_valid(const char *s)
 	}
 }
 
-/* The host of a URL, n bytes at s; 0, or -1 and why it is wrong. */
+/* The host of a URL, n bytes at s. */
 static int
-url_host(const char *s, size_t n, char *why, size_t len)
+url_host(struct parse *p, const char *key, const char *val, const char *s,
+    size_t n)
 {
 	char		 host[256];
 	unsigned char	 buf[sizeof(struct in6_addr)];
 	struct in_addr	 in;
 
 	if (n == 0)
-		return bad(why, len, "no host");
+		return bad(p, key, val, "no host");
 	if (n >= sizeof(host))
-		return bad(why, len, "host longer than 253 characters");
+		return bad(p, key, val, "host longer than 253 characters");
 	memcpy(host, s, n);
 	host[n] = '\0';
 	if (host[0] == '[') {
 		host[n - 1] = '\0';
 		if (n < 3 || s[n - 1] != ']' ||
 		    inet_pton(AF_INET6, host + 1, buf) != 1)
-			return bad(why, len, "'%.*s' is not an IPv6 address in "
-			    "brackets", (int)n, s);
-		return 0;
+			return bad(p, key, val, "'%.*s' is not an IPv6 address "
+			    "in brackets", (int)n, s);
+		return 1;
 	}
 	if (inet_pton(AF_INET, host, buf) == 1)
-		return 0;
+		return 1;
 	/* The resolver would read "127.1" or "0x7f.0.0.1" as an address. */
 	if (inet_aton(host, &in) != 0 ||
 	    strspn(host, "0123456789.") == n)
-		return bad(why, len, "'%s' is not an IPv4 address of four "
+		return bad(p, key, val, "'%s' is not an IPv4 address of four "
 		    "decimal numbers 0 to 255 without leading zeros", host);
 	if (!host_name_valid(host))
-		return bad(why, len, "'%s' is not a host name (labels of 1 to "
-		    "63 letters, digits and '-' joined by '.'), an IPv4 "
+		return bad(p, key, val, "'%s' is not a host name (labels of 1 "
+		    "to 63 letters, digits and '-' joined by '.'), an IPv4 "
 		    "address or an [IPv6] address", host);
-	return 0;
+	return 1;
 }
 
 /*
  * A base URL (url, endpoints, ping): a path is appended to it and
- * credentials have their own keys. 0, or -1 and why it is wrong.
+ * credentials have their own keys.
  */
 static int
-url_check(const char *url, char *why, size_t len)
+url(struct parse *p, const char *key, const char *val)
 {
 	const char	*host, *end, *port, *path;
 	int64_t		 v;
 	size_t		 n;
 
-	if (strncasecmp(url, "http://", 7) == 0)
-		host = url + 7;
-	else if (strncasecmp(url, "https://", 8) == 0)
-		host = url + 8;
+	if (strncasecmp(val, "http://", 7) == 0)
+		host = val + 7;
+	else if (strncasecmp(val, "https://", 8) == 0)
+		host = val + 8;
 	else
-		return bad(why, len, "does not start with http:// or https://");
-	if (strchr(url, ' ') != NULL)
-		return bad(why, len, "white space");
-	if (strpbrk(url, "?#") != NULL)
-		return bad(why, len, "a query or fragment ('?' or '#'); "
+		return bad(p, key, val, "does not start with http:// or "
+		    "https://");
+	if (strchr(val, ' ') != NULL)
+		return bad(p, key, val, "white space");
+	if (strpbrk(val, "?#") != NULL)
+		return bad(p, key, val, "a query or fragment ('?' or '#'); "
 		    "pollguard appends a path to this URL");
 	path = host + strcspn(host, "/");
 	if (memchr(host, '@', path - host) != NULL)
-		return bad(why, len, "user information (user@); credentials "
-		    "go in user and password");
+		return bad(p, key, val, "user information (user@); "
+		    "credentials go in user and password");
 	/* The port's ':' is the last one outside an IPv6 address. */
 	end = host[0] == '[' ? memchr(host, ']', path - host) : host;
 	if (end == NULL)
-		return bad(why, len, "'[' without ']'");
+		return bad(p, key, val, "'[' without ']'");
 	end += strcspn(end, ":/");
-	if (url_host(host, end - host, why, len) == -1)
-		return -1;
+	if (!url_host(p, key, val, host, end - host))
+		return 0;
 	if (*end == ':') {
 		port = end + 1;
 		n = path - port;
 		if (n == 0)
-			return bad(why, len, "':' without a port");
+			return bad(p, key, val, "':' without a port");
 		if (n > 5 || strspn(port, "0123456789") != n)
-			return bad(why, len, "port '%.*s' is not a number from "
-			    "1 to 65535", (int)n, port);
+			return bad(p, key, val, "port '%.*s' is not a number "
+			    "from 1 to 65535", (int)n, port);
 		if (pg_kv_num(port, n, 1, 65535, &v) == -1)
-			return bad(why, len, "port %.*s is not from 1 to 65535",
-			    (int)n, port);
+			return bad(p, key, val, "port %.*s is not from 1 to "
+			    "65535", (int)n, port);
 	}
 	for (; *path != '\0'; path++) {
 		if (in_set(*path, ALNUM "-._~!$&'()*+,;=:@/"))
@@ -251,15 +254,16 @@ url_check(const char *url, char *why, size_t len)
 			continue;
 		}
 		if (*path == '%')
-			return bad(why, len, "'%%' in the path is not followed "
-			    "by two hex digits");
+			return bad(p, key, val, "'%%' in the path is not "
+			    "followed by two hex digits");
 		if ((unsigned char)*path < 0x80)
-			return bad(why, len, "'%c' in the path must be written "
-			    "%%%02X", *path, (unsigned char)*path);
-		return bad(why, len, "byte 0x%02X in the path must be written "
-		    "%%%02X", (unsigned char)*path, (unsigned char)*path);
+			return bad(p, key, val, "'%c' in the path must be "
+			    "written %%%02X", *path, (unsigned char)*path);
+		return bad(p, key, val, "byte 0x%02X in the path must be "
+		    "written %%%02X", (unsigned char)*path,
+		    (unsigned char)*path);
 	}
-	return 0;
+	return 1;
 }
 
 static int
@@ -299,16 +303,6 @@ settle(struct parse *p, const char *key, const char *val)
 	if (p->cfg->settle_ms > 0 && p->cfg->settle_ms < 100)
 		return conf_fail(p, p->line, "%s: %s is too small (0 turns it "
 		    "off; else at least 100ms)", key, val);
-	return 1;
-}
-
-static int
-url(struct parse *p, const char *key, const char *val)
-{
-	char	 why[PG_ERR_MAX];
-
-	if (url_check(val, why, sizeof(why)) == -1)
-		return conf_fail(p, p->line, "%s: '%s': %s", key, val, why);
 	return 1;
 }
 
