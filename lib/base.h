@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * base.h: what every layer of the library uses: limits, the clocks,
- * durations and names (clock.c, duration.c), and the "key value" text
- * format (kv.c). lib/pollguard.h lists the layers.
+ * base.h: what every layer of the library (lib/pollguard.h) uses: limits,
+ * clocks, durations, names and the "key value" text format.
  *
- * Contract for every function of the library's headers: it never exits
- * and never prints. Functions returning int return 0 on success and -1
- * on failure unless stated otherwise; the reason is in errno or in the
- * caller's error buffer, as each declaration says.
+ * Every function of the library never exits and never prints; one that
+ * returns int returns 0, or -1 with the reason in errno or in the
+ * caller's error buffer, unless its declaration says otherwise.
  */
 #ifndef PG_BASE_H
 #define PG_BASE_H
@@ -19,7 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The release, from the file VERSION: the Makefile passes it. */
 #ifndef PG_VERSION
 #error "PG_VERSION is not defined: build with make, which reads VERSION"
 #endif
@@ -32,21 +29,13 @@
 #define PG_WAIT_MIN_MS	(10LL * 1000)	/* a cluster's wait, at least */
 #define PG_WAIT_MAX_MS	(30LL * 24 * 3600 * 1000)	/* and at most */
 
-/* clock.c: reading the clocks. */
-
-/*
- * Read a clock (CLOCK_BOOTTIME, CLOCK_MONOTONIC, CLOCK_REALTIME) in
- * nanoseconds into *ns. -1 with errno when it cannot be read.
- */
+/* clock.c: a clock (CLOCK_BOOTTIME, ...) in nanoseconds into *ns. */
 int	 pg_clock(clockid_t, int64_t *);
 
-/* duration.c: durations, and the names of clusters and nodes. */
-
 /*
- * Parse a duration: a decimal integer followed by a unit ms, s, m, h or d;
- * a bare integer means seconds. On success store milliseconds in *ms and
- * return 0. On failure return -1 and point *errstr at "invalid", "too
- * small" or "too large" (as strtonum(3) does).
+ * duration.c: a decimal integer and a unit ms, s, m, h or d (none: s),
+ * from min to max, in ms into *ms; or -1 and *errstr "invalid", "too
+ * small" or "too large", as strtonum(3).
  */
 int	 pg_duration_parse(const char *, int64_t, int64_t, int64_t *,
 	    const char **);
@@ -58,17 +47,13 @@ int	 pg_duration_parse(const char *, int64_t, int64_t, int64_t *,
  */
 int	 pg_duration_format(int64_t, char *, size_t);
 
-/*
- * pg_duration_format into buf, PG_DURATION_MAX bytes, or "?" for what
- * it refuses: buf, for a message.
- */
+/* For a message: pg_duration_format into buf (PG_DURATION_MAX), or "?". */
 #define PG_DURATION_MAX	32
 const char	*pg_duration_text(int64_t, char *);
 
 /*
- * True when the string is a valid cluster ID: 1 to PG_NAME_MAX characters
- * of [A-Za-z0-9._-], not starting with '.' or '-'. IDs name state files
- * and URL path segments, and are command-line arguments.
+ * A cluster ID: 1 to PG_NAME_MAX of [A-Za-z0-9._-], not starting with
+ * '.' or '-' (IDs name files and URL segments, and are arguments).
  */
 int	 pg_cluster_id_valid(const char *);
 
@@ -76,23 +61,19 @@ int	 pg_cluster_id_valid(const char *);
 int	 pg_peer_name_valid(const char *);
 
 /*
- * How long from now until the earliest of the times at[0..n) that are
- * set (> 0), never less than 0: one already past is due now. Times in
- * ms of one clock; with none set, until INT64_MAX.
+ * The time from now to the earliest of at[0..n) that is set (> 0), at
+ * least 0; with none set, to INT64_MAX.
  */
 int64_t	 pg_time_left(int64_t, const int64_t *, size_t);
 
 /*
- * kv.c: the "key value" format of the side record, the lease record and
- * the status answer: lines of a key, one space and a value (the rest of
- * the line). A key is 1 to PG_KV_KEY_MAX of [a-z0-9_]. Pure: no I/O.
+ * kv.c: lines of a key (1 to PG_KV_KEY_MAX of [a-z0-9_]), one space and
+ * a value: the side and lease records and the status answer. No I/O.
  */
 
 /*
  * Append printf-formatted text to buf (len bytes) at *off and advance
- * *off: 0, or -1, *off unchanged, when it does not fit. The record and
- * status formatters OR (|=) the results of their steps and fail once, at
- * the end.
+ * *off: 0, or -1 and *off unchanged when it does not fit.
  */
 int	 pg_appendf(char *, size_t, size_t *, const char *, ...)
 	    __attribute__((__format__(__printf__, 4, 5)));
@@ -117,11 +98,9 @@ enum pg_kv_error {
 struct pg_kv {
 	const char		*p;		/* the next line */
 	const char		*end;
-	const char *const	*keys;		/* known, NULL last; 32 at
-						   most */
+	const char *const	*keys;		/* NULL last; 32 at most */
 	int			 flags;		/* PG_KV_* */
-	size_t			 line_max;	/* the longest line without its
-						   end; 0: no limit */
+	size_t			 line_max;	/* without its end; 0: any */
 	unsigned int		 seen;		/* a bit per known key read */
 	size_t			 nline;		/* lines read, from 1 */
 	const char		*line;		/* that line, without its end */
@@ -136,29 +115,21 @@ struct pg_kv {
 void	 pg_kv_init(struct pg_kv *, const char *, size_t, const char *const *,
 	    int);
 
-/*
- * A file: at most max bytes, its first line the version line magic (with
- * its LF), then lines of these keys. 0, or -1 when it is not such a file.
- */
+/* A file: at most max bytes, the line magic (with its LF), then keys. */
 int	 pg_kv_begin(struct pg_kv *, const char *, size_t, size_t,
 	    const char *, const char *const *, int);
 
 /*
- * The next line of a known key: 1, its index in key and its value in
- * val; lines of unknown keys are skipped. 0 at the end (with
- * PG_KV_BLANK, after a blank line). -1, the reason in error, when a line
- * has no LF, is longer than line_max or holds a NUL, is not "key value",
- * or has a known key read before (key then says which).
+ * The next line of a known key: 1, with key and val set. 0 at the end
+ * (or a blank line, with PG_KV_BLANK). -1 with error (PG_KV_TWICE: key
+ * says which).
  */
 int	 pg_kv_next(struct pg_kv *);
 
 /* True when each of the n bytes at s is from lo to hi. */
 int	 pg_bytes_within(const char *, size_t, char, char);
 
-/*
- * A number from lo to hi, the whole of s[0..n): 1 to 19 decimal digits,
- * nothing else, read by strtonum. 0 and *v, or -1.
- */
+/* A number from lo to hi, all of s[0..n): 1 to 19 decimal digits. */
 int	 pg_kv_num(const char *, size_t, int64_t, int64_t, int64_t *);
 
 #endif /* PG_BASE_H */

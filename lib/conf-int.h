@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * conf-int.h: private to config.c and confkey.c, the reader
- * of pollguard.conf(5); conf.h has what the rest of the library and the
- * tools use. The same contract as base.h: the functions that take a
- * struct parse return 1 when the value is good, else 0 with the reason
- * in the parse (conf_fail).
+ * conf-int.h: private to config.c and confkey.c. Functions taking a
+ * struct parse return 1, or 0 with the reason in it (conf_fail).
  */
 #ifndef PG_CONF_INT_H
 #define PG_CONF_INT_H
@@ -29,11 +26,9 @@ struct parse {
 	enum section		 sec;
 	void			*base;		/* its struct */
 	char			 label[PG_NAME_MAX + 16]; /* "peer a" */
-	unsigned int		 seen;		/* keys of this section so
-						   far */
+	unsigned int		 seen;		/* keys of this section */
 	int			 seen_global;
-	int			 connect_line;	/* connect_timeout was set
-						   here */
+	int			 connect_line;	/* of connect_timeout */
 	int			 seen_serve;
 	int			 has_password;
 	char			**peerlists;	/* per cluster, NULL: default */
@@ -47,14 +42,11 @@ struct parse {
 
 #define SEPARATORS	", \t"	/* between the items of a list */
 
-/*
- * The parse fails, with this reason at this line (0: none): the first
- * failure is kept, later ones are ignored. Returns 0 (confkey.c).
- */
+/* The parse fails at this line (0: none); the first failure counts. */
 int	 conf_fail(struct parse *, int, const char *, ...)
 	    __attribute__((__format__(__printf__, 3, 4)));
 
-/* A line "key = value" of the current section (confkey.c). */
-int	 conf_key(struct parse *, const char *, const char *);
+/* inih's handler: a line "key = value" of the current section. */
+int	 conf_key(void *, const char *, const char *, const char *);
 
 #endif

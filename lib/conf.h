@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * conf.h: pollguard.conf(5), read and checked in full by config.c and
- * confkey.c (their own parts are in conf-int.h).
- */
+/* conf.h: pollguard.conf(5), read by config.c and confkey.c. */
 #ifndef PG_CONF_H
 #define PG_CONF_H
 
@@ -18,15 +15,8 @@
 #define PG_PEERS_MAX	256
 #define PG_CLUSTERS_MAX	256
 #define PG_ALLOW_MAX	64
-/* [serve] backlog and max_connections: defaults and ranges. */
-#define PG_BACKLOG_DEFAULT	1024
-#define PG_BACKLOG_MAX		65535
-#define PG_CONN_MAX_DEFAULT	1024
-#define PG_CONN_MAX_MAX		65536
 
 #define PG_RUNTIME_MIN_MS	100LL		/* max_runtime, kill_after */
-#define PG_KILL_AFTER_MS	(10LL * 1000)	/* kill_after's default */
-#define PG_KILL_AFTER_MAX_MS	(3600LL * 1000)
 #define PG_PING_TIMEOUT_MAX_MS	5000LL		/* ping_timeout's default */
 
 struct pg_net {
@@ -44,37 +34,29 @@ struct pg_peer {
 	int		 line;		/* line of the section header */
 };
 
+/* The keys' values, each as pollguard.conf(5) describes it. */
 enum pg_unreachable {
-	PG_UNREACHABLE_RUN = 0,		/* an unreachable peer counts as
-					   never */
-	PG_UNREACHABLE_SKIP		/* any unreachable peer: skip the
-					   round */
+	PG_UNREACHABLE_RUN = 0,
+	PG_UNREACHABLE_SKIP
 };
 
-/* What a failed run does to who polls next (pollguard(7), HANDOVER). */
 enum pg_on_failure {
-	PG_ON_FAILURE_HANDOVER = 0,	/* the default: healthy nodes
-					   take over */
-	PG_ON_FAILURE_STAY		/* 0.3: the failing node stays
-					   the poller */
+	PG_ON_FAILURE_HANDOVER = 0,
+	PG_ON_FAILURE_STAY
 };
 
-/* Who orders the claims of a cluster: its peers, or an etcd cluster. */
 enum pg_backend {
 	PG_BACKEND_PEERS = 0,
 	PG_BACKEND_ETCD
 };
 
-/* What pollguard-touch -- does to a job whose etcd lease was lost. */
 enum pg_lease_lost {
-	PG_LEASE_LOST_KILL = 0,		/* the default: stop its process
-					   group */
-	PG_LEASE_LOST_WARN		/* say so, let it run */
+	PG_LEASE_LOST_KILL = 0,
+	PG_LEASE_LOST_WARN
 };
 
 #define PG_ETCD_ENDPOINTS_MAX	8
 
-/* The [etcd] section: where the etcd backend's clusters live. */
 struct pg_etcd {
 	char		 endpoints[PG_ETCD_ENDPOINTS_MAX][PG_VALUE_MAX];
 	size_t		 nendpoints;	/* 0: no [etcd] section */
@@ -100,15 +82,11 @@ struct pg_cluster {
 	size_t		*peers;		/* indices into pg_config.peers */
 	size_t		 npeers;	/* 0: standalone */
 	int		 line;
-	/* pollguard(7), PREFERRED NODE */
-	char		 prefer[PG_VALUE_MAX];	/* "a,b", as the [peer] names
-						   are spelt; "": no prefer */
-	int		 failback;	/* 1 (the default): yield to a
-					   preferred node that is back */
-	int64_t		 failback_after_ms;	/* its checks must have run
-						   this long; default wait */
+	char		 prefer[PG_VALUE_MAX];	/* "a,b"; "": no prefer */
+	int		 failback;
+	int64_t		 failback_after_ms;	/* default: wait */
 	int64_t		 prefer_slack_ms;	/* min(claim horizon, wait/4) */
-	enum pg_backend	 backend;	/* etcd: pollguard(7), STRICT MODE */
+	enum pg_backend	 backend;
 	enum pg_lease_lost on_lease_lost;
 	char		 ping[PG_VALUE_MAX];	/* lib/monitor.h; "": none */
 	int64_t		 ping_timeout_ms;	/* of each ping */
@@ -140,17 +118,12 @@ struct pg_config {
 	struct pg_etcd	 etcd;
 };
 
-/*
- * The config file to use: the argument of -c when not NULL, else
- * $POLLGUARD_CONF when set and not empty, else PG_CONF_DEFAULT.
- */
+/* The config file: -c's argument, else $POLLGUARD_CONF, else the default. */
 const char	*pg_config_path(const char *);
 
 /*
- * Read and validate a config file. On success return 0 and store a new
- * config in *cfgp (free it with pg_config_free). On failure return -1 and
- * write a message to err, naming the file and, where there is one, the
- * line: "FILE:LINE: what is wrong".
+ * Read and check a config file into a new *cfgp (pg_config_free frees
+ * it); or -1 and in err "FILE:LINE: what is wrong" (LINE where known).
  */
 int	 pg_config_load(const char *, struct pg_config **, char *, size_t);
 void	 pg_config_free(struct pg_config *);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * config.c: pg_config_load reads pollguard.conf(5) and checks every value
- * in full, so that the tools never act on a half-understood file. Here:
- * the lines, the sections and what needs the whole file; the keys of
- * each section and their values are in confkey.c.
+ * config.c: pg_config_load reads pollguard.conf(5) in full, so that the
+ * tools never act on a half-understood file: its lines, its sections and
+ * what needs the whole file. The keys and their values: confkey.c.
  */
 #include <sys/stat.h>
 
@@ -20,11 +19,7 @@
 #include "conf-int.h"
 #include "decide.h"
 
-/*
- * What needs the whole file: an etcd cluster needs [etcd] endpoints and
- * asks no peers (a peers list for it is an error, the default list is
- * dropped); [etcd] gets its defaults.
- */
+/* An etcd cluster asks no peers; [etcd] gets its defaults. */
 static int
 etcd_finish(struct parse *p)
 {
@@ -61,20 +56,6 @@ etcd_finish(struct parse *p)
 	if (e->timeout_ms == 0)
 		e->timeout_ms = cfg->timeout_ms;
 	return 1;
-}
-
-static int
-handler(void *arg, const char *section, const char *key, const char *val)
-{
-	struct parse	*p = arg;
-
-	(void)section;	/* the reader tracks sections itself */
-	if (p->failed)
-		return 0;
-	/* "peers =" is the one empty value: a cluster with no peers. */
-	if (val[0] == '\0' && (p->sec != SEC_CLUSTER || strcmp(key, "peers")))
-		return conf_fail(p, p->line, "%s: empty value", key);
-	return conf_key(p, key, val);
 }
 
 static int
@@ -140,7 +121,7 @@ new_cluster(struct parse *p, const char *id)
 		return 0;
 	strlcpy(cfg->clusters[n].id, id, sizeof(cfg->clusters[0].id));
 	cfg->clusters[n].line = p->line;
-	cfg->clusters[n].kill_after_ms = PG_KILL_AFTER_MS;
+	cfg->clusters[n].kill_after_ms = 10 * 1000;
 	cfg->clusters[n].ping_timeout_ms = PG_PING_TIMEOUT_MAX_MS;
 	cfg->clusters[n].cooldown_ms = -1;	/* not set: the wait */
 	cfg->clusters[n].failback = 1;
@@ -152,7 +133,6 @@ new_cluster(struct parse *p, const char *id)
 	return 1;
 }
 
-/* A section that appears once: [pollguard], [serve], [etcd]. */
 static int
 single(struct parse *p, const char *name, enum section sec, int *line,
     void *base)
@@ -207,11 +187,9 @@ section(struct parse *p, const char *line)
 }
 
 /*
- * Debian's inih calls the handler without a line number, never for an
- * empty section, splits lines longer than 199 characters silently and
- * reads an indented line after a key as a continuation of its value. We
- * therefore feed it through our own line reader, which counts lines,
- * rejects what inih would misread, and sees every section header.
+ * Debian's inih gives conf_key no line number nor empty sections,
+ * splits long lines silently and joins an indented line to the value
+ * before: this reader counts lines, sees sections, refuses the rest.
  */
 static char *
 reader(char *buf, int size, void *arg)
@@ -259,17 +237,13 @@ reader(char *buf, int size, void *arg)
 	return p->failed ? NULL : buf;
 }
 
-/*
- * Peers are told the time since a claim, not since the latest refresh,
- * for the claim's horizon: an active node must still look active to them,
- * so every wait must be longer.
- */
+/* Within it peers see a claim's age (doc/PROTOCOL.md): waits are longer. */
 static int
 check_horizon(struct parse *p)
 {
 	struct pg_config	*cfg = p->cfg;
 	int64_t			 horizon;
-	char			 h[32], w[32];
+	char			 h[PG_DURATION_MAX], w[PG_DURATION_MAX];
 	size_t			 i;
 
 	horizon = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
@@ -279,20 +253,19 @@ check_horizon(struct parse *p)
 		if (cfg->clusters[i].npeers == 0 ||
 		    cfg->clusters[i].wait_ms > horizon)
 			continue;
-		pg_duration_format(horizon, h, sizeof(h));
-		pg_duration_format(cfg->clusters[i].wait_ms, w, sizeof(w));
 		return conf_fail(p, cfg->clusters[i].line, "[cluster %s]: wait "
 		    "%s is not longer than the claim horizon %s (2 x timeout + "
 		    "1.5 x settle + 1s); raise wait or lower timeout or settle",
-		    cfg->clusters[i].id, w, h);
+		    cfg->clusters[i].id,
+		    pg_duration_text(cfg->clusters[i].wait_ms, w),
+		    pg_duration_text(horizon, h));
 	}
 	return 1;
 }
 
 /*
- * The prefer list of cluster i, once its peers are known: every name is
- * this node or one of the cluster's peers, none twice. Kept as written,
- * joined by commas: the form peers compare (without case) to their own.
+ * Cluster i's prefer names this node or its peers, once each; kept as
+ * spelt, joined by commas, as peers compare it (without case).
  */
 static int
 prefer_list(struct parse *p, size_t i)
@@ -459,8 +432,8 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 	cfg->timeout_ms = 2000;
 	cfg->connect_timeout_ms = 1000;
 	cfg->settle_ms = 500;
-	cfg->serve.backlog = PG_BACKLOG_DEFAULT;
-	cfg->serve.max_conn = PG_CONN_MAX_DEFAULT;
+	cfg->serve.backlog = 1024;
+	cfg->serve.max_conn = 1024;
 
 	/* O_NONBLOCK: a FIFO named as the config must not hang the tool. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) ==
@@ -472,7 +445,7 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 		conf_fail(&p, 0, "%s", strerror(errno));
 	if (p.failed)
 		goto out;
-	r = ini_parse_stream(reader, &p, handler, &p);
+	r = ini_parse_stream(reader, &p, conf_key, &p);
 	if (!p.failed && ferror(p.fp))
 		conf_fail(&p, 0, "read error");
 	if (r > 0 && (!p.failed || r < p.errline)) {

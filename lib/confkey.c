@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * confkey.c: the keys of each section of pollguard.conf(5), for
- * pg_config_load (config.c): each value checked in full (URLs and their
- * host names, user names, the address ranges of [serve] allow, with the
- * match of a client's address against one), unknown and repeated keys
- * refused; and conf_fail, the reason a parse fails.
+ * confkey.c: the keys of each section of pollguard.conf(5) and the check
+ * of their values, for pg_config_load (config.c); [serve] allow's ranges.
  */
 #include <sys/socket.h>
 
@@ -45,11 +42,7 @@ conf_fail(struct parse *p, int line, const char *fmt, ...)
 	return 0;
 }
 
-/*
- * A key of a section: what its value is and where it goes, at off in the
- * section's struct (p->base). check, when there is one, runs first; for
- * OTHER it does all there is.
- */
+/* A key: its value's kind, at off in p->base; check first, if any. */
 enum kind {
 	STRING,		/* of size bytes at most, the NUL included */
 	PASSWORD,	/* a STRING that makes the file's mode matter */
@@ -106,7 +99,6 @@ duration(struct parse *p, const char *key, const char *val, int64_t min,
 	    pg_duration_text(small ? min : max, lim));
 }
 
-/* A whole number from min to max, digits only. */
 static int
 count(struct parse *p, const char *key, const char *val, long long min,
     long long max, int *n)
@@ -120,12 +112,10 @@ count(struct parse *p, const char *key, const char *val, long long min,
 	/* More digits than a long long holds is too large all the same. */
 	v = strlen(val) > 18 ? LLONG_MAX : strtonum(val, 0, LLONG_MAX,
 	    &errstr);
-	if (v < min)
-		return conf_fail(p, p->line, "%s: %s is too small (minimum "
-		    "%lld)", key, val, min);
-	if (v > max)
-		return conf_fail(p, p->line, "%s: %s is too large (maximum "
-		    "%lld)", key, val, max);
+	if (v < min || v > max)
+		return conf_fail(p, p->line, "%s: %s is too %s %lld)", key, val,
+		    v < min ? "small (minimum" : "large (maximum",
+		    v < min ? min : max);
 	*n = (int)v;
 	return 1;
 }
@@ -137,138 +127,123 @@ in_set(int c, const char *set)
 	return c != '\0' && strchr(set, c) != NULL;
 }
 
-/* Why a value is wrong, for people: returns -1. */
-static int __attribute__((__format__(__printf__, 3, 4)))
-bad(char *why, size_t len, const char *fmt, ...)
+/* The URL val of key is wrong, for this reason: returns 0. */
+static int __attribute__((__format__(__printf__, 4, 5)))
+bad(struct parse *p, const char *key, const char *val, const char *fmt, ...)
 {
+	char	 why[PG_ERR_MAX];
 	va_list	 ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return -1;
+	return conf_fail(p, p->line, "%s: '%s': %s", key, val, why);
 }
 
 #define ALNUM	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
 		"0123456789"
 #define HEX	"0123456789ABCDEFabcdef"
 
-/*
- * An RFC 1123 host name: labels of 1 to 63 letters, digits and '-', not
- * starting or ending with '-', joined by '.', at most 253 characters in
- * all. The last label is not all digits, so that a name never looks like
- * an address (RFC 1123 2.1).
- */
+/* RFC 1123; the last label not all digits, or it looks like an address. */
 static int
-host_name_valid(const char *s, size_t n)
+host_name_valid(const char *s)
 {
-	size_t	 i, label = 0, digits = 0;
+	size_t	 n;
 
-	if (n == 0 || n > 253)
+	if (strlen(s) > 253)
 		return 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] == '.') {
-			if (label == 0 || s[i - 1] == '-')
-				return 0;
-			label = digits = 0;
-			continue;
-		}
-		if (!in_set(s[i], ALNUM "-") || (s[i] == '-' && label == 0) ||
-		    ++label > 63)
+	for (;; s += n + 1) {
+		n = strspn(s, ALNUM "-");
+		if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-' ||
+		    (s[n] != '.' && s[n] != '\0'))
 			return 0;
-		if (in_set(s[i], "0123456789"))
-			digits++;
+		if (s[n] == '\0')
+			return strspn(s, "0123456789") < n;
 	}
-	return label > 0 && s[n - 1] != '-' && digits < label;
 }
 
-/* The host of a URL, n bytes at s; 0, or -1 and why it is wrong. */
+/* The host of a URL, n bytes at s. */
 static int
-url_host(const char *s, size_t n, char *why, size_t len)
+url_host(struct parse *p, const char *key, const char *val, const char *s,
+    size_t n)
 {
 	char		 host[256];
 	unsigned char	 buf[sizeof(struct in6_addr)];
 	struct in_addr	 in;
 
 	if (n == 0)
-		return bad(why, len, "no host");
+		return bad(p, key, val, "no host");
 	if (n >= sizeof(host))
-		return bad(why, len, "host longer than 253 characters");
+		return bad(p, key, val, "host longer than 253 characters");
 	memcpy(host, s, n);
 	host[n] = '\0';
 	if (host[0] == '[') {
 		host[n - 1] = '\0';
 		if (n < 3 || s[n - 1] != ']' ||
 		    inet_pton(AF_INET6, host + 1, buf) != 1)
-			return bad(why, len, "'%.*s' is not an IPv6 address in "
-			    "brackets", (int)n, s);
-		return 0;
+			return bad(p, key, val, "'%.*s' is not an IPv6 address "
+			    "in brackets", (int)n, s);
+		return 1;
 	}
 	if (inet_pton(AF_INET, host, buf) == 1)
-		return 0;
+		return 1;
 	/* The resolver would read "127.1" or "0x7f.0.0.1" as an address. */
 	if (inet_aton(host, &in) != 0 ||
 	    strspn(host, "0123456789.") == n)
-		return bad(why, len, "'%s' is not an IPv4 address of four "
+		return bad(p, key, val, "'%s' is not an IPv4 address of four "
 		    "decimal numbers 0 to 255 without leading zeros", host);
-	if (!host_name_valid(host, n))
-		return bad(why, len, "'%s' is not a host name (labels of 1 to "
-		    "63 letters, digits and '-' joined by '.'), an IPv4 "
+	if (!host_name_valid(host))
+		return bad(p, key, val, "'%s' is not a host name (labels of 1 "
+		    "to 63 letters, digits and '-' joined by '.'), an IPv4 "
 		    "address or an [IPv6] address", host);
-	return 0;
+	return 1;
 }
 
 /*
- * A base URL (a peer's url, an etcd endpoint, a ping): http:// or
- * https://, a host, an optional port from 1 to 65535 and an optional path
- * of RFC 3986 characters and %XX escapes. No user information, query or
- * fragment: credentials have their own keys and a path is appended
- * (/v1/elapsed/CLUSTER, /v3/kv/txn, /start). Control characters were
- * refused before. 0, or -1 and why it is wrong.
+ * A base URL (url, endpoints, ping): a path is appended to it and
+ * credentials have their own keys.
  */
 static int
-url_check(const char *url, char *why, size_t len)
+url(struct parse *p, const char *key, const char *val)
 {
-	const char	*host, *end, *port, *path, *errstr;
-	char		 num[6];
+	const char	*host, *end, *port, *path;
+	int64_t		 v;
 	size_t		 n;
 
-	if (strncasecmp(url, "http://", 7) == 0)
-		host = url + 7;
-	else if (strncasecmp(url, "https://", 8) == 0)
-		host = url + 8;
+	if (strncasecmp(val, "http://", 7) == 0)
+		host = val + 7;
+	else if (strncasecmp(val, "https://", 8) == 0)
+		host = val + 8;
 	else
-		return bad(why, len, "does not start with http:// or https://");
-	if (strchr(url, ' ') != NULL)
-		return bad(why, len, "white space");
-	if (strpbrk(url, "?#") != NULL)
-		return bad(why, len, "a query or fragment ('?' or '#'); "
+		return bad(p, key, val, "does not start with http:// or "
+		    "https://");
+	if (strchr(val, ' ') != NULL)
+		return bad(p, key, val, "white space");
+	if (strpbrk(val, "?#") != NULL)
+		return bad(p, key, val, "a query or fragment ('?' or '#'); "
 		    "pollguard appends a path to this URL");
 	path = host + strcspn(host, "/");
 	if (memchr(host, '@', path - host) != NULL)
-		return bad(why, len, "user information (user@); credentials "
-		    "go in user and password");
+		return bad(p, key, val, "user information (user@); "
+		    "credentials go in user and password");
 	/* The port's ':' is the last one outside an IPv6 address. */
 	end = host[0] == '[' ? memchr(host, ']', path - host) : host;
 	if (end == NULL)
-		return bad(why, len, "'[' without ']'");
+		return bad(p, key, val, "'[' without ']'");
 	end += strcspn(end, ":/");
-	if (url_host(host, end - host, why, len) == -1)
-		return -1;
+	if (!url_host(p, key, val, host, end - host))
+		return 0;
 	if (*end == ':') {
 		port = end + 1;
 		n = path - port;
 		if (n == 0)
-			return bad(why, len, "':' without a port");
+			return bad(p, key, val, "':' without a port");
 		if (n > 5 || strspn(port, "0123456789") != n)
-			return bad(why, len, "port '%.*s' is not a number from "
-			    "1 to 65535", (int)n, port);
-		memcpy(num, port, n);
-		num[n] = '\0';
-		strtonum(num, 1, 65535, &errstr);
-		if (errstr != NULL)
-			return bad(why, len, "port %s is not from 1 to 65535",
-			    num);
+			return bad(p, key, val, "port '%.*s' is not a number "
+			    "from 1 to 65535", (int)n, port);
+		if (pg_kv_num(port, n, 1, 65535, &v) == -1)
+			return bad(p, key, val, "port %.*s is not from 1 to "
+			    "65535", (int)n, port);
 	}
 	for (; *path != '\0'; path++) {
 		if (in_set(*path, ALNUM "-._~!$&'()*+,;=:@/"))
@@ -279,15 +254,16 @@ url_check(const char *url, char *why, size_t len)
 			continue;
 		}
 		if (*path == '%')
-			return bad(why, len, "'%%' in the path is not followed "
-			    "by two hex digits");
+			return bad(p, key, val, "'%%' in the path is not "
+			    "followed by two hex digits");
 		if ((unsigned char)*path < 0x80)
-			return bad(why, len, "'%c' in the path must be written "
-			    "%%%02X", *path, (unsigned char)*path);
-		return bad(why, len, "byte 0x%02X in the path must be written "
-		    "%%%02X", (unsigned char)*path, (unsigned char)*path);
+			return bad(p, key, val, "'%c' in the path must be "
+			    "written %%%02X", *path, (unsigned char)*path);
+		return bad(p, key, val, "byte 0x%02X in the path must be "
+		    "written %%%02X", (unsigned char)*path,
+		    (unsigned char)*path);
 	}
-	return 0;
+	return 1;
 }
 
 static int
@@ -330,17 +306,6 @@ settle(struct parse *p, const char *key, const char *val)
 	return 1;
 }
 
-/* A peer's url, a cluster's ping. */
-static int
-url(struct parse *p, const char *key, const char *val)
-{
-	char	 why[PG_ERR_MAX];
-
-	if (url_check(val, why, sizeof(why)) == -1)
-		return conf_fail(p, p->line, "%s: '%s': %s", key, val, why);
-	return 1;
-}
-
 /* An HTTP Basic user name: a ':' would end it early. */
 static int
 basic_user(struct parse *p, const char *key, const char *val)
@@ -364,10 +329,7 @@ peers(struct parse *p, const char *key, const char *val)
 	return 1;
 }
 
-/*
- * pollguard(7), PREFERRED NODE. The names are checked once the whole
- * file is read (prefer_list).
- */
+/* The names are checked once the file is read (prefer_list). */
 static int
 prefer(struct parse *p, const char *key, const char *val)
 {
@@ -417,7 +379,6 @@ allow(struct parse *p, const char *key, const char *val)
 	return 1;
 }
 
-/* A system user name for run_as. */
 static int
 run_as(struct parse *p, const char *key, const char *val)
 {
@@ -435,7 +396,7 @@ static int
 endpoints(struct parse *p, const char *key, const char *val)
 {
 	struct pg_etcd	*e = &p->cfg->etcd;
-	char		 list[PG_VALUE_MAX], why[PG_ERR_MAX], *tok, *last;
+	char		 list[PG_VALUE_MAX], *tok, *last;
 	size_t		 i;
 
 	if (!copy(p, list, sizeof(list), val, key))
@@ -445,9 +406,8 @@ endpoints(struct parse *p, const char *key, const char *val)
 		if (e->nendpoints == PG_ETCD_ENDPOINTS_MAX)
 			return conf_fail(p, p->line, "endpoints: more than %d",
 			    PG_ETCD_ENDPOINTS_MAX);
-		if (url_check(tok, why, sizeof(why)) == -1)
-			return conf_fail(p, p->line, "endpoints: '%s': %s",
-			    tok, why);
+		if (!url(p, key, tok))
+			return 0;
 		for (i = 0; i < e->nendpoints; i++)
 			if (strcmp(e->endpoints[i], tok) == 0)
 				return conf_fail(p, p->line, "endpoints: '%s' "
@@ -505,7 +465,7 @@ static const struct key cluster_keys[] = {
 	{ "max_runtime", DURATION, FIELD(pg_cluster, max_runtime_ms),
 	    PG_RUNTIME_MIN_MS, PG_WAIT_MAX_MS },
 	{ "kill_after", DURATION, FIELD(pg_cluster, kill_after_ms),
-	    PG_RUNTIME_MIN_MS, PG_KILL_AFTER_MAX_MS },
+	    PG_RUNTIME_MIN_MS, 3600 * 1000 },
 	{ "on_failure", CHOICE, FIELD(pg_cluster, on_failure),
 	    PG_ON_FAILURE_HANDOVER, PG_ON_FAILURE_STAY, "handover", "stay" },
 	{ "cooldown", DURATION, FIELD(pg_cluster, cooldown_ms), 0,
@@ -535,9 +495,8 @@ static const struct key serve_keys[] = {
 	{ "password", PASSWORD, FIELD(pg_serve, password) },
 	{ "allow", OTHER, .check = allow },
 	{ "run_as", STRING, FIELD(pg_serve, run_as), .check = run_as },
-	{ "backlog", COUNT, FIELD(pg_serve, backlog), 1, PG_BACKLOG_MAX },
-	{ "max_connections", COUNT, FIELD(pg_serve, max_conn), 1,
-	    PG_CONN_MAX_MAX },
+	{ "backlog", COUNT, FIELD(pg_serve, backlog), 1, 65535 },
+	{ "max_connections", COUNT, FIELD(pg_serve, max_conn), 1, 65536 },
 	{ 0 }
 };
 
@@ -553,13 +512,9 @@ static const struct key etcd_keys[] = {
 	{ 0 }
 };
 
-/*
- * Unknown and repeated keys are refused, and control characters in the
- * value: none is ever meant, and a tab only separates the items of a
- * list.
- */
+/* No control character is ever meant; a tab separates list items. */
 int
-conf_key(struct parse *p, const char *key, const char *val)
+conf_key(void *arg, const char *section, const char *key, const char *val)
 {
 	static const struct key	*const sections[][3] = {
 		[SEC_GLOBAL] = { global_keys },
@@ -568,12 +523,17 @@ conf_key(struct parse *p, const char *key, const char *val)
 		[SEC_CLUSTER] = { cluster_keys, strict_keys },
 		[SEC_ETCD] = { etcd_keys }
 	};
+	struct parse		*p = arg;
 	const struct key	*const *t, *k;
 	const char		*v;
 	char			*dst;
 	unsigned int		 bit = 1;
 	int			 list;
 
+	(void)section;	/* the reader tracks sections itself */
+	/* "peers =" is the one empty value: a cluster with no peers. */
+	if (val[0] == '\0' && (p->sec != SEC_CLUSTER || strcmp(key, "peers")))
+		return conf_fail(p, p->line, "%s: empty value", key);
 	if (p->sec == SEC_NONE)
 		return conf_fail(p, p->line, "'%s' before the first "
 		    "[section]", key);
@@ -627,9 +587,6 @@ conf_key(struct parse *p, const char *key, const char *val)
 int
 pg_net_parse(const char *s, struct pg_net *net)
 {
-	static const unsigned char v4mapped[12] = {
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
-	};
 	char		 addr[INET6_ADDRSTRLEN];
 	const char	*slash, *errstr;
 	unsigned int	 max, i;
@@ -654,12 +611,9 @@ pg_net_parse(const char *s, struct pg_net *net)
 		if (errstr != NULL)
 			return -1;
 	}
-	/*
-	 * ::ffff:a.b.c.d: an IPv4 client, which pollguard-serve sees as
-	 * a.b.c.d (conn.c): kept as that, or it would never match.
-	 */
+	/* pollguard-serve sees an IPv4-mapped client as IPv4 (conn.c). */
 	if (net->family == AF_INET6 &&
-	    memcmp(net->addr, v4mapped, sizeof(v4mapped)) == 0) {
+	    memcmp(net->addr, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0) {
 		if (net->prefix < 96) {
 			errno = EDOM;
 			return -1;
@@ -681,9 +635,7 @@ pg_net_match(const struct pg_net *net, int family, const void *addr)
 	const unsigned char	*a = addr;
 	unsigned int		 full = net->prefix / 8, rest = net->prefix % 8;
 
-	if (family != net->family)
-		return 0;
-	if (memcmp(a, net->addr, full) != 0)
+	if (family != net->family || memcmp(a, net->addr, full) != 0)
 		return 0;
 	return rest == 0 ||
 	    ((a[full] ^ net->addr[full]) & (0xff << (8 - rest)) & 0xff) == 0;

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * duration.c: durations as people write them ("500ms", "2m", "1d") and
- * read them, and the rules for the names of clusters and nodes.
- */
+/* duration.c: durations as people write and read them; names' rules. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -59,42 +56,31 @@ invalid:
 	return -1;
 }
 
-/* Two units at most, the smaller left out when it is zero: "2h", "2h5m". */
-static int
-two_units(char *buf, size_t len, int64_t big, const char *bu, int64_t small,
-    const char *su)
-{
-	if (small == 0)
-		return snprintf(buf, len, "%" PRId64 "%s", big, bu);
-	return snprintf(buf, len, "%" PRId64 "%s%" PRId64 "%s", big, bu, small,
-	    su);
-}
-
 int
 pg_duration_format(int64_t ms, char *buf, size_t len)
 {
-	int64_t	 s;
+	int64_t	 sub;
+	size_t	 i;
 	int	 r;
 
-	s = ms / 1000;
 	if (ms == PG_NEVER)
 		r = snprintf(buf, len, "never");
 	else if (ms < 0)
 		r = -1;
-	else if (ms < 1000)
-		r = snprintf(buf, len, "%" PRId64 "ms", ms);
-	else if (ms < 60 * 1000 && ms % 1000 >= 100)
-		r = snprintf(buf, len, "%" PRId64 ".%" PRId64 "s", s,
+	else if (ms >= 1000 && ms < 60 * 1000 && ms % 1000 >= 100)
+		r = snprintf(buf, len, "%" PRId64 ".%" PRId64 "s", ms / 1000,
 		    ms % 1000 / 100);
-	else if (s < 60)
-		r = snprintf(buf, len, "%" PRId64 "s", s);
-	else if (s < 3600)
-		r = two_units(buf, len, s / 60, "m", s % 60, "s");
-	else if (s < 24 * 3600)
-		r = two_units(buf, len, s / 3600, "h", s % 3600 / 60, "m");
-	else
-		r = two_units(buf, len, s / (24 * 3600), "d",
-		    s % (24 * 3600) / 3600, "h");
+	else {
+		/* The largest unit; from minutes on, the next unless zero. */
+		for (i = 4; i > 0 && ms < units[i].ms; i--)
+			continue;
+		r = snprintf(buf, len, "%" PRId64 "%s", ms / units[i].ms,
+		    units[i].suffix);
+		sub = i < 2 ? 0 : ms % units[i].ms / units[i - 1].ms;
+		if (sub != 0 && r >= 0 && (size_t)r < len)
+			r += snprintf(buf + r, len - r, "%" PRId64 "%s", sub,
+			    units[i - 1].suffix);
+	}
 	if (r < 0 || (size_t)r >= len) {
 		errno = ENAMETOOLONG;
 		return -1;

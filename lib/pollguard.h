@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * pollguard: the core library shared by the tools, one header a layer.
- * Each layer includes those below it; the library's sources and the
- * tools include the layers they use, and the tests this header, all of
- * them:
+ * pollguard: the tools' library, one header a layer, each including
+ * those below it; sources include the layers they use, tests this one:
  *
  *	base.h		limits, clocks, durations, names, "key value" text
  *	conf.h		pollguard.conf(5)
@@ -16,8 +14,7 @@
  *	lease.h		the etcd backend: lease record, answers, client
  *	monitor.h	pings and the monitoring plugin
  *
- * Headers ending in -int.h are private to the sources they name.
- * base.h states the contract every function keeps.
+ * Headers ending in -int.h are private; base.h states the contract.
  */
 #ifndef POLLGUARD_H
 #define POLLGUARD_H
