@@ -152,7 +152,7 @@ static int
 section(struct parse *p, const char *line)
 {
 	struct pg_config	*cfg = p->cfg;
-	char			 name[PG_VALUE_MAX], *arg;
+	char			 name[PG_VALUE_MAX], *sp, *arg = NULL;
 	const char		*end;
 	size_t			 n;
 
@@ -166,9 +166,9 @@ section(struct parse *p, const char *line)
 	if (*end != '\0' && *end != ';' && *end != '#')
 		return conf_fail(p, p->line, "text after the section header");
 	p->seen = 0;
-	if ((arg = strchr(name, ' ')) != NULL) {
-		*arg++ = '\0';
-		arg += strspn(arg, " \t");
+	if ((sp = strchr(name, ' ')) != NULL) {
+		*sp = '\0';
+		arg = sp + 1 + strspn(sp + 1, " \t");
 	}
 	if (strcmp(name, "pollguard") == 0 && arg == NULL)
 		return single(p, name, SEC_GLOBAL, &p->seen_global, cfg);
@@ -180,8 +180,8 @@ section(struct parse *p, const char *line)
 		return new_peer(p, arg);
 	if (strcmp(name, "cluster") == 0 && arg != NULL)
 		return new_cluster(p, arg);
-	if (arg != NULL)
-		arg[-1] = ' ';
+	if (sp != NULL)
+		*sp = ' ';
 	return conf_fail(p, p->line, "unknown section [%s] (expected "
 	    "[pollguard], [serve], [etcd], [peer NAME] or [cluster ID])", name);
 }
@@ -320,6 +320,7 @@ finish(struct parse *p)
 	struct pg_cluster	*c;
 	char			*tok, *last, host[256];
 	size_t			 i, j, k;
+	int			 self, self_seen, twice;
 
 	if (cfg->node[0] == '\0') {
 		if (gethostname(host, sizeof(host)) == -1)
@@ -370,6 +371,7 @@ finish(struct parse *p)
 					c->peers[c->npeers++] = j;
 			continue;
 		}
+		self_seen = 0;
 		for (tok = strtok_r(p->peerlists[i], SEPARATORS, &last);
 		    tok != NULL; tok = strtok_r(NULL, SEPARATORS, &last)) {
 			for (j = 0; j < cfg->npeers; j++)
@@ -378,11 +380,17 @@ finish(struct parse *p)
 			if (j == cfg->npeers)
 				return conf_fail(p, p->peerlines[i], "peers: "
 				    "no [peer %s] in this file", tok);
+			self = strcasecmp(tok, cfg->node) == 0;
+			twice = self && self_seen;
 			for (k = 0; k < c->npeers; k++)
 				if (c->peers[k] == j)
-					return conf_fail(p, p->peerlines[i],
-					    "peers: %s listed twice", tok);
-			if (strcasecmp(tok, cfg->node) != 0)
+					twice = 1;
+			if (twice)
+				return conf_fail(p, p->peerlines[i],
+				    "peers: %s listed twice", tok);
+			if (self)
+				self_seen = 1;
+			else
 				c->peers[c->npeers++] = j;
 		}
 	}
