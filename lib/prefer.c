@@ -129,13 +129,8 @@ pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
 	    s->recv_ns - st->yielded_ms * MS <= prev_ns + slack_ms * MS;
 }
 
-/*
- * A substitute gives the cluster back in two steps (doc/PREFER.md, rule
- * 3), so that no firing is lost when the preferred node checks first. A
- * yield lasts at most two waits when that node never polls: then the
- * substitute polls again.
- */
-void
+/* doc/PREFER.md, "The rules", 1 to 3. */
+enum pg_reason
 pg_prefer_decide(const struct pg_cluster *c, const char *node,
     const struct pg_status *own, const struct pg_seen *seen, size_t n,
     struct pg_decision *d)
@@ -143,31 +138,25 @@ pg_prefer_decide(const struct pg_cluster *c, const char *node,
 	size_t	 i, best = n;
 
 	if (c->prefer[0] == '\0' || d->disagree < n)
-		return;
+		return PG_REASON_GO;
 	for (i = 0; i < n; i++)
 		if (pg_prefer_before(c, seen[i].name, node) &&
 		    pg_prefer_eligible(c, &seen[i]) && (best == n ||
 		    pg_prefer_before(c, seen[i].name, seen[best].name)))
 			best = i;
 	if (best == n)
-		return;
+		return PG_REASON_GO;
 	d->prefer = best;
-	/* Idle: not the poller; the preferred node goes, not us. */
-	if (own == NULL || own->elapsed_ms >= c->wait_ms) {
-		d->verdict = PG_SKIP_ACTIVE;
-		d->reason = PG_REASON_PREFERRED;
-		return;
-	}
-	/* The poller: it stays, unless failback and the node is healthy. */
+	if (own == NULL || own->elapsed_ms >= c->wait_ms)
+		return PG_REASON_PREFERRED;
 	if (!c->failback || !pg_prefer_healthy(c, &seen[best]))
-		return;
+		return PG_REASON_GO;
+	/* A yield lasts at most two waits when that node never polls. */
 	if (strcasecmp(own->yield, seen[best].name) == 0 &&
-	    own->yielded_ms < 2 * c->wait_ms) {
-		d->verdict = PG_SKIP_ACTIVE;
-		d->reason = PG_REASON_YIELD;
-		return;
-	}
+	    own->yielded_ms < 2 * c->wait_ms)
+		return PG_REASON_YIELD;
 	d->yield = 1;
+	return PG_REASON_GO;
 }
 
 void
@@ -176,10 +165,7 @@ pg_checked_next(struct pg_checked *ck, int had, const struct pg_stamp *now,
 {
 	struct pg_checked	 prev = *ck;
 
-	if (!had) {
-		memset(&prev, 0, sizeof(prev));
-		prev.since = *now;
-	} else if (pg_stamp_elapsed(&prev.last, now) > gap_ms)
+	if (!had || pg_stamp_elapsed(&prev.last, now) > gap_ms)
 		prev.since = *now;
 	memset(ck, 0, sizeof(*ck));
 	ck->last = *now;
@@ -187,7 +173,7 @@ pg_checked_next(struct pg_checked *ck, int had, const struct pg_stamp *now,
 	if (go && yield != NULL) {
 		strlcpy(ck->yield, yield, sizeof(ck->yield));
 		ck->yielded = *now;
-	} else if (!go && prev.yield[0] != '\0') {
+	} else if (!go && had && prev.yield[0] != '\0') {
 		strlcpy(ck->yield, prev.yield, sizeof(ck->yield));
 		ck->yielded = prev.yielded;
 	}
