@@ -42,7 +42,7 @@ struct pg_decision {
 	size_t		 peer;		/* index of the deciding peer */
 	/* The peers below are indices; n: none. */
 	size_t		 failed;	/* failed, handover: not counted */
-	size_t		 prefer;	/* the preferred peer (or to yield to) */
+	size_t		 prefer;	/* the preferred peer, or yield to */
 	int		 yield;		/* GO: the last before yielding */
 	size_t		 yielded;	/* yields to us: not counted */
 	size_t		 disagree;	/* another prefer order: none applied */
