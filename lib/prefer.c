@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * prefer.c: the preferred node (pollguard(7), PREFERRED NODE), pure like
- * decide.c, which calls it. These rules only ever turn a go into a skip,
- * except pg_yield_ignores, which is argued where it is defined.
- */
+/* prefer.c: the preferred node, pure like decide.c (doc/PREFER.md). */
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -79,11 +75,7 @@ pg_prefer_healthy(const struct pg_cluster *c, const struct pg_seen *s)
 	    s->status.checking_ms >= c->failback_after_ms;
 }
 
-/*
- * A check of an earlier boot lies before this boot's clock began: a
- * negative moment, still on the same line as the peers' answers, since
- * only differences are compared.
- */
+/* A check of an earlier boot is negative: only differences matter. */
 int64_t
 pg_prefer_prev_check(const struct pg_status *own)
 {
@@ -93,25 +85,7 @@ pg_prefer_prev_check(const struct pg_status *own)
 	return own->at_ns - own->checked_ms * MS;
 }
 
-/*
- * Why not counting a yielding peer S is safe (node P, this node): the
- * whole argument is doc/PREFER.md's, "Why no round is doubled, lost or
- * run twice". S writes "yield P", stamped with the moment its check
- * began, only at the check of its last run, so while the yield stands
- * that run is the one still to account for. P takes it to be over only
- * from S's own records of it (a run that began and ended after the
- * yield, nothing recorded since but its last refresh, no run going, no
- * claim), never from the absence of one: whatever records no end keeps
- * S counted by its elapsed time until it has been idle for the wait.
- * That costs rounds, never safety. And the yield, decided no later than
- * slack after P's previous check, puts that run in a firing before P's
- * current one.
- *
- * The yield moment is at most recv - yielded on our clock (the answer
- * was made before we read it), so the slack test is safe to the last
- * millisecond. The differences below are of two times that are not
- * negative: none overflows, whatever a peer answers.
- */
+/* doc/PREFER.md, rule 4 and "Why no round is doubled, lost or run twice". */
 int
 pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
     const struct pg_seen *s)
