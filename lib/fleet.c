@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * fleet.c: what pollguard-status shows of a cluster across its nodes
- * (fleet.h): who would go next, predicted from plain data so that the
- * unit tests can check it exactly; the table and the JSON, made by stdio
- * in memory (open_memstream(3)).
- */
+/* fleet.c: pollguard-status's view of a cluster (fleet.h), pure. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -15,12 +10,8 @@
 
 #include "fleet.h"
 
-/* Text as an operator typed it (a local hold's why), safe to print. */
-static void
-safe(const char *in, char *out, size_t len)
-{
-	strnvis(out, in, len, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL);
-}
+/* A local hold's why, as an operator typed it, safe to print. */
+#define VIS_FLAGS	(VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL)
 
 /* Add to nx's text; what does not fit is cut off. */
 static void
@@ -35,11 +26,8 @@ say(struct pg_next *nx, const char *fmt, ...)
 }
 
 /*
- * The one moment, on one clock, at which pollguard-status takes every
- * answer as read, for the rules that compare moments (the yield rule:
- * a node's previous check against a peer's yield); far from both ends
- * of int64_t, so that the moments before it that the rules compute,
- * each bounded (pg_prefer_prev_check, pg_yield_ignores), stay positive.
+ * The moment every answer is taken as read, for the yield rule; far from
+ * both ends of int64_t, so that the bounded moments before it stay so.
  */
 #define NOW	(INT64_MAX / 2)
 
@@ -89,9 +77,8 @@ view(const struct pg_fleet *f, size_t i, struct pg_seen *seen)
 #define NODE_OF(i, k)	((k) < (i) ? (k) : (k) + 1)
 
 /*
- * Node i's check, as pollguard-check makes it now (check() there), or
- * not predicted (fleet.h, pg_fleet_next). It decides by our config but
- * for the prefer order it announces; a node before 0.4 has none.
+ * Node i's check, as pollguard-check makes it now, by our config but for
+ * the prefer order it announces (none before 0.4); or not predicted.
  */
 static void
 predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
@@ -172,10 +159,7 @@ anyone(const struct pg_fleet *f, struct pg_next *nx)
 	    pg_duration_text(f->cluster->wait_ms, a));
 }
 
-/*
- * Several checks go: the first to run. Nobody is active within wait but
- * a node handing over, as a rule; else the text names the nodes.
- */
+/* Several checks go: the first to run; the text names any awake. */
 static void
 several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 {
@@ -240,10 +224,9 @@ one(const struct pg_fleet *f, const struct pred *p, size_t x,
 	never_text(f, never, sizeof(never));
 	say(nx, "%s: its check goes%s", n->name,
 	    others ? ", the others skip" : "");
-	if (why[0] != '\0' && never[0] != '\0')
-		say(nx, " (%s; %s)", why, never);
-	else if (why[0] != '\0' || never[0] != '\0')
-		say(nx, " (%s%s)", why, never);
+	if (why[0] != '\0' || never[0] != '\0')
+		say(nx, " (%s%s%s)", why, why[0] != '\0' && never[0] != '\0' ?
+		    "; " : "", never);
 }
 
 /* No check goes, each for a reason of its own: the reasons, by node. */
@@ -283,7 +266,7 @@ hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	say(nx, "held for %s by %s", pg_duration_text(n->st.hold_ms, a),
 	    n->st.hold_by[0] != '\0' ? n->st.hold_by : n->name);
 	if (n->st.hold_why[0] != '\0') {
-		safe(n->st.hold_why, vis, sizeof(vis));
+		strnvis(vis, n->st.hold_why, sizeof(vis), VIS_FLAGS);
 		say(nx, " (%s)", vis);
 	}
 	say(nx, ": nobody goes");
@@ -311,7 +294,7 @@ error(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	    "decide", f->nodes[i].name);
 }
 
-/* No check goes: the first reason in fleet.h's order, else each's own. */
+/* No check goes: the first reason, pollguard-status(1)'s order. */
 static void
 nobody(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 {
@@ -440,7 +423,7 @@ static const char *const mark[2][2] = {
 	{ " (claim)", " (claim, deciding)" }
 };
 
-/* The cells of one node's line. */
+/* The cells of one node's line; "-": none, or not known. */
 static void
 cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
     char c[C_COUNT][CELL_MAX])
@@ -479,7 +462,7 @@ cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
 		    pg_duration_text(st->last_end_ms, b));
 	snprintf(c[C_FAILS], CELL_MAX, "%d", st->failures);
 	if (st->hold_ms > 0) {
-		safe(st->hold_why, why, sizeof(why));
+		strnvis(why, st->hold_why, sizeof(why), VIS_FLAGS);
 		snprintf(c[C_HOLD], CELL_MAX, "%s%s%s%s%s",
 		    pg_duration_text(st->hold_ms, a),
 		    st->hold_by[0] != '\0' ? " by " : "", st->hold_by,
