@@ -534,37 +534,31 @@ pg_fleet_table(const struct pg_fleet *f, size_t nf)
 	return done(fp, &s, ok);
 }
 
-/* The JSON being written. */
+/* The JSON being written; first: in an object or array just opened. */
 struct js {
 	FILE	*fp;
-	int	 first;		/* in an object or array just opened */
+	int	 first;
 };
 
-/* A ',' before all but the first member; then "key": unless key is NULL. */
+/*
+ * The value fmt makes, as the next member: after a ',' and "key": (key
+ * NULL: in an array); a '}' or ']' that closes takes neither.
+ */
 static void
-js_key(struct js *j, const char *key)
+js(struct js *j, const char *key, const char *fmt, ...)
 {
-	if (!j->first)
-		fputc(',', j->fp);
-	j->first = 0;
-	if (key != NULL)
-		fprintf(j->fp, "\"%s\":", key);
-}
+	va_list	 ap;
 
-/* Open ('{', '[') or close ('}', ']') an object or an array. */
-static void
-js_open(struct js *j, const char *key, int ch)
-{
-	js_key(j, key);
-	fputc(ch, j->fp);
-	j->first = 1;
-}
-
-static void
-js_close(struct js *j, int ch)
-{
-	fputc(ch, j->fp);
-	j->first = 0;
+	if (*fmt != '}' && *fmt != ']') {
+		if (!j->first)
+			fputc(',', j->fp);
+		if (key != NULL)
+			fprintf(j->fp, "\"%s\":", key);
+	}
+	j->first = *fmt == '{' || *fmt == '[';
+	va_start(ap, fmt);
+	vfprintf(j->fp, fmt, ap);
+	va_end(ap);
 }
 
 /* A string, escaped as fleet.h says, or null when s is NULL or empty. */
@@ -573,12 +567,11 @@ js_str(struct js *j, const char *key, const char *s)
 {
 	const unsigned char	*u = (const unsigned char *)s;
 
-	js_key(j, key);
 	if (s == NULL || *s == '\0') {
-		fputs("null", j->fp);
+		js(j, key, "null");
 		return;
 	}
-	fputc('"', j->fp);
+	js(j, key, "\"");
 	for (; *u != '\0'; u++)
 		if (*u == '"' || *u == '\\')
 			fprintf(j->fp, "\\%c", *u);
@@ -589,29 +582,21 @@ js_str(struct js *j, const char *key, const char *s)
 	fputc('"', j->fp);
 }
 
-static void
-js_num(struct js *j, const char *key, int64_t v)
-{
-	js_key(j, key);
-	fprintf(j->fp, "%" PRId64, v);
-}
-
 /* Milliseconds, or null for never (and unknown: cond false). */
 static void
 js_ms(struct js *j, const char *key, int cond, int64_t ms)
 {
 	if (cond && ms != PG_NEVER && ms >= 0)
-		js_num(j, key, ms);
+		js(j, key, "%" PRId64, ms);
 	else
-		js_str(j, key, NULL);
+		js(j, key, "null");
 }
 
 /* true, false, or null when v is negative. */
 static void
 js_bool(struct js *j, const char *key, int v)
 {
-	js_key(j, key);
-	fputs(v < 0 ? "null" : v ? "true" : "false", j->fp);
+	js(j, key, v < 0 ? "null" : v ? "true" : "false");
 }
 
 /* A node; one before 0.4 (no status) has its activity only. */
@@ -622,7 +607,7 @@ js_node(struct js *j, const struct pg_fleet_node *n)
 	int			 ok = PG_ANSWER_OK(n->kind);
 	int			 full = n->has_status;
 
-	js_open(j, NULL, '{');
+	js(j, NULL, "{");
 	js_str(j, "name", n->name);
 	js_bool(j, "self", n->self != 0);
 	js_bool(j, "reachable", ok);
@@ -637,18 +622,18 @@ js_node(struct js *j, const struct pg_fleet_node *n)
 	js_bool(j, "running", full ? st->running != 0 : -1);
 	js_ms(j, "pid", full && st->running && st->pid > 0, st->pid);
 	if (full && st->last) {
-		js_open(j, "last", '{');
+		js(j, "last", "{");
 		js_ms(j, "exit", st->last_signal == 0, st->last_exit);
 		js_ms(j, "signal", st->last_signal > 0, st->last_signal);
 		js_bool(j, "timed_out", st->last_timeout != 0);
 		js_ms(j, "duration_ms", 1, st->last_duration_ms);
 		js_ms(j, "end_ms", 1, st->last_end_ms);
-		js_close(j, '}');
+		js(j, NULL, "}");
 	} else
 		js_str(j, "last", NULL);
 	js_ms(j, "last_success_ms", full, st->last_success_ms);
 	if (full)
-		js_num(j, "failures", st->failures);
+		js(j, "failures", "%d", st->failures);
 	else
 		js_str(j, "failures", NULL);
 	js_str(j, "prefer", full ? st->prefer : NULL);
@@ -657,21 +642,21 @@ js_node(struct js *j, const struct pg_fleet_node *n)
 	js_ms(j, "checking_ms", full && st->checked_ms != PG_NEVER &&
 	    st->checking_ms >= 0, st->checking_ms);
 	if (full && st->yield[0] != '\0') {
-		js_open(j, "yield", '{');
+		js(j, "yield", "{");
 		js_str(j, "to", st->yield);
-		js_num(j, "ms", st->yielded_ms);
-		js_close(j, '}');
+		js(j, "ms", "%" PRId64, st->yielded_ms);
+		js(j, NULL, "}");
 	} else
 		js_str(j, "yield", NULL);
 	if (full && st->hold_ms > 0) {
-		js_open(j, "hold", '{');
-		js_num(j, "left_ms", st->hold_ms);
+		js(j, "hold", "{");
+		js(j, "left_ms", "%" PRId64, st->hold_ms);
 		js_str(j, "by", st->hold_by);
 		js_str(j, "why", st->hold_why);
-		js_close(j, '}');
+		js(j, NULL, "}");
 	} else
 		js_str(j, "hold", NULL);
-	js_close(j, '}');
+	js(j, NULL, "}");
 }
 
 /* next's reason in the JSON (pollguard-status(1)); else "none". */
@@ -697,37 +682,37 @@ pg_fleet_json(const char *version, const char *node,
 
 	if ((j.fp = open_memstream(&s, &len)) == NULL)
 		return NULL;
-	js_open(&j, NULL, '{');
+	js(&j, NULL, "{");
 	js_str(&j, "version", version);
 	js_str(&j, "node", node);
-	js_open(&j, "clusters", '[');
+	js(&j, "clusters", "[");
 	for (i = 0; i < nf; i++) {
 		c = f[i].cluster;
 		if (pg_fleet_next(&f[i], &nx) == -1) {
 			ok = 0;
 			break;
 		}
-		js_open(&j, NULL, '{');
+		js(&j, NULL, "{");
 		js_str(&j, "id", c->id);
-		js_num(&j, "wait_ms", c->wait_ms);
+		js(&j, "wait_ms", "%" PRId64, c->wait_ms);
 		js_str(&j, "unreachable", c->unreachable ==
 		    PG_UNREACHABLE_SKIP ? "skip" : "run");
-		js_open(&j, "next", '{');
+		js(&j, "next", "{");
 		js_str(&j, "reason", nx.reason == PG_REASON_GO &&
 		    nx.node >= f[i].n ? "any" : next_keys[nx.reason] != NULL ?
 		    next_keys[nx.reason] : "none");
 		js_str(&j, "node", nx.node < f[i].n ?
 		    f[i].nodes[nx.node].name : NULL);
 		js_str(&j, "text", nx.text);
-		js_close(&j, '}');
-		js_open(&j, "nodes", '[');
+		js(&j, NULL, "}");
+		js(&j, "nodes", "[");
 		for (k = 0; k < f[i].n; k++)
 			js_node(&j, &f[i].nodes[k]);
-		js_close(&j, ']');
-		js_close(&j, '}');
+		js(&j, NULL, "]");
+		js(&j, NULL, "}");
 	}
-	js_close(&j, ']');
-	js_close(&j, '}');
+	js(&j, NULL, "]");
+	js(&j, NULL, "}");
 	fputc('\n', j.fp);
 	return done(j.fp, &s, ok);
 }
