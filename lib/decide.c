@@ -220,8 +220,7 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	later = c->visible_ns - c->claim_ns;
 	if (later < window)
 		later = window;
-	for (i = 0; i < n; i++)
-		pending[i] = 0;
+	memset(pending, 0, n * sizeof(*pending));
 	for (i = 0; i < n; i++) {
 		s = &seen[i];
 		switch (s->answer.kind) {
@@ -403,23 +402,22 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 		snprintf(buf, len, "go");
 }
 
-/* pg_settle_text's format (args: name, why), NULL: its own; warns. */
+/*
+ * pg_settle_text's format (args: name, why); none: written out there.
+ * warns: pg_settle_warns.
+ */
 static const struct {
 	const char	*fmt;
 	int		 warns;
 } settle_texts[] = {
 	[PG_KEEP] = { "keep the claim: go", 0 },
 	[PG_LOST_EARLIER] = { "withdraw: %s claimed earlier", 0 },
-	[PG_LOST_NAME] = { NULL, 0 },
 	[PG_LOST_SLOW_WRITE] = { "claim withdrawn: writing it took too long "
 	    "to order it safely against peers", 1 },
 	[PG_LOST_SLOW_ROUND] = { "claim withdrawn: asking the peers took too "
 	    "long to order claims safely", 1 },
 	[PG_LOST_VANISHED] = { "claim withdrawn: peer %s answered before "
 	    "the claim but not after it (%s); it may have claimed too", 1 },
-	[PG_LOST_UNREACHABLE] = { NULL, 0 },
-	[PG_LOST_INVALID] = { NULL, 0 },
-	[PG_LOST_HELD] = { NULL, 0 },
 	[PG_WAIT] = { "waiting for %s to decide", 0 },
 	[PG_LOST_KEPT] = { "withdraw: %s kept its claim", 0 },
 	[PG_LOST_POLL] = { "claim withdrawn: %s, deciding too, did not show "

@@ -31,46 +31,44 @@ say(struct pg_next *nx, const char *fmt, ...)
  */
 #define NOW	(INT64_MAX / 2)
 
-/* n as the check of another node gets it; status: that check reads it. */
-static void
-as_seen(const struct pg_fleet_node *n, int status, struct pg_seen *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->name = n->name;
-	s->answer.kind = n->kind;
-	pg_status_init(&s->status);
-	if (PG_ANSWER_OK(n->kind)) {
-		s->answer.kind = n->st.elapsed_ms == PG_NEVER ?
-		    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
-		s->answer.elapsed_ms = n->st.elapsed_ms;
-		s->has_status = status && n->has_status;
-		if (s->has_status)
-			s->status = n->st;
-	}
-	strlcpy(s->why, n->why, sizeof(s->why));
-	s->sent_ns = s->recv_ns = NOW;
-}
-
 /* What is predicted of one node's check. */
 struct pred {
 	struct pg_decision d;	/* pg_decide's, over its view */
 	int		 checks;	/* its check runs and is predicted */
 	int		 busy;		/* a run, a claim or a check there */
-	char		 why[PG_TEXT_MAX];	/* d for people, without
-						   "skip: " */
+	char		 why[PG_TEXT_MAX];	/* d for people, no "skip: " */
 };
 
-/* Node i's view of the others, into seen: their count. */
+/* The others as node i's check gets them, into seen: their count. */
 static size_t
 view(const struct pg_fleet *f, size_t i, struct pg_seen *seen)
 {
-	size_t	 j, k;
+	const struct pg_fleet_node	*n;
+	struct pg_seen			*s = seen;
+	size_t				 j;
 
-	for (j = k = 0; j < f->n; j++)
-		if (j != i)
-			as_seen(&f->nodes[j], f->nodes[i].has_status,
-			    &seen[k++]);
-	return k;
+	for (j = 0; j < f->n; j++) {
+		if (j == i)
+			continue;
+		n = &f->nodes[j];
+		memset(s, 0, sizeof(*s));
+		s->name = n->name;
+		s->answer.kind = n->kind;
+		pg_status_init(&s->status);
+		if (PG_ANSWER_OK(n->kind)) {
+			s->answer.kind = n->st.elapsed_ms == PG_NEVER ?
+			    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
+			s->answer.elapsed_ms = n->st.elapsed_ms;
+			s->has_status = f->nodes[i].has_status &&
+			    n->has_status;
+			if (s->has_status)
+				s->status = n->st;
+		}
+		strlcpy(s->why, n->why, sizeof(s->why));
+		s->sent_ns = s->recv_ns = NOW;
+		s++;
+	}
+	return s - seen;
 }
 
 /* The node that is peer k of node i's view. */
