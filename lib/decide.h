@@ -51,10 +51,7 @@ struct pg_decision {
 /* A run's last refresh may come this long after its end. */
 #define PG_HANDOVER_SLACK_MS	1000
 
-/*
- * True when, under on_failure, a peer's answer does not count as activity
- * (doc/SAFETY.md, section 7, "Handover").
- */
+/* Under on_failure, the peer's activity does not count (SAFETY.md, 7). */
 int	 pg_handover_ignores(enum pg_on_failure, const struct pg_seen *);
 
 /*
@@ -128,10 +125,7 @@ int64_t	 pg_settle_sleep_ns(int64_t);
 /* 1 when the peer announces the fast rule ("deciding" in its status). */
 int	 pg_peer_fast(const struct pg_seen *);
 
-/*
- * The first peer of seen[0..n) announcing the fast rule with a settle or
- * timeout other than settle_ms and timeout_ms; n when none.
- */
+/* The first fast peer with another settle or timeout; n when none. */
 size_t	 pg_settle_disagrees(int64_t, int64_t, const struct pg_seen *, size_t);
 
 /*
@@ -145,18 +139,14 @@ enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
 	    enum pg_unreachable, const struct pg_seen *, size_t, int *,
 	    enum pg_settle_why *, size_t *);
 
-/*
- * The pending peers asked again (seen[i] matters where pending[i] is
- * set): returns and updates as pg_settle.
- */
+/* The pending peers asked again: returns and updates as pg_settle. */
 enum pg_verdict	 pg_settle_poll(const struct pg_claim *, int64_t,
 	    const struct pg_seen *, size_t, int *, enum pg_settle_why *,
 	    size_t *);
 
 /*
- * The horizon, in ms, a kept claim must have: lengthened by its write's
- * delay past settle/4 (doc/SAFETY.md, section 4); 0, withdraw, when that
- * reaches wait_ms.
+ * The horizon a kept claim needs, in ms (doc/SAFETY.md, section 4); 0 when
+ * it would reach wait_ms: withdraw.
  */
 int64_t	 pg_claim_keep_horizon(const struct pg_claim *, int64_t);
 
@@ -187,10 +177,7 @@ int	 pg_prefer_healthy(const struct pg_cluster *, const struct pg_seen *);
 /* This node's previous check in CLOCK_BOOTTIME ns; INT64_MIN: unknown. */
 int64_t	 pg_prefer_prev_check(const struct pg_status *);
 
-/*
- * True when a peer's activity does not count against node, previous
- * check prev_ns, slack ms (doc/PREFER.md, rule 4).
- */
+/* The peer yields: its activity does not count (doc/PREFER.md, rule 4). */
 int	 pg_yield_ignores(const char *, int64_t, int64_t,
 	    const struct pg_seen *);
 

@@ -360,8 +360,7 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	struct pred		*p;
 	size_t			 i, go = f->n, ngo = 0;
 
-	memset(nx, 0, sizeof(*nx));
-	nx->reason = PG_REASON_GO;
+	memset(nx, 0, sizeof(*nx));	/* PG_REASON_GO */
 	nx->node = f->n;
 	if (f->cluster->backend == PG_BACKEND_ETCD) {
 		by_etcd(f, nx);
@@ -372,7 +371,6 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	if (seen == NULL || p == NULL) {
 		free(seen);
 		free(p);
-		errno = ENOMEM;
 		return -1;
 	}
 	for (i = 0; i < f->n; i++) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* prefer.c: the preferred node, pure like decide.c (doc/PREFER.md). */
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -8,7 +9,7 @@
 
 #define MS	1000000LL	/* ns */
 
-/* The position of name in the comma-separated list, or -1. */
+/* The position of name in the comma-separated list, or INT_MAX. */
 static int
 position(const char *list, const char *name)
 {
@@ -21,7 +22,7 @@ position(const char *list, const char *name)
 			return i;
 		list += n + (list[n] == ',');
 	}
-	return -1;
+	return INT_MAX;
 }
 
 int
@@ -29,10 +30,8 @@ pg_prefer_before(const struct pg_cluster *c, const char *a, const char *b)
 {
 	int	 ia = position(c->prefer, a), ib = position(c->prefer, b);
 
-	if (ia >= 0 && ib >= 0)
+	if (ia != ib)
 		return ia < ib;
-	if (ia >= 0 || ib >= 0)
-		return ia >= 0;
 	return strcasecmp(a, b) < 0;
 }
 
