@@ -113,19 +113,20 @@ predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
 		memmove(p->why, p->why + 6, strlen(p->why + 6) + 1);
 }
 
-/* "b unreachable: counted as never", or "" when no node is. */
-static void
-never_text(const struct pg_fleet *f, char *buf, size_t len)
+/* sep and "b unreachable: counted as never" for the first; 1 if any. */
+static int
+never(const struct pg_fleet *f, struct pg_next *nx, const char *sep)
 {
 	size_t	 u;
 
 	for (u = 0; u < f->n; u++)
-		if (f->nodes[u].kind == PG_ANSWER_UNREACHABLE)
-			break;
-	buf[0] = '\0';
-	if (u < f->n)
-		snprintf(buf, len, "%s%s: counted as never", f->nodes[u].name,
-		    f->nodes[u].self ? "'s record unreadable" : " unreachable");
+		if (f->nodes[u].kind == PG_ANSWER_UNREACHABLE) {
+			say(nx, "%s%s%s: counted as never", sep,
+			    f->nodes[u].name, f->nodes[u].self ?
+			    "'s record unreadable" : " unreachable");
+			return 1;
+		}
+	return 0;
 }
 
 /* Node i keeps polling: active within wait, maybe running. */
@@ -161,7 +162,6 @@ anyone(const struct pg_fleet *f, struct pg_next *nx)
 static void
 several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 {
-	char	 never[PG_NAME_MAX + 48];
 	size_t	 i, failed = f->n, awake = 0, named = 0;
 
 	for (i = 0; i < f->n && failed == f->n; i++)
@@ -183,9 +183,8 @@ several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 				    f->nodes[i].name);
 		say(nx, " would go: the first check to run goes");
 	}
-	never_text(f, never, sizeof(never));
-	if (never[0] != '\0')
-		say(nx, " (%s)", never);
+	if (never(f, nx, " ("))
+		say(nx, ")");
 }
 
 /* Node x's check alone goes. */
@@ -195,9 +194,8 @@ one(const struct pg_fleet *f, const struct pred *p, size_t x,
 {
 	const struct pg_fleet_node	*n = &f->nodes[x];
 	const struct pg_decision	*d = &p[x].d;
-	char				 why[PG_NAME_MAX + 64];
-	char				 never[PG_NAME_MAX + 48];
 	size_t				 i, others = 0;
+	int				 open;
 
 	if (n->st.elapsed_ms < f->cluster->wait_ms) {
 		active(f, x, nx);
@@ -213,18 +211,16 @@ one(const struct pg_fleet *f, const struct pred *p, size_t x,
 	}
 	for (i = 0; i < f->n; i++)
 		others += i != x && p[i].checks;
-	why[0] = '\0';
-	if (d->failed < f->n - 1)
-		snprintf(why, sizeof(why), "%s's last run failed, handing over",
-		    f->nodes[NODE_OF(x, d->failed)].name);
-	else if (f->n == 1)
-		strlcpy(why, "no peers", sizeof(why));
-	never_text(f, never, sizeof(never));
 	say(nx, "%s: its check goes%s", n->name,
 	    others ? ", the others skip" : "");
-	if (why[0] != '\0' || never[0] != '\0')
-		say(nx, " (%s%s%s)", why, why[0] != '\0' && never[0] != '\0' ?
-		    "; " : "", never);
+	open = d->failed < f->n - 1 || f->n == 1;
+	if (d->failed < f->n - 1)
+		say(nx, " (%s's last run failed, handing over",
+		    f->nodes[NODE_OF(x, d->failed)].name);
+	else if (f->n == 1)
+		say(nx, " (no peers");
+	if (never(f, nx, open ? "; " : " (") || open)
+		say(nx, ")");
 }
 
 /* No check goes, each for a reason of its own: the reasons, by node. */
