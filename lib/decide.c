@@ -223,24 +223,17 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	memset(pending, 0, n * sizeof(*pending));
 	for (i = 0; i < n; i++) {
 		s = &seen[i];
-		switch (s->answer.kind) {
-		case PG_ANSWER_ELAPSED:
-		case PG_ANSWER_NEVER:
-			/* A hold put on while we settled: let it be. */
-			if (s->has_status && s->status.hold_ms > 0)
-				return lost(PG_LOST_HELD, i, why, peer);
-			break;
-		case PG_ANSWER_UNREACHABLE:
-			if (s->answered)
-				return lost(PG_LOST_VANISHED, i, why, peer);
-			if (unreachable == n)
-				unreachable = i;
+		if (s->answer.kind == PG_ANSWER_UNREACHABLE && s->answered)
+			return lost(PG_LOST_VANISHED, i, why, peer);
+		if (s->answer.kind == PG_ANSWER_UNREACHABLE && unreachable == n)
+			unreachable = i;
+		else if (PG_ANSWER_BAD(s->answer.kind) && invalid == n)
+			invalid = i;
+		if (!pg_answered(s))
 			continue;
-		default:
-			if (invalid == n)
-				invalid = i;
-			continue;
-		}
+		/* A hold put on while we settled: let it be. */
+		if (s->has_status && s->status.hold_ms > 0)
+			return lost(PG_LOST_HELD, i, why, peer);
 		if (!counted(c, wait_ms, s))
 			continue;
 		if (active == n)

@@ -624,10 +624,7 @@ js_node(struct js *j, const struct pg_fleet_node *n)
 	} else
 		js_str(j, "last", NULL);
 	js_ms(j, "last_success_ms", full, st->last_success_ms);
-	if (full)
-		js(j, "failures", "%d", st->failures);
-	else
-		js_str(j, "failures", NULL);
+	js(j, "failures", full ? "%d" : "null", st->failures);
 	js_str(j, "prefer", full ? st->prefer : NULL);
 	js_ms(j, "checked_ms", full && st->checked_ms != PG_NEVER,
 	    st->checked_ms);
