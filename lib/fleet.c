@@ -101,11 +101,10 @@ predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
 	p->busy = n->has_status && (own.running || own.deciding == 1 ||
 	    own.claim_ms >= 0);
 	pg_decide(&c, n->name, mine, p->busy, seen, k, &p->d);
-	if (p->busy)
-		strlcpy(p->why, own.running ? "a run on this node is still "
-		    "going" : own.deciding == 1 ? "another check on this node "
-		    "is deciding" : "another check on this node kept its claim",
-		    sizeof(p->why));
+	if (p->busy && !own.running)	/* else LOCAL's own text */
+		strlcpy(p->why, own.deciding == 1 ? "another check on this "
+		    "node is deciding" : "another check on this node kept its "
+		    "claim", sizeof(p->why));
 	else
 		pg_decision_text(&p->d, &c, mine, seen, k, p->why,
 		    sizeof(p->why));

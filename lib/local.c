@@ -115,15 +115,13 @@ pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
 
 	memset(self, 0, sizeof(*self));
 	self->name = node;
-	if (pg_status_local(st, c, node, &self->status) == -1) {
-		*why = PG_LOST_SELF;
+	*why = PG_LOST_SELF;
+	if (pg_status_local(st, c, node, &self->status) == -1)
 		return 0;
-	}
 	/* A hold put on this node while it settled: as on a peer. */
-	if (self->status.hold_ms > 0) {
-		*why = PG_LOST_HELD;
+	*why = PG_LOST_HELD;
+	if (self->status.hold_ms > 0)
 		return 0;
-	}
 	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
 		left_ms = 0;
 	else
