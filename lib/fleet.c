@@ -31,7 +31,6 @@ say(struct pg_next *nx, const char *fmt, ...)
  */
 #define NOW	(INT64_MAX / 2)
 
-/* What is predicted of one node's check. */
 struct pred {
 	struct pg_decision d;	/* pg_decide's, over its view */
 	int		 checks;	/* its check runs and is predicted */
@@ -147,7 +146,6 @@ active(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	    pg_duration_text(f->cluster->wait_ms, a));
 }
 
-/* Nobody active: the first check to run goes. */
 static void
 anyone(const struct pg_fleet *f, struct pg_next *nx)
 {
@@ -186,7 +184,6 @@ several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 		say(nx, ")");
 }
 
-/* Node x's check alone goes. */
 static void
 one(const struct pg_fleet *f, const struct pred *p, size_t x,
     struct pg_next *nx)
@@ -246,7 +243,6 @@ each(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 		say(nx, ": no node's checks run");
 }
 
-/* No check goes for node i's hold. */
 static void
 hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
@@ -265,7 +261,6 @@ hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	say(nx, ": nobody goes");
 }
 
-/* No check goes while node i is unreachable, by policy. */
 static void
 unreachable(const struct pg_fleet *f, size_t i, const char *policy,
     struct pg_next *nx)
@@ -276,7 +271,7 @@ unreachable(const struct pg_fleet *f, size_t i, const char *policy,
 	    policy);
 }
 
-/* No check goes for node i's error: its own record, or its answer. */
+/* Node i's error: its own record, or its answer. */
 static void
 error(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
