@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * decide.c: go or skip after one round, keep or withdraw a claim after
- * the settle round. Pure, so that the tests can try every case;
- * doc/SAFETY.md holds the argument, doc/model/ the model.
+ * the settle round; pure, for the tests and doc/model/ (doc/SAFETY.md).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,13 +13,7 @@
 
 #define MS	1000000LL	/* ns */
 
-/*
- * Not counting a failed peer is safe for the race closure only because
- * such a peer is idle: no run going, no claim reported (a claim within
- * its horizon, older or newer than the end), nothing written since the
- * end but the run's own last refresh. A claim it makes from now on is
- * reported, and makes it count again (pollguard(7), HANDOVER).
- */
+/* doc/SAFETY.md, section 7, "Handover". */
 int
 pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
 {
@@ -32,10 +25,7 @@ pg_handover_ignores(enum pg_on_failure on_failure, const struct pg_seen *s)
 	    st->last_end_ms - st->elapsed_ms <= PG_HANDOVER_SLACK_MS;
 }
 
-/*
- * With this node in cooldown: hand over (pg_decide says when)? No when no
- * peer answered: the unreachable policy decides.
- */
+/* In cooldown: hand over? Not when no peer answered (pollguard(7)). */
 static int
 hand_over(const struct pg_cluster *c, const char *node,
     const struct pg_status *own, const struct pg_seen *seen, size_t n)
@@ -56,9 +46,74 @@ hand_over(const struct pg_cluster *c, const char *node,
 		if (st->last_end_ms < own->last_end_ms ||
 		    (st->last_end_ms == own->last_end_ms &&
 		    strcasecmp(node, seen[i].name) > 0))
-			last = 0;	/* its run ended after ours */
+			last = 0;
 	}
 	return heard > 0 && last;
+}
+
+static const enum pg_verdict verdicts[] = {
+	[PG_REASON_GO] = PG_GO,
+	[PG_REASON_LOCAL] = PG_SKIP_LOCAL,
+	[PG_REASON_HELD] = PG_SKIP_ACTIVE,
+	[PG_REASON_ACTIVE] = PG_SKIP_ACTIVE,
+	[PG_REASON_COOLDOWN] = PG_SKIP_ACTIVE,
+	[PG_REASON_INVALID] = PG_REFUSE_INVALID,
+	[PG_REASON_UNREACHABLE] = PG_SKIP_UNREACHABLE,
+	[PG_REASON_PREFERRED] = PG_SKIP_ACTIVE,
+	[PG_REASON_YIELD] = PG_SKIP_ACTIVE
+};
+
+static enum pg_reason
+reason(const struct pg_cluster *c, const char *node,
+    const struct pg_status *own, int local_run, const struct pg_seen *seen,
+    size_t n, struct pg_decision *d)
+{
+	const struct pg_answer	*a;
+	size_t			 i, invalid = n, unreachable = n;
+
+	if (local_run)
+		return PG_REASON_LOCAL;
+	if ((d->own = own != NULL && own->hold_ms > 0))
+		return PG_REASON_HELD;
+	for (i = 0; i < n; i++)
+		if (seen[i].has_status && pg_answered(&seen[i]) &&
+		    seen[i].status.hold_ms > 0) {
+			d->peer = i;
+			return PG_REASON_HELD;
+		}
+	for (i = 0; i < n; i++) {
+		a = &seen[i].answer;
+		if (a->kind == PG_ANSWER_UNREACHABLE && unreachable == n)
+			unreachable = i;
+		else if (PG_ANSWER_BAD(a->kind) && invalid == n)
+			invalid = i;
+		/* Strict, as in the reference: equal allows. */
+		if (a->kind != PG_ANSWER_ELAPSED || a->elapsed_ms >= c->wait_ms)
+			continue;
+		if (pg_handover_ignores(c->on_failure, &seen[i])) {
+			if (d->failed == n)
+				d->failed = i;
+		} else if (pg_yield_ignores(node, pg_prefer_prev_check(own),
+		    c->prefer_slack_ms, &seen[i])) {
+			if (d->yielded == n)
+				d->yielded = i;
+		} else {
+			d->peer = i;
+			return PG_REASON_ACTIVE;
+		}
+	}
+	if (c->on_failure == PG_ON_FAILURE_HANDOVER && own != NULL &&
+	    pg_status_cooldown(own, c->cooldown_ms) &&
+	    hand_over(c, node, own, seen, n))
+		return PG_REASON_COOLDOWN;
+	d->peer = invalid < n ? invalid : unreachable;
+	if (invalid < n)
+		return PG_REASON_INVALID;
+	if (unreachable < n && c->unreachable == PG_UNREACHABLE_SKIP)
+		return PG_REASON_UNREACHABLE;
+	d->peer = 0;
+	d->standalone = n == 0;
+	return pg_prefer_decide(c, node, own, seen, n, d);
 }
 
 void
@@ -66,84 +121,11 @@ pg_decide(const struct pg_cluster *c, const char *node,
     const struct pg_status *own, int local_run, const struct pg_seen *seen,
     size_t n, struct pg_decision *d)
 {
-	const struct pg_answer	*a;
-	size_t			 i, invalid = n, unreachable = n;
-
 	memset(d, 0, sizeof(*d));
-	d->verdict = PG_GO;
-	d->reason = PG_REASON_GO;
 	d->failed = d->prefer = d->yielded = n;
 	d->disagree = pg_prefer_disagree(c, seen, n);
-	if (local_run) {
-		d->verdict = PG_SKIP_LOCAL;
-		d->reason = PG_REASON_LOCAL;
-		return;
-	}
-	d->verdict = PG_SKIP_ACTIVE;
-	d->reason = PG_REASON_HELD;
-	if (own != NULL && own->hold_ms > 0) {
-		d->own = 1;
-		return;
-	}
-	for (i = 0; i < n; i++)
-		if (seen[i].has_status && pg_answered(&seen[i]) &&
-		    seen[i].status.hold_ms > 0) {
-			d->peer = i;
-			return;
-		}
-	d->verdict = PG_GO;
-	d->reason = PG_REASON_GO;
-	for (i = 0; i < n; i++) {
-		a = &seen[i].answer;
-		switch (a->kind) {
-		case PG_ANSWER_ELAPSED:
-			/* Strict, as in the reference: equal allows. */
-			if (a->elapsed_ms >= c->wait_ms)
-				break;
-			if (pg_handover_ignores(c->on_failure, &seen[i])) {
-				if (d->failed == n)
-					d->failed = i;
-				break;
-			}
-			if (pg_yield_ignores(node, pg_prefer_prev_check(own),
-			    c->prefer_slack_ms, &seen[i])) {
-				if (d->yielded == n)
-					d->yielded = i;
-				break;
-			}
-			d->verdict = PG_SKIP_ACTIVE;
-			d->reason = PG_REASON_ACTIVE;
-			d->peer = i;
-			return;
-		case PG_ANSWER_NEVER:
-			break;
-		case PG_ANSWER_UNREACHABLE:
-			if (unreachable == n)
-				unreachable = i;
-			break;
-		default:
-			if (invalid == n)
-				invalid = i;
-			break;
-		}
-	}
-	if (c->on_failure == PG_ON_FAILURE_HANDOVER && own != NULL &&
-	    pg_status_cooldown(own, c->cooldown_ms) &&
-	    hand_over(c, node, own, seen, n)) {
-		d->verdict = PG_SKIP_ACTIVE;
-		d->reason = PG_REASON_COOLDOWN;
-	} else if (invalid < n) {
-		d->verdict = PG_REFUSE_INVALID;
-		d->reason = PG_REASON_INVALID;
-		d->peer = invalid;
-	} else if (unreachable < n && c->unreachable == PG_UNREACHABLE_SKIP) {
-		d->verdict = PG_SKIP_UNREACHABLE;
-		d->reason = PG_REASON_UNREACHABLE;
-		d->peer = unreachable;
-	} else {
-		d->standalone = n == 0;
-		pg_prefer_decide(c, node, own, seen, n, d);
-	}
+	d->reason = reason(c, node, own, local_run, seen, n, d);
+	d->verdict = verdicts[d->reason];
 }
 
 int64_t
@@ -158,12 +140,7 @@ pg_settle_sleep_ns(int64_t settle_ms)
 	return settle_ms * MS / 2 + settle_ms * MS / 100;
 }
 
-/*
- * The earliest moment, relative to our claim, at which the peer can have
- * claimed (or last been active): its answer was computed after sent_ns,
- * and says e whole ms, so at least e ms and less than e + 1 ms had
- * passed on its clock; allow for drift on both clocks.
- */
+/* The peer's claim moment relative to ours: lo (doc/SAFETY.md, 3). */
 static int64_t
 lower_bound(const struct pg_claim *c, const struct pg_seen *s)
 {
@@ -194,12 +171,7 @@ pg_settle_disagrees(int64_t settle_ms, int64_t timeout_ms,
 	return n;
 }
 
-/*
- * Rounds longer than the horizon allows: a peer's claim may have been
- * reported as a later refresh, or ours may have aged past the wait time
- * unrefreshed, idle to a peer's round 1. The same bound ends the polls
- * of pg_settle_poll.
- */
+/* Rounds longer than the horizon allows (doc/SAFETY.md, section 4). */
 static int
 too_slow(const struct pg_claim *c)
 {
@@ -217,19 +189,24 @@ counted(const struct pg_claim *c, int64_t wait_ms, const struct pg_seen *s)
 	    !pg_yield_ignores(c->node, c->prev_check_ns, c->yield_slack_ms, s);
 }
 
+/* Decide v for w, peer i deciding. */
+static enum pg_verdict
+out(enum pg_verdict v, enum pg_settle_why w, size_t i,
+    enum pg_settle_why *why, size_t *peer)
+{
+	*why = w;
+	*peer = i;
+	return v;
+}
+
 /* Withdraw the claim for w, peer i deciding. */
 static enum pg_verdict
 lost(enum pg_settle_why w, size_t i, enum pg_settle_why *why, size_t *peer)
 {
-	*why = w;
-	*peer = i;
-	return PG_SKIP_ACTIVE;
+	return out(PG_SKIP_ACTIVE, w, i, why, peer);
 }
 
-/*
- * A peer whose claim came later than ours saw ours as the earlier one,
- * and withdraws by this rule or by 0.3's.
- */
+/* doc/SAFETY.md, section 2. */
 enum pg_verdict
 pg_settle(const struct pg_claim *c, int64_t wait_ms,
     enum pg_unreachable policy, const struct pg_seen *seen, size_t n,
@@ -243,46 +220,31 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	later = c->visible_ns - c->claim_ns;
 	if (later < window)
 		later = window;
-	for (i = 0; i < n; i++)
-		pending[i] = 0;
+	memset(pending, 0, n * sizeof(*pending));
 	for (i = 0; i < n; i++) {
 		s = &seen[i];
-		switch (s->answer.kind) {
-		case PG_ANSWER_ELAPSED:
-		case PG_ANSWER_NEVER:
-			/* A hold put on while we settled: let it be. */
-			if (s->has_status && s->status.hold_ms > 0)
-				return lost(PG_LOST_HELD, i, why, peer);
-			break;
-		case PG_ANSWER_UNREACHABLE:
-			if (s->answered)
-				return lost(PG_LOST_VANISHED, i, why, peer);
-			if (unreachable == n)
-				unreachable = i;
+		if (s->answer.kind == PG_ANSWER_UNREACHABLE && s->answered)
+			return lost(PG_LOST_VANISHED, i, why, peer);
+		if (s->answer.kind == PG_ANSWER_UNREACHABLE && unreachable == n)
+			unreachable = i;
+		else if (PG_ANSWER_BAD(s->answer.kind) && invalid == n)
+			invalid = i;
+		if (!pg_answered(s))
 			continue;
-		default:
-			if (invalid == n)
-				invalid = i;
-			continue;
-		}
+		/* A hold put on while we settled: let it be. */
+		if (s->has_status && s->status.hold_ms > 0)
+			return lost(PG_LOST_HELD, i, why, peer);
 		if (!counted(c, wait_ms, s))
 			continue;
 		if (active == n)
 			active = i;
-		/*
-		 * Not reached in round 1: what it did before is unknown to
-		 * us. Its record may show a job's refresh after an old claim,
-		 * or a claim of its own that hides a job it runs without
-		 * the run lock (doc/SAFETY.md, "Unseen peers").
-		 */
+		/* doc/SAFETY.md, section 4, "What round 2 sees". */
 		if (!s->answered)
 			return lost(PG_LOST_UNSEEN, i, why, peer);
-		/* A 0.3 node orders a claim it missed only after the sleep. */
 		if (!c->slept && !pg_peer_fast(s))
 			return lost(PG_LOST_RULE, i, why, peer);
 		if (pg_settle_disagrees(c->settle_ms, c->timeout_ms, s, 1) == 0)
 			return lost(PG_LOST_DISAGREE, i, why, peer);
-		/* When the peer claimed, relative to our claim: lo or later. */
 		lo = lower_bound(c, s);
 		if (lo > later)
 			continue;
@@ -295,30 +257,20 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		return lost(lo < -window ? PG_LOST_EARLIER : PG_LOST_NAME, i,
 		    why, peer);
 	}
-	*peer = 0;
 	if (too_slow(c))
 		return lost(PG_LOST_SLOW_ROUND, active < n ? active : 0, why,
 		    peer);
-	if (invalid < n) {
-		*peer = invalid;
-		*why = PG_LOST_INVALID;
-		return PG_REFUSE_INVALID;
-	}
-	if (unreachable < n && policy == PG_UNREACHABLE_SKIP) {
-		*peer = unreachable;
-		*why = PG_LOST_UNREACHABLE;
-		return PG_SKIP_UNREACHABLE;
-	}
-	if (wait < n) {
-		*peer = wait;
-		*why = PG_WAIT;
-		return PG_GO;
-	}
-	*why = PG_KEEP;
-	return PG_GO;
+	if (invalid < n)
+		return out(PG_REFUSE_INVALID, PG_LOST_INVALID, invalid, why,
+		    peer);
+	if (unreachable < n && policy == PG_UNREACHABLE_SKIP)
+		return out(PG_SKIP_UNREACHABLE, PG_LOST_UNREACHABLE,
+		    unreachable, why, peer);
+	return out(PG_GO, wait < n ? PG_WAIT : PG_KEEP, wait < n ? wait : 0,
+	    why, peer);
 }
 
-/* "Not deciding, claim gone" means withdrew: see pg_status_serve. */
+/* "Not deciding, claim gone": withdrew (doc/SAFETY.md, section 4). */
 enum pg_verdict
 pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
     const struct pg_seen *seen, size_t n, int *pending,
@@ -351,9 +303,8 @@ pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
 			return lost(PG_LOST_KEPT, i, why, peer);
 		pending[i] = 0;		/* it withdrew */
 	}
-	*peer = wait < n ? wait : 0;
-	*why = wait < n ? PG_WAIT : PG_KEEP;
-	return PG_GO;
+	return out(PG_GO, wait < n ? PG_WAIT : PG_KEEP, wait < n ? wait : 0,
+	    why, peer);
 }
 
 int64_t
@@ -445,9 +396,8 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 }
 
 /*
- * What pg_settle_text says for each reason, a format given the peer's
- * name and its why (it may use neither); NULL: written out there. warns:
- * pg_settle_warns.
+ * pg_settle_text's format (args: name, why); none: written out there.
+ * warns: pg_settle_warns.
  */
 static const struct {
 	const char	*fmt;
@@ -455,16 +405,12 @@ static const struct {
 } settle_texts[] = {
 	[PG_KEEP] = { "keep the claim: go", 0 },
 	[PG_LOST_EARLIER] = { "withdraw: %s claimed earlier", 0 },
-	[PG_LOST_NAME] = { NULL, 0 },
 	[PG_LOST_SLOW_WRITE] = { "claim withdrawn: writing it took too long "
 	    "to order it safely against peers", 1 },
 	[PG_LOST_SLOW_ROUND] = { "claim withdrawn: asking the peers took too "
 	    "long to order claims safely", 1 },
 	[PG_LOST_VANISHED] = { "claim withdrawn: peer %s answered before "
 	    "the claim but not after it (%s); it may have claimed too", 1 },
-	[PG_LOST_UNREACHABLE] = { NULL, 0 },
-	[PG_LOST_INVALID] = { NULL, 0 },
-	[PG_LOST_HELD] = { NULL, 0 },
 	[PG_WAIT] = { "waiting for %s to decide", 0 },
 	[PG_LOST_KEPT] = { "withdraw: %s kept its claim", 0 },
 	[PG_LOST_POLL] = { "claim withdrawn: %s, deciding too, did not show "

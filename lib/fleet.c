@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * fleet.c: what pollguard-status shows of a cluster across its nodes
- * (fleet.h): who would go next, predicted from plain data so that the
- * unit tests can check it exactly; the table and the JSON, made by stdio
- * in memory (open_memstream(3)).
- */
+/* fleet.c: pollguard-status's view of a cluster (fleet.h), pure. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -15,12 +10,8 @@
 
 #include "fleet.h"
 
-/* Text as an operator typed it (a local hold's why), safe to print. */
-static void
-safe(const char *in, char *out, size_t len)
-{
-	strnvis(out, in, len, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL);
-}
+/* A local hold's why, as an operator typed it, safe to print. */
+#define VIS_FLAGS	(VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL)
 
 /* Add to nx's text; what does not fit is cut off. */
 static void
@@ -35,63 +26,56 @@ say(struct pg_next *nx, const char *fmt, ...)
 }
 
 /*
- * The one moment, on one clock, at which pollguard-status takes every
- * answer as read, for the rules that compare moments (the yield rule:
- * a node's previous check against a peer's yield); far from both ends
- * of int64_t, so that the moments before it that the rules compute,
- * each bounded (pg_prefer_prev_check, pg_yield_ignores), stay positive.
+ * The moment every answer is taken as read, for the yield rule; far from
+ * both ends of int64_t, so that the bounded moments before it stay so.
  */
 #define NOW	(INT64_MAX / 2)
 
-/* n as the check of another node gets it; status: that check reads it. */
-static void
-as_seen(const struct pg_fleet_node *n, int status, struct pg_seen *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->name = n->name;
-	s->answer.kind = n->kind;
-	pg_status_init(&s->status);
-	if (PG_ANSWER_OK(n->kind)) {
-		s->answer.kind = n->st.elapsed_ms == PG_NEVER ?
-		    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
-		s->answer.elapsed_ms = n->st.elapsed_ms;
-		s->has_status = status && n->has_status;
-		if (s->has_status)
-			s->status = n->st;
-	}
-	strlcpy(s->why, n->why, sizeof(s->why));
-	s->sent_ns = s->recv_ns = NOW;
-}
-
-/* What is predicted of one node's check. */
 struct pred {
 	struct pg_decision d;	/* pg_decide's, over its view */
 	int		 checks;	/* its check runs and is predicted */
 	int		 busy;		/* a run, a claim or a check there */
-	char		 why[PG_TEXT_MAX];	/* d for people, without
-						   "skip: " */
+	char		 why[PG_TEXT_MAX];	/* d for people, no "skip: " */
 };
 
-/* Node i's view of the others, into seen: their count. */
+/* The others as node i's check gets them, into seen: their count. */
 static size_t
 view(const struct pg_fleet *f, size_t i, struct pg_seen *seen)
 {
-	size_t	 j, k;
+	const struct pg_fleet_node	*n;
+	struct pg_seen			*s = seen;
+	size_t				 j;
 
-	for (j = k = 0; j < f->n; j++)
-		if (j != i)
-			as_seen(&f->nodes[j], f->nodes[i].has_status,
-			    &seen[k++]);
-	return k;
+	for (j = 0; j < f->n; j++) {
+		if (j == i)
+			continue;
+		n = &f->nodes[j];
+		memset(s, 0, sizeof(*s));
+		s->name = n->name;
+		s->answer.kind = n->kind;
+		pg_status_init(&s->status);
+		if (PG_ANSWER_OK(n->kind)) {
+			s->answer.kind = n->st.elapsed_ms == PG_NEVER ?
+			    PG_ANSWER_NEVER : PG_ANSWER_ELAPSED;
+			s->answer.elapsed_ms = n->st.elapsed_ms;
+			s->has_status = f->nodes[i].has_status &&
+			    n->has_status;
+			if (s->has_status)
+				s->status = n->st;
+		}
+		strlcpy(s->why, n->why, sizeof(s->why));
+		s->sent_ns = s->recv_ns = NOW;
+		s++;
+	}
+	return s - seen;
 }
 
 /* The node that is peer k of node i's view. */
 #define NODE_OF(i, k)	((k) < (i) ? (k) : (k) + 1)
 
 /*
- * Node i's check, as pollguard-check makes it now (check() there), or
- * not predicted (fleet.h, pg_fleet_next). It decides by our config but
- * for the prefer order it announces; a node before 0.4 has none.
+ * Node i's check, as pollguard-check makes it now, by our config but for
+ * the prefer order it announces (none before 0.4); or not predicted.
  */
 static void
 predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
@@ -116,11 +100,10 @@ predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
 	p->busy = n->has_status && (own.running || own.deciding == 1 ||
 	    own.claim_ms >= 0);
 	pg_decide(&c, n->name, mine, p->busy, seen, k, &p->d);
-	if (p->busy)
-		strlcpy(p->why, own.running ? "a run on this node is still "
-		    "going" : own.deciding == 1 ? "another check on this node "
-		    "is deciding" : "another check on this node kept its claim",
-		    sizeof(p->why));
+	if (p->busy && !own.running)	/* else LOCAL's own text */
+		strlcpy(p->why, own.deciding == 1 ? "another check on this "
+		    "node is deciding" : "another check on this node kept its "
+		    "claim", sizeof(p->why));
 	else
 		pg_decision_text(&p->d, &c, mine, seen, k, p->why,
 		    sizeof(p->why));
@@ -128,19 +111,20 @@ predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
 		memmove(p->why, p->why + 6, strlen(p->why + 6) + 1);
 }
 
-/* "b unreachable: counted as never", or "" when no node is. */
-static void
-never_text(const struct pg_fleet *f, char *buf, size_t len)
+/* sep and "b unreachable: counted as never" for the first; 1 if any. */
+static int
+never(const struct pg_fleet *f, struct pg_next *nx, const char *sep)
 {
 	size_t	 u;
 
 	for (u = 0; u < f->n; u++)
-		if (f->nodes[u].kind == PG_ANSWER_UNREACHABLE)
-			break;
-	buf[0] = '\0';
-	if (u < f->n)
-		snprintf(buf, len, "%s%s: counted as never", f->nodes[u].name,
-		    f->nodes[u].self ? "'s record unreadable" : " unreachable");
+		if (f->nodes[u].kind == PG_ANSWER_UNREACHABLE) {
+			say(nx, "%s%s%s: counted as never", sep,
+			    f->nodes[u].name, f->nodes[u].self ?
+			    "'s record unreadable" : " unreachable");
+			return 1;
+		}
+	return 0;
 }
 
 /* Node i keeps polling: active within wait, maybe running. */
@@ -162,7 +146,6 @@ active(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	    pg_duration_text(f->cluster->wait_ms, a));
 }
 
-/* Nobody active: the first check to run goes. */
 static void
 anyone(const struct pg_fleet *f, struct pg_next *nx)
 {
@@ -172,14 +155,10 @@ anyone(const struct pg_fleet *f, struct pg_next *nx)
 	    pg_duration_text(f->cluster->wait_ms, a));
 }
 
-/*
- * Several checks go: the first to run. Nobody is active within wait but
- * a node handing over, as a rule; else the text names the nodes.
- */
+/* Several checks go: the first to run; the text names any awake. */
 static void
 several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 {
-	char	 never[PG_NAME_MAX + 48];
 	size_t	 i, failed = f->n, awake = 0, named = 0;
 
 	for (i = 0; i < f->n && failed == f->n; i++)
@@ -201,21 +180,18 @@ several(const struct pg_fleet *f, const struct pred *p, struct pg_next *nx)
 				    f->nodes[i].name);
 		say(nx, " would go: the first check to run goes");
 	}
-	never_text(f, never, sizeof(never));
-	if (never[0] != '\0')
-		say(nx, " (%s)", never);
+	if (never(f, nx, " ("))
+		say(nx, ")");
 }
 
-/* Node x's check alone goes. */
 static void
 one(const struct pg_fleet *f, const struct pred *p, size_t x,
     struct pg_next *nx)
 {
 	const struct pg_fleet_node	*n = &f->nodes[x];
 	const struct pg_decision	*d = &p[x].d;
-	char				 why[PG_NAME_MAX + 64];
-	char				 never[PG_NAME_MAX + 48];
 	size_t				 i, others = 0;
+	int				 open;
 
 	if (n->st.elapsed_ms < f->cluster->wait_ms) {
 		active(f, x, nx);
@@ -231,19 +207,16 @@ one(const struct pg_fleet *f, const struct pred *p, size_t x,
 	}
 	for (i = 0; i < f->n; i++)
 		others += i != x && p[i].checks;
-	why[0] = '\0';
-	if (d->failed < f->n - 1)
-		snprintf(why, sizeof(why), "%s's last run failed, handing over",
-		    f->nodes[NODE_OF(x, d->failed)].name);
-	else if (f->n == 1)
-		strlcpy(why, "no peers", sizeof(why));
-	never_text(f, never, sizeof(never));
 	say(nx, "%s: its check goes%s", n->name,
 	    others ? ", the others skip" : "");
-	if (why[0] != '\0' && never[0] != '\0')
-		say(nx, " (%s; %s)", why, never);
-	else if (why[0] != '\0' || never[0] != '\0')
-		say(nx, " (%s%s)", why, never);
+	open = d->failed < f->n - 1 || f->n == 1;
+	if (d->failed < f->n - 1)
+		say(nx, " (%s's last run failed, handing over",
+		    f->nodes[NODE_OF(x, d->failed)].name);
+	else if (f->n == 1)
+		say(nx, " (no peers");
+	if (never(f, nx, open ? "; " : " (") || open)
+		say(nx, ")");
 }
 
 /* No check goes, each for a reason of its own: the reasons, by node. */
@@ -270,7 +243,6 @@ each(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 		say(nx, ": no node's checks run");
 }
 
-/* No check goes for node i's hold. */
 static void
 hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
@@ -283,13 +255,12 @@ hold(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	say(nx, "held for %s by %s", pg_duration_text(n->st.hold_ms, a),
 	    n->st.hold_by[0] != '\0' ? n->st.hold_by : n->name);
 	if (n->st.hold_why[0] != '\0') {
-		safe(n->st.hold_why, vis, sizeof(vis));
+		strnvis(vis, n->st.hold_why, sizeof(vis), VIS_FLAGS);
 		say(nx, " (%s)", vis);
 	}
 	say(nx, ": nobody goes");
 }
 
-/* No check goes while node i is unreachable, by policy. */
 static void
 unreachable(const struct pg_fleet *f, size_t i, const char *policy,
     struct pg_next *nx)
@@ -300,7 +271,7 @@ unreachable(const struct pg_fleet *f, size_t i, const char *policy,
 	    policy);
 }
 
-/* No check goes for node i's error: its own record, or its answer. */
+/* Node i's error: its own record, or its answer. */
 static void
 error(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 {
@@ -311,7 +282,7 @@ error(const struct pg_fleet *f, size_t i, struct pg_next *nx)
 	    "decide", f->nodes[i].name);
 }
 
-/* No check goes: the first reason in fleet.h's order, else each's own. */
+/* No check goes: the first reason, pollguard-status(1)'s order. */
 static void
 nobody(const struct pg_fleet *f, struct pred *p, struct pg_next *nx)
 {
@@ -379,8 +350,7 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	struct pred		*p;
 	size_t			 i, go = f->n, ngo = 0;
 
-	memset(nx, 0, sizeof(*nx));
-	nx->reason = PG_REASON_GO;
+	memset(nx, 0, sizeof(*nx));	/* PG_REASON_GO */
 	nx->node = f->n;
 	if (f->cluster->backend == PG_BACKEND_ETCD) {
 		by_etcd(f, nx);
@@ -391,7 +361,6 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 	if (seen == NULL || p == NULL) {
 		free(seen);
 		free(p);
-		errno = ENOMEM;
 		return -1;
 	}
 	for (i = 0; i < f->n; i++) {
@@ -440,7 +409,7 @@ static const char *const mark[2][2] = {
 	{ " (claim)", " (claim, deciding)" }
 };
 
-/* The cells of one node's line. */
+/* The cells of one node's line; "-": none, or not known. */
 static void
 cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
     char c[C_COUNT][CELL_MAX])
@@ -479,7 +448,7 @@ cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
 		    pg_duration_text(st->last_end_ms, b));
 	snprintf(c[C_FAILS], CELL_MAX, "%d", st->failures);
 	if (st->hold_ms > 0) {
-		safe(st->hold_why, why, sizeof(why));
+		strnvis(why, st->hold_why, sizeof(why), VIS_FLAGS);
 		snprintf(c[C_HOLD], CELL_MAX, "%s%s%s%s%s",
 		    pg_duration_text(st->hold_ms, a),
 		    st->hold_by[0] != '\0' ? " by " : "", st->hold_by,
@@ -551,37 +520,31 @@ pg_fleet_table(const struct pg_fleet *f, size_t nf)
 	return done(fp, &s, ok);
 }
 
-/* The JSON being written. */
+/* The JSON being written; first: in an object or array just opened. */
 struct js {
 	FILE	*fp;
-	int	 first;		/* in an object or array just opened */
+	int	 first;
 };
 
-/* A ',' before all but the first member; then "key": unless key is NULL. */
+/*
+ * The value fmt makes, as the next member: after a ',' and "key": (key
+ * NULL: in an array); a '}' or ']' that closes takes neither.
+ */
 static void
-js_key(struct js *j, const char *key)
+js(struct js *j, const char *key, const char *fmt, ...)
 {
-	if (!j->first)
-		fputc(',', j->fp);
-	j->first = 0;
-	if (key != NULL)
-		fprintf(j->fp, "\"%s\":", key);
-}
+	va_list	 ap;
 
-/* Open ('{', '[') or close ('}', ']') an object or an array. */
-static void
-js_open(struct js *j, const char *key, int ch)
-{
-	js_key(j, key);
-	fputc(ch, j->fp);
-	j->first = 1;
-}
-
-static void
-js_close(struct js *j, int ch)
-{
-	fputc(ch, j->fp);
-	j->first = 0;
+	if (*fmt != '}' && *fmt != ']') {
+		if (!j->first)
+			fputc(',', j->fp);
+		if (key != NULL)
+			fprintf(j->fp, "\"%s\":", key);
+	}
+	j->first = *fmt == '{' || *fmt == '[';
+	va_start(ap, fmt);
+	vfprintf(j->fp, fmt, ap);
+	va_end(ap);
 }
 
 /* A string, escaped as fleet.h says, or null when s is NULL or empty. */
@@ -590,12 +553,11 @@ js_str(struct js *j, const char *key, const char *s)
 {
 	const unsigned char	*u = (const unsigned char *)s;
 
-	js_key(j, key);
 	if (s == NULL || *s == '\0') {
-		fputs("null", j->fp);
+		js(j, key, "null");
 		return;
 	}
-	fputc('"', j->fp);
+	js(j, key, "\"");
 	for (; *u != '\0'; u++)
 		if (*u == '"' || *u == '\\')
 			fprintf(j->fp, "\\%c", *u);
@@ -606,29 +568,21 @@ js_str(struct js *j, const char *key, const char *s)
 	fputc('"', j->fp);
 }
 
-static void
-js_num(struct js *j, const char *key, int64_t v)
-{
-	js_key(j, key);
-	fprintf(j->fp, "%" PRId64, v);
-}
-
 /* Milliseconds, or null for never (and unknown: cond false). */
 static void
 js_ms(struct js *j, const char *key, int cond, int64_t ms)
 {
 	if (cond && ms != PG_NEVER && ms >= 0)
-		js_num(j, key, ms);
+		js(j, key, "%" PRId64, ms);
 	else
-		js_str(j, key, NULL);
+		js(j, key, "null");
 }
 
 /* true, false, or null when v is negative. */
 static void
 js_bool(struct js *j, const char *key, int v)
 {
-	js_key(j, key);
-	fputs(v < 0 ? "null" : v ? "true" : "false", j->fp);
+	js(j, key, v < 0 ? "null" : v ? "true" : "false");
 }
 
 /* A node; one before 0.4 (no status) has its activity only. */
@@ -639,7 +593,7 @@ js_node(struct js *j, const struct pg_fleet_node *n)
 	int			 ok = PG_ANSWER_OK(n->kind);
 	int			 full = n->has_status;
 
-	js_open(j, NULL, '{');
+	js(j, NULL, "{");
 	js_str(j, "name", n->name);
 	js_bool(j, "self", n->self != 0);
 	js_bool(j, "reachable", ok);
@@ -654,41 +608,38 @@ js_node(struct js *j, const struct pg_fleet_node *n)
 	js_bool(j, "running", full ? st->running != 0 : -1);
 	js_ms(j, "pid", full && st->running && st->pid > 0, st->pid);
 	if (full && st->last) {
-		js_open(j, "last", '{');
+		js(j, "last", "{");
 		js_ms(j, "exit", st->last_signal == 0, st->last_exit);
 		js_ms(j, "signal", st->last_signal > 0, st->last_signal);
 		js_bool(j, "timed_out", st->last_timeout != 0);
 		js_ms(j, "duration_ms", 1, st->last_duration_ms);
 		js_ms(j, "end_ms", 1, st->last_end_ms);
-		js_close(j, '}');
+		js(j, NULL, "}");
 	} else
 		js_str(j, "last", NULL);
 	js_ms(j, "last_success_ms", full, st->last_success_ms);
-	if (full)
-		js_num(j, "failures", st->failures);
-	else
-		js_str(j, "failures", NULL);
+	js(j, "failures", full ? "%d" : "null", st->failures);
 	js_str(j, "prefer", full ? st->prefer : NULL);
 	js_ms(j, "checked_ms", full && st->checked_ms != PG_NEVER,
 	    st->checked_ms);
 	js_ms(j, "checking_ms", full && st->checked_ms != PG_NEVER &&
 	    st->checking_ms >= 0, st->checking_ms);
 	if (full && st->yield[0] != '\0') {
-		js_open(j, "yield", '{');
+		js(j, "yield", "{");
 		js_str(j, "to", st->yield);
-		js_num(j, "ms", st->yielded_ms);
-		js_close(j, '}');
+		js(j, "ms", "%" PRId64, st->yielded_ms);
+		js(j, NULL, "}");
 	} else
 		js_str(j, "yield", NULL);
 	if (full && st->hold_ms > 0) {
-		js_open(j, "hold", '{');
-		js_num(j, "left_ms", st->hold_ms);
+		js(j, "hold", "{");
+		js(j, "left_ms", "%" PRId64, st->hold_ms);
 		js_str(j, "by", st->hold_by);
 		js_str(j, "why", st->hold_why);
-		js_close(j, '}');
+		js(j, NULL, "}");
 	} else
 		js_str(j, "hold", NULL);
-	js_close(j, '}');
+	js(j, NULL, "}");
 }
 
 /* next's reason in the JSON (pollguard-status(1)); else "none". */
@@ -714,37 +665,37 @@ pg_fleet_json(const char *version, const char *node,
 
 	if ((j.fp = open_memstream(&s, &len)) == NULL)
 		return NULL;
-	js_open(&j, NULL, '{');
+	js(&j, NULL, "{");
 	js_str(&j, "version", version);
 	js_str(&j, "node", node);
-	js_open(&j, "clusters", '[');
+	js(&j, "clusters", "[");
 	for (i = 0; i < nf; i++) {
 		c = f[i].cluster;
 		if (pg_fleet_next(&f[i], &nx) == -1) {
 			ok = 0;
 			break;
 		}
-		js_open(&j, NULL, '{');
+		js(&j, NULL, "{");
 		js_str(&j, "id", c->id);
-		js_num(&j, "wait_ms", c->wait_ms);
+		js(&j, "wait_ms", "%" PRId64, c->wait_ms);
 		js_str(&j, "unreachable", c->unreachable ==
 		    PG_UNREACHABLE_SKIP ? "skip" : "run");
-		js_open(&j, "next", '{');
+		js(&j, "next", "{");
 		js_str(&j, "reason", nx.reason == PG_REASON_GO &&
 		    nx.node >= f[i].n ? "any" : next_keys[nx.reason] != NULL ?
 		    next_keys[nx.reason] : "none");
 		js_str(&j, "node", nx.node < f[i].n ?
 		    f[i].nodes[nx.node].name : NULL);
 		js_str(&j, "text", nx.text);
-		js_close(&j, '}');
-		js_open(&j, "nodes", '[');
+		js(&j, NULL, "}");
+		js(&j, "nodes", "[");
 		for (k = 0; k < f[i].n; k++)
 			js_node(&j, &f[i].nodes[k]);
-		js_close(&j, ']');
-		js_close(&j, '}');
+		js(&j, NULL, "]");
+		js(&j, NULL, "}");
 	}
-	js_close(&j, ']');
-	js_close(&j, '}');
+	js(&j, NULL, "]");
+	js(&j, NULL, "}");
 	fputc('\n', j.fp);
 	return done(j.fp, &s, ok);
 }

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * local.c: this node's status of a cluster, from its state directory.
- * pollguard-serve answers it to peers (GET /v1/status/CLUSTER), and
- * pollguard-check and pollguard-status read it for this node itself, so
- * both sides see the same thing.
+ * local.c: this node's status of a cluster, from its state directory, as
+ * its serve answers it and its own tools read it: the same thing.
  */
 #include <errno.h>
 #include <string.h>
@@ -11,11 +9,7 @@
 
 #include "local.h"
 
-/*
- * The runs that pollguard-touch recorded. A damaged outcome reads as no
- * run: it never hides the activity record. A run whose pollguard-touch
- * died (killed while the job ran) is not running, and counts as failed.
- */
+/* The runs that pollguard-touch recorded; one whose touch died failed. */
 static void
 outcome(struct pg_state *st, const char *id, const struct pg_outcome *o,
     const struct pg_stamp *now, struct pg_status *s)
@@ -39,39 +33,6 @@ outcome(struct pg_state *st, const char *id, const struct pg_outcome *o,
 		s->last_success_ms = pg_stamp_elapsed(&o->success, now);
 	failures = o->failures + (run == PG_RUN_DIED);
 	s->failures = failures > INT32_MAX ? INT32_MAX : (int)failures;
-}
-
-/*
- * The hold set on this node, while it lasts. A damaged hold reads as no
- * hold, as a damaged outcome reads as no run: a hold only ever stops
- * polling, so a part that cannot be read must not.
- */
-static void
-hold(const struct pg_hold *h, const struct pg_stamp *now,
-    struct pg_status *s)
-{
-	s->hold_ms = pg_hold_left(h, now);
-	if (s->hold_ms == 0)
-		return;
-	strlcpy(s->hold_by, h->by, sizeof(s->hold_by));
-	strlcpy(s->hold_why, h->why, sizeof(s->hold_why));
-}
-
-/*
- * When this node's checks ran, and whom it yields to (pollguard(7),
- * PREFERRED NODE). A damaged checked part reads as no check: the node
- * then only loses its preference, never makes another node skip.
- */
-static void
-checked(const struct pg_checked *ck, const struct pg_stamp *now,
-    struct pg_status *s)
-{
-	s->checked_ms = pg_stamp_elapsed(&ck->last, now);
-	s->checking_ms = pg_stamp_elapsed(&ck->since, now);
-	if (ck->yield[0] != '\0') {
-		strlcpy(s->yield, ck->yield, sizeof(s->yield));
-		s->yielded_ms = pg_stamp_elapsed(&ck->yielded, now);
-	}
 }
 
 int
@@ -99,15 +60,29 @@ pg_status_local(struct pg_state *st, const struct pg_cluster *c,
 		if (pg_stamp_in_horizon(&rec, &now))
 			s->claim_ms = s->elapsed_ms;
 	}
-	/* The side record, with one open; each part is read on its own. */
+	/*
+	 * The side record, with one open. Each part is read on its own, and
+	 * a damaged one reads as none: no run (it never hides the activity
+	 * record), no hold (a hold only ever stops polling), no check (the
+	 * node only loses its preference, never makes another node skip).
+	 */
 	pg_side_read(st, c->id, &side);
 	if (side.outcome == 1)
 		outcome(st, c->id, &side.o, &now, s);
-	if (side.hold == 1)
-		hold(&side.h, &now, s);
+	if (side.hold == 1 && (s->hold_ms = pg_hold_left(&side.h, &now)) != 0) {
+		strlcpy(s->hold_by, side.h.by, sizeof(s->hold_by));
+		strlcpy(s->hold_why, side.h.why, sizeof(s->hold_why));
+	}
 	/* Without prefer, a left-over yield must not make a peer go. */
-	if (side.checked == 1 && c->prefer[0] != '\0')
-		checked(&side.ck, &now, s);
+	if (side.checked == 1 && c->prefer[0] != '\0') {
+		s->checked_ms = pg_stamp_elapsed(&side.ck.last, &now);
+		s->checking_ms = pg_stamp_elapsed(&side.ck.since, &now);
+		if (side.ck.yield[0] != '\0') {
+			strlcpy(s->yield, side.ck.yield, sizeof(s->yield));
+			s->yielded_ms = pg_stamp_elapsed(&side.ck.yielded,
+			    &now);
+		}
+	}
 	return 0;
 }
 
@@ -117,13 +92,7 @@ pg_status_serve(struct pg_state *st, const struct pg_config *cfg,
 {
 	int	 deciding = -1;
 
-	/*
-	 * The claim lock first, the record after: a check releases the lock
-	 * only at its exit, after it restored the record or lengthened its
-	 * claim, so "not deciding" with no claim in the record read later
-	 * can only mean that it withdrew (pollguard(7)). Cannot tell: say
-	 * deciding, which only makes a peer ask again, and at worst withdraw.
-	 */
+	/* The claim lock first (doc/SAFETY.md, section 4, "Waiting"). */
 	if (st != NULL && (deciding = pg_claim_held(st, c->id)) == -1)
 		deciding = 1;
 	if (pg_status_local(st, c, cfg->node, s) == -1)
@@ -136,14 +105,7 @@ pg_status_serve(struct pg_state *st, const struct pg_config *cfg,
 	return 0;
 }
 
-/*
- * The last moment of a go (doc/SAFETY.md, "The last step"): a peer that
- * reads no claim may stop counting this node (pg_handover_ignores,
- * pg_yield_ignores), so its claim must still be reported, with at least
- * settle/4 and 50 ms of its horizon left (the margin of pg_settle's slow
- * round), until the job's start under pollguard-touch; whatever this
- * node's last run did, as a run by hand may end during this check.
- */
+/* doc/SAFETY.md, section 7, "The last step". */
 int
 pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
     const char *node, int64_t settle_ms, const struct pg_stamp *rec,
@@ -153,15 +115,13 @@ pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
 
 	memset(self, 0, sizeof(*self));
 	self->name = node;
-	if (pg_status_local(st, c, node, &self->status) == -1) {
-		*why = PG_LOST_SELF;
+	*why = PG_LOST_SELF;
+	if (pg_status_local(st, c, node, &self->status) == -1)
 		return 0;
-	}
 	/* A hold put on this node while it settled: as on a peer. */
-	if (self->status.hold_ms > 0) {
-		*why = PG_LOST_HELD;
+	*why = PG_LOST_HELD;
+	if (self->status.hold_ms > 0)
 		return 0;
-	}
 	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
 		left_ms = 0;
 	else

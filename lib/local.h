@@ -9,26 +9,19 @@
 #include "state.h"
 
 /*
- * Fill in *s for cluster c on this node (node: its name): activity,
- * claim, and what the state directory records of runs and holds. st may
- * be NULL (no state directory yet: never active). 0, or -1 with errno
- * (EBADMSG: a damaged record).
+ * Fill in *s for cluster c on node from state st (NULL: none yet, never
+ * active). 0, or -1 with errno (EBADMSG: a damaged record).
  */
 int	 pg_status_local(struct pg_state *, const struct pg_cluster *,
 	    const char *, struct pg_status *);
 
-/*
- * pg_status_local as pollguard-serve answers it to peers: with "deciding"
- * (pg_claim_held) and cfg's settle and timeout, when st is not NULL.
- */
+/* pg_status_local as served to peers: with deciding, settle, timeout. */
 int	 pg_status_serve(struct pg_state *, const struct pg_config *,
 	    const struct pg_cluster *, struct pg_status *);
 
 /*
- * After pollguard-check kept its claim (rec, as written): does this node
- * still count for its peers? 1 when so; else 0 and *why: PG_LOST_SELF
- * (its status cannot be read), PG_LOST_HELD or PG_LOST_EXPIRED. *self is
- * this node's answer, for pg_settle_text.
+ * After a claim rec was kept: 1 when this node still counts for peers;
+ * else 0 and *why (PG_LOST_SELF, _HELD or _EXPIRED); *self: its answer.
  */
 int	 pg_still_counted(struct pg_state *, const struct pg_cluster *,
 	    const char *, int64_t, const struct pg_stamp *,

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * prefer.c: the preferred node (pollguard(7), PREFERRED NODE), pure like
- * decide.c, which calls it. These rules only ever turn a go into a skip,
- * except pg_yield_ignores, which is argued where it is defined.
- */
+/* prefer.c: the preferred node, pure like decide.c (doc/PREFER.md). */
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -12,7 +9,7 @@
 
 #define MS	1000000LL	/* ns */
 
-/* The position of name in the comma-separated list, or -1. */
+/* The position of name in the comma-separated list, or INT_MAX. */
 static int
 position(const char *list, const char *name)
 {
@@ -25,7 +22,7 @@ position(const char *list, const char *name)
 			return i;
 		list += n + (list[n] == ',');
 	}
-	return -1;
+	return INT_MAX;
 }
 
 int
@@ -33,10 +30,8 @@ pg_prefer_before(const struct pg_cluster *c, const char *a, const char *b)
 {
 	int	 ia = position(c->prefer, a), ib = position(c->prefer, b);
 
-	if (ia >= 0 && ib >= 0)
+	if (ia != ib)
 		return ia < ib;
-	if (ia >= 0 || ib >= 0)
-		return ia >= 0;
 	return strcasecmp(a, b) < 0;
 }
 
@@ -79,11 +74,7 @@ pg_prefer_healthy(const struct pg_cluster *c, const struct pg_seen *s)
 	    s->status.checking_ms >= c->failback_after_ms;
 }
 
-/*
- * A check of an earlier boot lies before this boot's clock began: a
- * negative moment, still on the same line as the peers' answers, since
- * only differences are compared.
- */
+/* A check of an earlier boot is negative: only differences matter. */
 int64_t
 pg_prefer_prev_check(const struct pg_status *own)
 {
@@ -93,25 +84,7 @@ pg_prefer_prev_check(const struct pg_status *own)
 	return own->at_ns - own->checked_ms * MS;
 }
 
-/*
- * Why not counting a yielding peer S is safe (node P, this node): the
- * whole argument is doc/PREFER.md's, "Why no round is doubled, lost or
- * run twice". S writes "yield P", stamped with the moment its check
- * began, only at the check of its last run, so while the yield stands
- * that run is the one still to account for. P takes it to be over only
- * from S's own records of it (a run that began and ended after the
- * yield, nothing recorded since but its last refresh, no run going, no
- * claim), never from the absence of one: whatever records no end keeps
- * S counted by its elapsed time until it has been idle for the wait.
- * That costs rounds, never safety. And the yield, decided no later than
- * slack after P's previous check, puts that run in a firing before P's
- * current one.
- *
- * The yield moment is at most recv - yielded on our clock (the answer
- * was made before we read it), so the slack test is safe to the last
- * millisecond. The differences below are of two times that are not
- * negative: none overflows, whatever a peer answers.
- */
+/* doc/PREFER.md, rule 4 and "Why no round is doubled, lost or run twice". */
 int
 pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
     const struct pg_seen *s)
@@ -129,13 +102,8 @@ pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
 	    s->recv_ns - st->yielded_ms * MS <= prev_ns + slack_ms * MS;
 }
 
-/*
- * A substitute gives the cluster back in two steps (doc/PREFER.md, rule
- * 3), so that no firing is lost when the preferred node checks first. A
- * yield lasts at most two waits when that node never polls: then the
- * substitute polls again.
- */
-void
+/* doc/PREFER.md, "The rules", 1 to 3. */
+enum pg_reason
 pg_prefer_decide(const struct pg_cluster *c, const char *node,
     const struct pg_status *own, const struct pg_seen *seen, size_t n,
     struct pg_decision *d)
@@ -143,31 +111,25 @@ pg_prefer_decide(const struct pg_cluster *c, const char *node,
 	size_t	 i, best = n;
 
 	if (c->prefer[0] == '\0' || d->disagree < n)
-		return;
+		return PG_REASON_GO;
 	for (i = 0; i < n; i++)
 		if (pg_prefer_before(c, seen[i].name, node) &&
 		    pg_prefer_eligible(c, &seen[i]) && (best == n ||
 		    pg_prefer_before(c, seen[i].name, seen[best].name)))
 			best = i;
 	if (best == n)
-		return;
+		return PG_REASON_GO;
 	d->prefer = best;
-	/* Idle: not the poller; the preferred node goes, not us. */
-	if (own == NULL || own->elapsed_ms >= c->wait_ms) {
-		d->verdict = PG_SKIP_ACTIVE;
-		d->reason = PG_REASON_PREFERRED;
-		return;
-	}
-	/* The poller: it stays, unless failback and the node is healthy. */
+	if (own == NULL || own->elapsed_ms >= c->wait_ms)
+		return PG_REASON_PREFERRED;
 	if (!c->failback || !pg_prefer_healthy(c, &seen[best]))
-		return;
+		return PG_REASON_GO;
+	/* A yield lasts at most two waits when that node never polls. */
 	if (strcasecmp(own->yield, seen[best].name) == 0 &&
-	    own->yielded_ms < 2 * c->wait_ms) {
-		d->verdict = PG_SKIP_ACTIVE;
-		d->reason = PG_REASON_YIELD;
-		return;
-	}
+	    own->yielded_ms < 2 * c->wait_ms)
+		return PG_REASON_YIELD;
 	d->yield = 1;
+	return PG_REASON_GO;
 }
 
 void
@@ -176,10 +138,7 @@ pg_checked_next(struct pg_checked *ck, int had, const struct pg_stamp *now,
 {
 	struct pg_checked	 prev = *ck;
 
-	if (!had) {
-		memset(&prev, 0, sizeof(prev));
-		prev.since = *now;
-	} else if (pg_stamp_elapsed(&prev.last, now) > gap_ms)
+	if (!had || pg_stamp_elapsed(&prev.last, now) > gap_ms)
 		prev.since = *now;
 	memset(ck, 0, sizeof(*ck));
 	ck->last = *now;
@@ -187,7 +146,7 @@ pg_checked_next(struct pg_checked *ck, int had, const struct pg_stamp *now,
 	if (go && yield != NULL) {
 		strlcpy(ck->yield, yield, sizeof(ck->yield));
 		ck->yielded = *now;
-	} else if (!go && prev.yield[0] != '\0') {
+	} else if (!go && had && prev.yield[0] != '\0') {
 		strlcpy(ck->yield, prev.yield, sizeof(ck->yield));
 		ck->yielded = prev.yielded;
 	}
