@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* clock.c: the one place that reads the clocks; callers check failure. */
+/*
+ * clock.c: the one place that reads the clocks. Callers check failure: a
+ * decision taken on a clock that could not be read is no decision.
+ */
 #include <errno.h>
 #include <time.h>
 

@@ -35,7 +35,7 @@ pg_rec_lock(struct pg_state *st, const char *cluster)
 
 	if (p->recfd != -1 && (p->recpid != pid ||
 	    strcmp(p->reccluster, cluster) != 0)) {
-		close(p->recfd);
+		close(p->recfd);	/* a child's close leaves the lock */
 		p->recfd = -1;
 	}
 	if (p->recfd == -1) {
@@ -115,7 +115,8 @@ pg_claim_lock(struct pg_state *st, const char *cluster, int *fdp)
 
 /*
  * Another process's strongest lock on the file: F_UNLCK (also when there
- * is none), F_RDLCK or F_WRLCK; -2 when it cannot be opened, -1: not tested.
+ * is none), F_RDLCK or F_WRLCK; -2 with errno when it cannot be opened,
+ * -1 with errno when it cannot be tested.
  */
 static int
 lock_test(struct pg_state *st, const char *cluster, const char *kind)
@@ -141,7 +142,11 @@ pg_lock_held(struct pg_state *st, const char *cluster)
 	return type != F_UNLCK;
 }
 
-/* An OFD write lock on dev:ino in /proc/locks ("N: -> ..." wait)? */
+/*
+ * An OFD write lock on dev:ino in /proc/locks? Its lines read "N: OFDLCK
+ * ADVISORY WRITE -1 MAJ:MIN:INO START END" (major and minor in hex);
+ * "N: -> ..." lines are waiters.
+ */
 static int
 proc_locks_held(dev_t dev, ino_t ino)
 {

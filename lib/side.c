@@ -74,9 +74,11 @@ outcome_value(struct pg_outcome *o, const struct pg_kv *kv)
 		o->signal = v;
 		return 0;
 	case K_DURATION:
+		return pg_kv_num(kv->val, kv->vlen, 0, INT64_MAX,
+		    &o->duration_ms);
 	case K_FAILURES:
 		return pg_kv_num(kv->val, kv->vlen, 0, INT64_MAX,
-		    kv->key == K_DURATION ? &o->duration_ms : &o->failures);
+		    &o->failures);
 	default:	/* running, timed_out: flags */
 		if (pg_kv_num(kv->val, kv->vlen, 0, 1, &v) == -1)
 			return -1;
@@ -169,6 +171,10 @@ pg_hold_left(const struct pg_hold *h, const struct pg_stamp *now)
 	struct pg_stamp	 set = h->until;
 	int64_t		 left;
 
+	/*
+	 * Its boot is that of the moment it was set: its end lies ahead of
+	 * now, which without boot IDs reads as a reboot.
+	 */
 	set.mono_ns -= h->ms * 1000000;
 	set.wall_ns -= h->ms * 1000000;
 	if (pg_stamp_same_boot(&set, now))
@@ -214,8 +220,9 @@ pg_hold_parse(const char *buf, size_t len, struct pg_hold *h)
 		else if (kv.key == H_MS)
 			r = pg_kv_num(kv.val, kv.vlen, 1, PG_HOLD_MAX_MS,
 			    &h->ms);
-		else if ((r = kv.vlen == 0 ? -1 : hold_text(kv.val,
-		    kv.vlen)) == 0)
+		else if (kv.vlen == 0)
+			r = -1;
+		else if ((r = hold_text(kv.val, kv.vlen)) == 0)
 			memcpy(kv.key == H_BY ? h->by : h->why, kv.val,
 			    kv.vlen);
 		if (r == -1)
@@ -295,10 +302,11 @@ struct parts {
 	size_t		 len[P_COUNT];
 };
 
+/* The side record as a writer reads it: its bytes, and its parts. */
 struct side {
 	char		 buf[PG_SIDE_MAX];
-	size_t		 len;
-	int		 damaged;
+	size_t		 len;		/* 0: none, or it could not be read */
+	int		 damaged;	/* as a whole (EBADMSG) */
 	struct parts	 p;
 };
 
@@ -368,11 +376,17 @@ part_parse(const struct parts *p, enum part k, void *v)
 
 	if (sec == NULL)
 		return 0;
-	return (k == P_OUTCOME ? pg_outcome_parse(sec, n, v) : k == P_HOLD ?
-	    pg_hold_parse(sec, n, v) : pg_checked_parse(sec, n, v)) == -1 ?
-	    -1 : 1;
+	if (k == P_OUTCOME)
+		return pg_outcome_parse(sec, n, v) == -1 ? -1 : 1;
+	if (k == P_HOLD)
+		return pg_hold_parse(sec, n, v) == -1 ? -1 : 1;
+	return pg_checked_parse(sec, n, v) == -1 ? -1 : 1;
 }
 
+/*
+ * Read the side record into s and find its parts: 0 (s->len 0 when there
+ * is none), or -1 with errno and no parts; s->damaged when EBADMSG.
+ */
 static int
 side_get(struct pg_state *st, const char *cluster, struct side *s)
 {
@@ -425,7 +439,9 @@ keep(char *out, size_t *off, size_t room, const char *t, size_t n)
 
 /*
  * Replace part k of s (read by side_lock) with text[0..len) (len 0: none),
- * keeping what else fits, and release the record lock.
+ * keeping what else fits, and release the record lock. The file is removed
+ * when nothing is left; removing an absent part from an undamaged file
+ * writes nothing.
  */
 static int
 side_write(struct pg_state *st, const char *cluster, struct side *s,
@@ -460,14 +476,14 @@ side_write(struct pg_state *st, const char *cluster, struct side *s,
 	return r;
 }
 
-/* Replace part k with text[0..len): len 0 removes it, -1 fails. */
+/* Replace part k (len 0: remove it), under the record lock. */
 static int
 side_put(struct pg_state *st, const char *cluster, enum part k,
-    const char *text, int len)
+    const char *text, size_t len)
 {
 	struct side	 s;
 
-	if (len == -1 || side_lock(st, cluster, &s) == -1)
+	if (side_lock(st, cluster, &s) == -1)
 		return -1;
 	return side_write(st, cluster, &s, k, text, len);
 }
@@ -518,7 +534,7 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
     int timed_out, struct pg_outcome *o)
 {
 	char	 buf[PG_OUTCOME_MAX];
-	int	 failed;
+	int	 failed, len;
 
 	o->running = 0;
 	o->ended = 1;
@@ -543,8 +559,9 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
 		o->success = o->end;
 	} else if (o->failures < INT64_MAX)
 		o->failures++;
-	return side_put(st, cluster, P_OUTCOME, buf,
-	    pg_outcome_format(o, buf, sizeof(buf)));
+	if ((len = pg_outcome_format(o, buf, sizeof(buf))) == -1)
+		return -1;
+	return side_put(st, cluster, P_OUTCOME, buf, len);
 }
 
 enum pg_run
@@ -560,11 +577,14 @@ pg_outcome_run(struct pg_state *st, const char *cluster,
 		return PG_RUN_DONE;
 	if ((held = pg_lock_held(st, cluster)) == 1)
 		return PG_RUN_RUNNING;
-	/* The run may have ended since o was read: read again. */
-	if (held == 0)
-		return pg_outcome_read(st, cluster, &again) == 1 &&
+	if (held == 0) {
+		/* The run may have ended since o was read: read again. */
+		if (pg_outcome_read(st, cluster, &again) == 1 &&
 		    (!again.running || again.start.mono_ns !=
-		    o->start.mono_ns) ? PG_RUN_DONE : PG_RUN_DIED;
+		    o->start.mono_ns))
+			return PG_RUN_DONE;
+		return PG_RUN_DIED;
+	}
 	if (o->pid > 0 && kill(o->pid, 0) == -1 && errno == ESRCH)
 		return PG_RUN_DIED;
 	return PG_RUN_RUNNING;
@@ -575,9 +595,11 @@ pg_hold_write(struct pg_state *st, const char *cluster,
     const struct pg_hold *h)
 {
 	char	 buf[PG_HOLD_FILE_MAX];
+	int	 len;
 
-	return side_put(st, cluster, P_HOLD, buf,
-	    pg_hold_format(h, buf, sizeof(buf)));
+	if ((len = pg_hold_format(h, buf, sizeof(buf))) == -1)
+		return -1;
+	return side_put(st, cluster, P_HOLD, buf, len);
 }
 
 int
@@ -598,9 +620,11 @@ pg_checked_write(struct pg_state *st, const char *cluster,
     const struct pg_checked *ck)
 {
 	char	 buf[PG_CHECKED_MAX];
+	int	 len;
 
-	return side_put(st, cluster, P_CHECKED, buf,
-	    pg_checked_format(ck, buf, sizeof(buf)));
+	if ((len = pg_checked_format(ck, buf, sizeof(buf))) == -1)
+		return -1;
+	return side_put(st, cluster, P_CHECKED, buf, len);
 }
 
 /* The parts p into sd, found when r is 0; else every part -1. */

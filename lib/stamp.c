@@ -98,8 +98,9 @@ int
 pg_stamp_append(char *buf, size_t len, size_t *off, const char *key,
     const struct pg_stamp *st)
 {
-	return stamp_text(buf, len, off, key, st) == -1 ||
-	    pg_appendf(buf, len, off, "\n") == -1 ? -1 : 0;
+	if (stamp_text(buf, len, off, key, st) == -1)
+		return -1;
+	return pg_appendf(buf, len, off, "\n");
 }
 
 int

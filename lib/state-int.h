@@ -16,7 +16,10 @@ struct pg_state_priv {
 	int		 recfd;		/* lock.c: the record lock, or -1 */
 	pid_t		 recpid;	/* ... opened by this process */
 	char		 reccluster[PG_NAME_MAX + 1];	/* ... for this */
-	/* What the last pg_state_claim replaced (undolen 0: none, -1). */
+	/*
+	 * What the last pg_state_claim replaced: undolen bytes (0: no record;
+	 * -1: nothing kept, no claim or the record could not be read).
+	 */
 	char		 undo[PG_RECORD_MAX];
 	ssize_t		 undolen;
 	char		 undoby[PG_RECORD_MAX];	/* the claim */
@@ -64,8 +67,10 @@ void	 pg_rec_unlock(struct pg_state *);
 int	 pg_stamp_same_boot(const struct pg_stamp *, const struct pg_stamp *);
 
 /*
- * A stamp in the side record: append the line "KEY BOOT MONO WALL" as
- * pg_appendf does; read the value "BOOT MONO WALL", all of s[0..n).
+ * A stamp in the side record. append: the line "KEY BOOT MONO WALL" at
+ * *off, advancing it: 0, or -1 when it does not fit (*off and buf are
+ * then undefined). value: the value "BOOT MONO WALL", all of s[0..n): 0,
+ * or -1 with EBADMSG.
  */
 int	 pg_stamp_append(char *, size_t, size_t *, const char *,
 	    const struct pg_stamp *);

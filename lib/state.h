@@ -53,7 +53,8 @@ int	 pg_stamp_parse(const char *, size_t, struct pg_stamp *);
 struct pg_state {
 	int		 dirfd;		/* -1: not open */
 	char		 path[PATH_MAX];
-	char		 refused[PG_ERR_MAX];	/* pg_serve_state: why not */
+	/* pg_serve_state: why not (dirfd -1 then); "" when open or absent. */
+	char		 refused[PG_ERR_MAX];
 	union {
 		unsigned char	 bytes[PG_STATE_PRIV_MAX];
 		int64_t		 align;
@@ -63,8 +64,9 @@ struct pg_state {
 
 /*
  * Open the state directory at an absolute path (with create: make it,
- * 0755, and sweep stale temporary files). -1 with the reason in err when
- * it is no directory or writable by group or others (errno EPERM).
+ * 0755, and sweep stale temporary files). -1 with errno (ENOTDIR: no
+ * directory; EPERM: writable by group or others), the reason in err, dirfd
+ * -1 and refused "". pg_state_close also closes the record lock's descriptor.
  */
 int	 pg_state_open(struct pg_state *, const char *, int, char *, size_t);
 void	 pg_state_close(struct pg_state *);
@@ -97,7 +99,8 @@ int	 pg_state_claim(struct pg_state *, const char *, int64_t,
 
 /*
  * Lengthen the claim *rec to horizon_ms while the record is still it, as
- * this handle's to restore. 1: done (*rec too), 0: someone wrote since.
+ * this handle's to restore. 1: done (*rec too), 0: someone wrote since,
+ * -1 with errno.
  */
 int	 pg_state_lengthen(struct pg_state *, const char *, struct pg_stamp *,
 	    int64_t);
@@ -108,7 +111,8 @@ ssize_t	 pg_state_read_raw(struct pg_state *, const char *, char *, size_t);
 /*
  * Take back the claim rec while the record is still it: put back what
  * this handle's claim replaced, else the bytes given (from
- * pg_state_read_raw; length 0: none). 1: done, 0: left alone, -1.
+ * pg_state_read_raw; length 0: none). 1: done, 0: left alone, -1 with
+ * errno.
  */
 int	 pg_state_restore(struct pg_state *, const char *,
 	    const struct pg_stamp *, const char *, size_t);
@@ -163,7 +167,10 @@ struct pg_outcome {
 int	 pg_outcome_format(const struct pg_outcome *, char *, size_t);
 int	 pg_outcome_parse(const char *, size_t, struct pg_outcome *);
 
-/* Read a part: 1 and its value, 0 when there is none, -1 with errno. */
+/*
+ * Read a part (pg_outcome_read, pg_checked_read): 1 and its value, 0 when
+ * there is none, -1 with errno (EBADMSG: damaged).
+ */
 int	 pg_outcome_read(struct pg_state *, const char *, struct pg_outcome *);
 
 /*
@@ -184,10 +191,14 @@ enum pg_run {
 	PG_RUN_NONE,		/* no run recorded */
 	PG_RUN_DONE,		/* the last run finished */
 	PG_RUN_RUNNING,		/* a run is going */
-	PG_RUN_DIED		/* recorded running, but the run lock is free */
+	PG_RUN_DIED		/* recorded running, but the run lock is free,
+				   or untestable and the PID gone */
 };
 
-/* What an outcome read (NULL: none) says, checked against the run lock. */
+/*
+ * What an outcome read (NULL: none) says, checked against the run lock;
+ * when the lock cannot be tested, a run whose PID is gone is DIED.
+ */
 enum pg_run	 pg_outcome_run(struct pg_state *, const char *,
 	    const struct pg_outcome *);
 
@@ -204,9 +215,9 @@ struct pg_hold {
 };
 
 /*
- * A hold of ms (1..PG_HOLD_MAX_MS) from now; by and why (NULL: not said)
- * printable ASCII, no blank at either end. -1: EINVAL, or ENAMETOOLONG
- * (a text of PG_HOLD_TEXT_MAX or more).
+ * A hold of ms (1..PG_HOLD_MAX_MS) from now; by and why (NULL or "": not
+ * said) printable ASCII, no blank at either end. -1 with errno: EINVAL,
+ * or ENAMETOOLONG (a text of PG_HOLD_TEXT_MAX or more).
  */
 int	 pg_hold_make(struct pg_hold *, int64_t, const char *, const char *);
 
@@ -217,7 +228,10 @@ int64_t	 pg_hold_left(const struct pg_hold *, const struct pg_stamp *);
 int	 pg_hold_format(const struct pg_hold *, char *, size_t);
 int	 pg_hold_parse(const char *, size_t, struct pg_hold *);
 
-/* Replace or remove (no hold is success) a part, under the record lock. */
+/*
+ * Replace or remove (no hold is success) the part, under the record lock:
+ * 0, or -1 with errno.
+ */
 int	 pg_hold_write(struct pg_state *, const char *, const struct pg_hold *);
 int	 pg_hold_remove(struct pg_state *, const char *);
 
@@ -234,6 +248,11 @@ struct pg_checked {
 /* format: also -1 with EINVAL for a yield that is not a valid name. */
 int	 pg_checked_format(const struct pg_checked *, char *, size_t);
 int	 pg_checked_parse(const char *, size_t, struct pg_checked *);
+
+/*
+ * Read it as a part (above); replace it under the record lock: 0, or -1
+ * with errno.
+ */
 int	 pg_checked_read(struct pg_state *, const char *, struct pg_checked *);
 int	 pg_checked_write(struct pg_state *, const char *,
 	    const struct pg_checked *);

@@ -28,6 +28,7 @@ is_tmp_name(const char *name)
 	    TMP_HEX;
 }
 
+/* Temporary files of killed writers: one in progress is younger than 1s. */
 static void
 sweep(struct pg_state *st)
 {
@@ -63,11 +64,16 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 	st->dirfd = p->recfd = -1;
 	p->undolen = -1;
 	st->refused[0] = '\0';
-	if (path[0] != '/' ||
-	    strlcpy(st->path, path, sizeof(st->path)) >= sizeof(st->path)) {
-		snprintf(err, errlen, "state directory %s: %s", path,
-		    path[0] != '/' ? "not an absolute path" : "name too long");
-		errno = path[0] != '/' ? EINVAL : ENAMETOOLONG;
+	if (path[0] != '/') {
+		snprintf(err, errlen, "state directory %s: not an absolute "
+		    "path", path);
+		errno = EINVAL;
+		return -1;
+	}
+	if (strlcpy(st->path, path, sizeof(st->path)) >= sizeof(st->path)) {
+		snprintf(err, errlen, "state directory %s: name too long",
+		    path);
+		errno = ENAMETOOLONG;
 		return -1;
 	}
 	if (create && mkdir(path, 0755) == 0)
@@ -89,6 +95,7 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 	p->dev = sb.st_dev;
 	p->ino = sb.st_ino;
 	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+		/* Shared, like /tmp: chmod would be the wrong advice. */
 		if (sb.st_mode & S_ISVTX)
 			snprintf(err, errlen, "state directory %s is shared "
 			    "(mode %04o): give pollguard a directory of its "
