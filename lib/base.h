@@ -5,7 +5,7 @@
  *
  * Every function of the library never exits and never prints; one that
  * returns int returns 0, or -1 with the reason in errno or in the
- * caller's error buffer, unless its declaration says otherwise.
+ * caller's error buffer, as its declaration says.
  */
 #ifndef PG_BASE_H
 #define PG_BASE_H
@@ -47,7 +47,10 @@ int	 pg_duration_parse(const char *, int64_t, int64_t, int64_t *,
  */
 int	 pg_duration_format(int64_t, char *, size_t);
 
-/* For a message: pg_duration_format into buf (PG_DURATION_MAX), or "?". */
+/*
+ * For a message: pg_duration_format into buf (PG_DURATION_MAX), or "?";
+ * returns buf.
+ */
 #define PG_DURATION_MAX	32
 const char	*pg_duration_text(int64_t, char *);
 
@@ -115,7 +118,10 @@ struct pg_kv {
 void	 pg_kv_init(struct pg_kv *, const char *, size_t, const char *const *,
 	    int);
 
-/* A file: at most max bytes, the line magic (with its LF), then keys. */
+/*
+ * A file: at most max bytes, the line magic (with its LF), then keys.
+ * 0, or -1 when it is not such a file (errno untouched).
+ */
 int	 pg_kv_begin(struct pg_kv *, const char *, size_t, size_t,
 	    const char *, const char *const *, int);
 
@@ -129,7 +135,10 @@ int	 pg_kv_next(struct pg_kv *);
 /* True when each of the n bytes at s is from lo to hi. */
 int	 pg_bytes_within(const char *, size_t, char, char);
 
-/* A number from lo to hi, all of s[0..n): 1 to 19 decimal digits. */
+/*
+ * A number from lo to hi, all of s[0..n): 1 to 19 decimal digits. 0 and
+ * *v, or -1 (errno untouched).
+ */
 int	 pg_kv_num(const char *, size_t, int64_t, int64_t, int64_t *);
 
 #endif /* PG_BASE_H */

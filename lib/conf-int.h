@@ -42,7 +42,10 @@ struct parse {
 
 #define SEPARATORS	", \t"	/* between the items of a list */
 
-/* The parse fails at this line (0: none); the first failure counts. */
+/*
+ * The parse fails at this line (0: none); the first failure counts.
+ * Returns 0, for the caller's return.
+ */
 int	 conf_fail(struct parse *, int, const char *, ...)
 	    __attribute__((__format__(__printf__, 3, 4)));
 

@@ -118,7 +118,10 @@ struct pg_config {
 	struct pg_etcd	 etcd;
 };
 
-/* The config file: -c's argument, else $POLLGUARD_CONF, else the default. */
+/*
+ * The config file: -c's argument, else $POLLGUARD_CONF when set and not
+ * empty, else the default.
+ */
 const char	*pg_config_path(const char *);
 
 /*

@@ -49,7 +49,7 @@ enum kind {
 	DURATION,	/* an int64_t of ms, from min to max */
 	COUNT,		/* an int, from min to max */
 	CHOICE,		/* an int or enum: min for word a, max for b */
-	OTHER
+	OTHER		/* its check does it all: conf_key writes nothing */
 };
 
 struct key {

@@ -14,11 +14,13 @@ static const struct {
 } units[] = {
 	{ "ms",	1 },
 	{ "s",	1000 },
-	{ "m",	60 * 1000 },
+	{ "m",	60 * 1000 },	/* MINUTES: from here on, two units */
 	{ "h",	3600 * 1000 },
-	{ "d",	24 * 3600 * 1000 },
+	{ "d",	24 * 3600 * 1000 },	/* DAYS: the largest */
 	{ "",	1000 },		/* a bare number means seconds */
 };
+#define MINUTES	2	/* units[]' index of "m" */
+#define DAYS	4	/* and of "d" */
 
 int
 pg_duration_parse(const char *s, int64_t min, int64_t max, int64_t *ms,
@@ -72,11 +74,11 @@ pg_duration_format(int64_t ms, char *buf, size_t len)
 		    ms % 1000 / 100);
 	else {
 		/* The largest unit; from minutes on, the next unless zero. */
-		for (i = 4; i > 0 && ms < units[i].ms; i--)
+		for (i = DAYS; i > 0 && ms < units[i].ms; i--)
 			continue;
 		r = snprintf(buf, len, "%" PRId64 "%s", ms / units[i].ms,
 		    units[i].suffix);
-		sub = i < 2 ? 0 : ms % units[i].ms / units[i - 1].ms;
+		sub = i < MINUTES ? 0 : ms % units[i].ms / units[i - 1].ms;
 		if (sub != 0 && r >= 0 && (size_t)r < len)
 			r += snprintf(buf + r, len - r, "%" PRId64 "%s", sub,
 			    units[i - 1].suffix);
