@@ -27,7 +27,7 @@ say(struct pg_next *nx, const char *fmt, ...)
 
 /*
  * The moment every answer is taken as read, for the yield rule; far from
- * both ends of int64_t, so that the bounded moments before it stay so.
+ * both ends of int64_t, so that the bounded moments before it stay positive.
  */
 #define NOW	(INT64_MAX / 2)
 
@@ -530,7 +530,7 @@ struct js {
  * The value fmt makes, as the next member: after a ',' and "key": (key
  * NULL: in an array); a '}' or ']' that closes takes neither.
  */
-static void
+static void __attribute__((__format__(__printf__, 3, 4)))
 js(struct js *j, const char *key, const char *fmt, ...)
 {
 	va_list	 ap;

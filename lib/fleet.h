@@ -55,7 +55,8 @@ char	*pg_fleet_table(const struct pg_fleet *, size_t);
 
 /*
  * The same as one line of JSON (pollguard-status(1)), for this node's
- * version and name; bytes outside printable ASCII as \uXXXX.
+ * version and name: '"' and '\' escaped with a backslash, bytes outside
+ * printable ASCII as \uXXXX. A malloc'd string, or NULL with errno.
  */
 char	*pg_fleet_json(const char *, const char *, const struct pg_fleet *,
 	    size_t);

@@ -31,7 +31,8 @@ outcome(struct pg_state *st, const char *id, const struct pg_outcome *o,
 	}
 	if (o->succeeded)
 		s->last_success_ms = pg_stamp_elapsed(&o->success, now);
-	failures = o->failures + (run == PG_RUN_DIED);
+	failures = o->failures + (run == PG_RUN_DIED &&
+	    o->failures < INT64_MAX);
 	s->failures = failures > INT32_MAX ? INT32_MAX : (int)failures;
 }
 
