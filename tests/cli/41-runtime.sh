@@ -137,6 +137,14 @@ exit_is 0 "pollguard-status of the died run: exit 0" \
 grep -qE '^died +[^ ]+ \(self\) +yes +[0-9.]+m?s ago +no +- +1 +-$' "$T/out" &&
     ok "... not running, one failure (pollguard-touch(1))" ||
     { not_ok "... not running, one failure"; diag_file "$T/out" stdout; }
+# A count edited by hand to the largest number: the died run adds none,
+# and the status caps it (it wrapped to 0: a failing node read as fine).
+sed -i 's/^failures 0$/failures 9223372036854775807/' "$STATE/.died.side"
+"$PG_BIN/pollguard-status" -c "$CONF" died >"$T/out" 2>&1
+grep -qE '^died +[^ ]+ \(self\) +yes +[0-9.]+m?s ago +no +- +2147483647 +-$' \
+    "$T/out" && ok "a count at its largest reads capped, not wrapped" ||
+    { not_ok "a count at its largest"; diag_file "$T/out" stdout; }
+sed -i 's/^failures 9223372036854775807$/failures 0/' "$STATE/.died.side"
 stop_pids "$JOB"
 exit_is 1 "the next run: -- false" "$TOUCH" -c "$CONF" died -- false
 is "$(outcome died failures)" 2 "the died run counts as a failure"
