@@ -65,7 +65,6 @@ B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o \
 		decide.o duration.o \
-		prefer.o \
 		conn.o fleet.o listen.o local.o peers.o proto.o \
 		serve.o \
 		kv.o stamp.o statedir.o record.o lock.o side.o \
