@@ -128,7 +128,8 @@ $(BIN_OBJS): bin/tool.h
 $(B)lib/peers.o $(B)lib/ping.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ $<
-$(addprefix $(B)bin/,pollguard-status.o status-plugin.o): bin/status.h
+$(addprefix $(B)bin/,pollguard-status.o status-plugin.o etcd.o): \
+    bin/status.h
 # The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
 # from the archive only by the tools that use it: check, status and
 # pollguard-touch-curl, pollguard-touch with the lease hooks of
@@ -141,9 +142,7 @@ $(B)lib/etcd.o $(B)lib/etcdjson.o: $(B)lib/%.o: lib/%.c
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SSL_CFLAGS) -c -o $@ $<
 $(B)bin/touch-plain.o: override CFLAGS += \
 		-DPG_LIBEXECDIR='"$(LIBEXECDIR)"'
-$(addprefix $(B)bin/,etcd.o pollguard-check.o pollguard-status.o): \
-    bin/etcd.h
-$(addprefix $(B)bin/,pollguard-check.o check-claim.o): bin/check.h
+$(addprefix $(B)bin/,pollguard-check.o check-claim.o etcd.o): bin/check.h
 $(addprefix $(B)bin/,pollguard-touch.o touch-run.o touch-plain.o \
     etcd.o touch-ping.o): bin/touch.h
 ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* etcd.c (bin/): the tools on an etcd cluster (etcd.h, touch.h). */
+/* etcd.c (bin/): the tools on an etcd cluster (check.h, status.h, touch.h). */
 #include <sys/param.h>
 
 #include <errno.h>
@@ -10,7 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "etcd.h"
+#include "lease.h"
+#include "check.h"
+#include "status.h"
 #include "touch.h"
 
 #define KEEPALIVE_MIN_MS	500

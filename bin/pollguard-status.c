@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "local.h"
-#include "etcd.h"
 #include "status.h"
 
 #define EXIT_PARTIAL	1	/* some node did not answer */
