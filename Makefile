@@ -65,7 +65,6 @@ B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o \
 		decide.o duration.o \
-		prefer.o \
 		conn.o fleet.o listen.o local.o peers.o proto.o \
 		serve.o \
 		kv.o stamp.o statedir.o record.o lock.o side.o \
@@ -129,7 +128,8 @@ $(BIN_OBJS): bin/tool.h
 $(B)lib/peers.o $(B)lib/ping.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ $<
-$(addprefix $(B)bin/,pollguard-status.o status-plugin.o): bin/status.h
+$(addprefix $(B)bin/,pollguard-status.o status-plugin.o etcd.o): \
+    bin/status.h
 # The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
 # from the archive only by the tools that use it: check, status and
 # pollguard-touch-curl, pollguard-touch with the lease hooks of
@@ -142,9 +142,7 @@ $(B)lib/etcd.o $(B)lib/etcdjson.o: $(B)lib/%.o: lib/%.c
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SSL_CFLAGS) -c -o $@ $<
 $(B)bin/touch-plain.o: override CFLAGS += \
 		-DPG_LIBEXECDIR='"$(LIBEXECDIR)"'
-$(addprefix $(B)bin/,etcd.o pollguard-check.o pollguard-status.o): \
-    bin/etcd.h
-$(addprefix $(B)bin/,pollguard-check.o check-claim.o): bin/check.h
+$(addprefix $(B)bin/,pollguard-check.o check-claim.o etcd.o): bin/check.h
 $(addprefix $(B)bin/,pollguard-touch.o touch-run.o touch-plain.o \
     etcd.o touch-ping.o): bin/touch.h
 ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)

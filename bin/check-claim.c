@@ -82,7 +82,7 @@ report(struct tool *t, const struct pg_round *r, int second)
 void
 check_ask(struct tool *t, struct pg_round *r, const struct pg_round *first)
 {
-	if (pg_peers_ask_again(t->cfg, t->cluster, first, r) == -1)
+	if (pg_peers_ask_some(t->cfg, t->cluster, first, NULL, r) == -1)
 		tool_die_errno(EX_OSERR, "asking the peers of %s",
 		    t->cluster->id);
 	/* A round a signal cut short: its silent peers were not slow. */

@@ -20,4 +20,7 @@ void	 check_ask(struct tool *, struct pg_round *, const struct pg_round *);
  */
 int	 claim_and_settle(struct tool *, const struct pg_round *, int64_t);
 
+/* On etcd (bin/etcd.c): claim the key (-n: read it); the exit status. */
+int	 etcd_check(struct tool *, int);
+
 #endif /* CHECK_H */

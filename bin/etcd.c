@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* etcd.c (bin/): the tools on an etcd cluster (etcd.h, touch.h). */
+/* etcd.c (bin/): the tools on an etcd cluster (check.h, status.h, touch.h). */
 #include <sys/param.h>
 
 #include <errno.h>
@@ -10,7 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "etcd.h"
+#include "lease.h"
+#include "check.h"
+#include "status.h"
 #include "touch.h"
 
 #define KEEPALIVE_MIN_MS	500
@@ -242,7 +244,7 @@ touch_lease_keep(struct tool *t)
 		etcd_hold_refresh(t, tool_clock_ms(CLOCK_BOOTTIME));
 }
 
-int
+int64_t
 touch_lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
     int64_t *killat)
 {
@@ -251,7 +253,7 @@ touch_lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
 	if (t->cluster->backend != PG_BACKEND_ETCD || done)
 		return 0;
 	if (!lost && !etcd_hold_refresh(t, now))
-		return 0;
+		return due;
 	done = 1;
 	if (reaped || t->cluster->on_lease_lost == PG_LEASE_LOST_WARN)
 		return 0;
@@ -262,20 +264,13 @@ touch_lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
 	if (*killat == 0)
 		*killat = tool_clock_ms(CLOCK_BOOTTIME) +
 		    t->cluster->kill_after_ms;
-	return 1;
-}
-
-int64_t
-touch_lease_due(void)
-{
-	return lost ? 0 : due;
+	return INT64_MIN;
 }
 
 void
-touch_lease_end(struct tool *t)
+touch_lease_end(void)
 {
-	if (t->cluster->backend == PG_BACKEND_ETCD)
-		due = 0;
+	due = 0;
 }
 
 void

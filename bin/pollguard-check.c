@@ -19,7 +19,6 @@
 #include "decide.h"
 #include "local.h"
 #include "check.h"
-#include "etcd.h"
 
 static __dead void
 usage(void)

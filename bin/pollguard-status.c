@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "local.h"
-#include "etcd.h"
 #include "status.h"
 
 #define EXIT_PARTIAL	1	/* some node did not answer */
@@ -76,7 +75,7 @@ status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 	size_t	 i;
 
 	memset(r, 0, sizeof(*r));
-	if (c->npeers > 0 && pg_peers_ask(cfg, c, r) == -1)
+	if (c->npeers > 0 && pg_peers_ask_some(cfg, c, NULL, NULL, r) == -1)
 		tool_die_errno(EX_OSERR, "asking the peers of %s", c->id);
 	f->cluster = c;
 	f->n = r->n + 1;

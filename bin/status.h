@@ -24,4 +24,11 @@ void	 status_ask(const struct pg_config *, const struct pg_cluster *,
 __dead void	 status_plugin(const char *, int, char **, const char *,
 		    const char *, int);
 
+/*
+ * On etcd (bin/etcd.c): the key's holder as a fleet node (n->name NULL:
+ * none); a failure sets n->kind and n->why.
+ */
+void	 etcd_fleet(const struct pg_config *, const struct pg_cluster *,
+	    struct pg_fleet_node *);
+
 #endif /* STATUS_H */

@@ -52,21 +52,15 @@ touch_lease_keep(struct tool *t)
 {
 }
 
-int
+int64_t
 touch_lease_lost(struct tool *t, pid_t pid, int64_t now, int reaped,
     int64_t *killat)
 {
 	return 0;
 }
 
-int64_t
-touch_lease_due(void)
-{
-	return 0;
-}
-
 void
-touch_lease_end(struct tool *t)
+touch_lease_end(void)
 {
 }
 

@@ -32,7 +32,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 	struct timespec		 ts;
 	sigset_t		 set, old;
 	int64_t			 interval, next, left, now, deadline = 0;
-	int64_t			 killat = 0, at[5];
+	int64_t			 killat = 0, at[5], lease;
 	pid_t			 pid;
 	int			 lockfd, r, sig, st, status = 0, saved;
 	int			 reaped = 0, timed_out = 0, code;
@@ -94,7 +94,8 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 	for (;;) {
 		now = tool_clock_ms(CLOCK_BOOTTIME);
 		/* The job is being stopped: the runtime limit has no say. */
-		if (touch_lease_lost(t, pid, now, reaped, &killat)) {
+		if ((lease = touch_lease_lost(t, pid, now, reaped,
+		    &killat)) == INT64_MIN) {
 			deadline = 0;
 			continue;
 		}
@@ -129,7 +130,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		at[1] = deadline;
 		at[2] = killat;
 		at[3] = reaped ? now + 100 : 0;		/* the group's end */
-		at[4] = touch_lease_due();
+		at[4] = lease;
 		left = pg_time_left(now, at, 5);
 		ts.tv_sec = left / 1000;
 		ts.tv_nsec = left % 1000 * 1000000;
@@ -152,7 +153,7 @@ touch_run(struct tool *t, char **cmd, int64_t limit_ms)
 		if (r == -1 && errno != ECHILD)
 			tool_die_errno(EX_OSERR, "waitpid");
 	}
-	touch_lease_end(t);
+	touch_lease_end();
 	touch_refresh(t, 0);
 	if (pg_outcome_finish(&t->state, id, status, timed_out, &o) == -1)
 		tool_error("cannot record the outcome of the run in %s/.%s."

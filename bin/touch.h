@@ -36,15 +36,13 @@ void	 touch_lease_keep(struct tool *);
 /*
  * Each turn of the job's supervision, at now (CLOCK_BOOTTIME ms): keep the
  * lease alive; once lost while the job runs, say so and, under
- * on_lease_lost = kill, SIGTERM the group pid and set *killat. 1 if so.
+ * on_lease_lost = kill, SIGTERM the group pid, set *killat and return
+ * INT64_MIN. Else when the next keepalive is due (as now); 0: never.
  */
-int	 touch_lease_lost(struct tool *, pid_t, int64_t, int, int64_t *);
-
-/* When touch_lease_keep is due next (CLOCK_BOOTTIME ms); 0: never. */
-int64_t	 touch_lease_due(void);
+int64_t	 touch_lease_lost(struct tool *, pid_t, int64_t, int, int64_t *);
 
 /* The job has ended: the next touch_lease_keep keeps the lease alive. */
-void	 touch_lease_end(struct tool *);
+void	 touch_lease_end(void);
 
 /*
  * The cluster's ping of a run's start (PG_PING_START) or end (its exit

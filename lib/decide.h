@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * decide.h: the rule, pure functions of plain data (decide.c, prefer.c).
+ * decide.h: the rule, pure functions of plain data (decide.c).
  * doc/SAFETY.md and doc/PREFER.md argue it; pollguard(7) names it.
  */
 #ifndef PG_DECIDE_H
@@ -9,8 +9,6 @@
 #include "conf.h"
 #include "proto.h"
 #include "state.h"
-
-/* decide.c */
 
 enum pg_verdict {
 	PG_GO = 0,		/* exit 0 */
@@ -157,10 +155,7 @@ void	 pg_settle_text(enum pg_settle_why, const struct pg_seen *, char *,
 /* 1 when withdrawing for why is worth a warning, not the rule at work. */
 int	 pg_settle_warns(enum pg_settle_why);
 
-/* prefer.c (doc/PREFER.md) */
-
-/* The peer answered the question: reachable, its status (if any) read. */
-int	 pg_answered(const struct pg_seen *);
+/* The preferred node (doc/PREFER.md). */
 
 /* True when node a comes before b in c's order (listed, then by name). */
 int	 pg_prefer_before(const struct pg_cluster *, const char *,
@@ -180,11 +175,6 @@ int64_t	 pg_prefer_prev_check(const struct pg_status *);
 /* The peer yields: its activity does not count (doc/PREFER.md, rule 4). */
 int	 pg_yield_ignores(const char *, int64_t, int64_t,
 	    const struct pg_seen *);
-
-/* The prefer rules on pg_decide's go d: the reason it becomes. */
-enum pg_reason	 pg_prefer_decide(const struct pg_cluster *, const char *,
-	    const struct pg_status *, const struct pg_seen *, size_t,
-	    struct pg_decision *);
 
 /*
  * The checked record to write at a check begun at now, after *ck (had: 0

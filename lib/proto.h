@@ -202,9 +202,6 @@ extern volatile sig_atomic_t pg_peers_stop;
 int	 pg_peers_ask_some(const struct pg_config *,
 	    const struct pg_cluster *, const struct pg_round *, const int *,
 	    struct pg_round *);
-#define pg_peers_ask_again(cfg, c, prev, r) \
-	pg_peers_ask_some((cfg), (c), (prev), NULL, (r))
-#define pg_peers_ask(cfg, c, r)	pg_peers_ask_some((cfg), (c), NULL, NULL, (r))
 void	 pg_round_free(struct pg_round *);
 
 #endif /* PG_PROTO_H */

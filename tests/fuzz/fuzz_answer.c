@@ -219,7 +219,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		input_len -= 4;
 	}
 	nadded = 0;
-	check(pg_peers_ask(&cfg, &cluster, &r) == 0, "peers_ask failed");
+	check(pg_peers_ask_some(&cfg, &cluster, NULL, NULL, &r) == 0,
+	    "peers_ask failed");
 	check(nserved >= NPEERS && nserved <= 2 * NPEERS, "%zu requests to "
 	    "%d peers", nserved, NPEERS);
 	check(!old03 || nserved == 2 * NPEERS, "a 0.3 serve not asked "
