@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "decide.h"
-#include "local.h"
 #include "check.h"
 
 static volatile sig_atomic_t	 got_signal;

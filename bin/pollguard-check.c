@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "decide.h"
-#include "local.h"
 #include "check.h"
 
 static __dead void

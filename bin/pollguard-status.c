@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "local.h"
+#include "decide.h"
 #include "status.h"
 
 #define EXIT_PARTIAL	1	/* some node did not answer */

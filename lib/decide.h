@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * decide.h: the rule, pure functions of plain data (decide.c).
+ * decide.h: the rule, pure functions of plain data (decide.c), and this
+ * node's own status of a cluster, what the rule reads of it (local.c).
  * doc/SAFETY.md and doc/PREFER.md argue it; pollguard(7) names it.
  */
 #ifndef PG_DECIDE_H
@@ -183,5 +184,26 @@ int	 pg_yield_ignores(const char *, int64_t, int64_t,
  */
 void	 pg_checked_next(struct pg_checked *, int, const struct pg_stamp *,
 	    int64_t, int, const char *);
+
+/* local.c: this node's own status. */
+
+/*
+ * Fill in *s for cluster c on node from state st (NULL: none yet, never
+ * active). 0, or -1 with errno (EBADMSG: a damaged record).
+ */
+int	 pg_status_local(struct pg_state *, const struct pg_cluster *,
+	    const char *, struct pg_status *);
+
+/* pg_status_local as served to peers: with deciding, settle, timeout. */
+int	 pg_status_serve(struct pg_state *, const struct pg_config *,
+	    const struct pg_cluster *, struct pg_status *);
+
+/*
+ * After a claim rec was kept: 1 when this node still counts for peers;
+ * else 0 and *why (PG_LOST_SELF, _HELD or _EXPIRED); *self: its answer.
+ */
+int	 pg_still_counted(struct pg_state *, const struct pg_cluster *,
+	    const char *, int64_t, const struct pg_stamp *,
+	    enum pg_settle_why *, struct pg_seen *);
 
 #endif /* PG_DECIDE_H */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "local.h"
+#include "decide.h"
 
 /* The runs that pollguard-touch recorded; one whose touch died failed. */
 static void

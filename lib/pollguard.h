@@ -7,8 +7,7 @@
  *	conf.h		pollguard.conf(5)
  *	state.h		the state directory: records, locks, side record
  *	proto.h		the status answer, the peer protocol, asking peers
- *	decide.h	the rule: decide, settle, prefer
- *	local.h		this node's own status
+ *	decide.h	the rule: decide, settle, prefer; this node's status
  *	serve.h		pollguard-serve: listen, answer, connections
  *	fleet.h		pollguard-status: the fleet, next, table and JSON
  *	lease.h		the etcd backend: lease record, answers, client
@@ -24,7 +23,6 @@
 #include "state.h"
 #include "proto.h"
 #include "decide.h"
-#include "local.h"
 #include "serve.h"
 #include "fleet.h"
 #include "lease.h"

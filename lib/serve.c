@@ -13,7 +13,7 @@
 #include <syslog.h>
 #include <vis.h>
 
-#include "local.h"
+#include "decide.h"
 #include "serve.h"
 
 #define METRICS_TYPE \

@@ -7,8 +7,7 @@
  *	decide		pg_decide (lib/decide.c), round 1
  *	settle		pg_settle, round 2
  *	settle_poll	pg_settle_poll, the waits for pending peers
- *	hig, yig	pg_handover_ignores (decide.c), pg_yield_ignores
- *			(prefer.c)
+ *	hig, yig	pg_handover_ignores, pg_yield_ignores (decide.c)
  *	settle03	the rule of a 0.3 node (round 2), model only
  *
  * Each peer's answer is a Seen: the abstract input. Time is in ticks of

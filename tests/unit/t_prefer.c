@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit tests for prefer.c: the order, eligibility, the yield and its
- * records (the checked file, the status keys); then a simulation of
- * whole rounds on three nodes through pg_decide, in every order of
- * checks, through failover, failback, a daily job, a flapping preferred
- * node, failback = no and a disagreement, and with every kind of run
+ * Unit tests for the prefer rules (decide.c): the order, eligibility,
+ * the yield and its records (the checked file, the status keys); then a
+ * simulation of whole rounds on three nodes through pg_decide, in every
+ * order of checks, through failover, failback, a daily job, a flapping
+ * preferred node, failback = no and a disagreement, and with every kind of run
  * (under pollguard-touch, a pipeline through -f, a start that could not
  * be recorded, a killed pollguard-touch): never two pollers in a round,
  * never a go beside another node's job, and the empty rounds counted.
