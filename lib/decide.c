@@ -345,7 +345,8 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 	later = c->visible_ns - c->claim_ns;
 	if (later < window)
 		later = window;
-	memset(pending, 0, n * sizeof(*pending));
+	if (n > 0)
+		memset(pending, 0, n * sizeof(*pending));
 	for (i = 0; i < n; i++) {
 		s = &seen[i];
 		if (s->answer.kind == PG_ANSWER_UNREACHABLE && s->answered)

@@ -107,7 +107,7 @@ enum pg_settle_why {
 	PG_LOST_RULE,
 	PG_LOST_DISAGREE,
 	PG_LOST_UNSEEN,
-	PG_LOST_EXPIRED,	/* pg_still_counted: horizon passed */
+	PG_LOST_EXPIRED,	/* pollguard-check: horizon passed */
 	PG_LOST_OVERWRITTEN,	/* pollguard-check's: record replaced */
 	PG_LOST_SELF		/* pg_still_counted: own status unread */
 };
@@ -129,16 +129,19 @@ size_t	 pg_settle_disagrees(int64_t, int64_t, const struct pg_seen *, size_t);
 
 /*
  * Keep the claim c after round 2 (seen[0..n), wait_ms, the unreachable
- * policy)? doc/SAFETY.md, section 2, has the rule. Returns PG_GO to keep
- * (*why PG_KEEP, or PG_WAIT with pending[i] set for the peers to ask
- * again), else the verdict to withdraw with; *why and the deciding peer
- * *peer say why.
+ * policy)? doc/SAFETY.md, section 2, has the rule. Sets every pending[i]
+ * to 0 or 1, and *peer: the deciding peer (0 with PG_KEEP). PG_GO: keep
+ * (*why PG_KEEP, or PG_WAIT with pending[i] 1 for the peers to ask
+ * again), else the verdict to withdraw with; *why and *peer say why.
  */
 enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
 	    enum pg_unreachable, const struct pg_seen *, size_t, int *,
 	    enum pg_settle_why *, size_t *);
 
-/* The pending peers asked again: returns and updates as pg_settle. */
+/*
+ * The pending peers asked again: returns and updates as pg_settle; seen[i]
+ * matters only where pending[i] is set (the others are "not asked").
+ */
 enum pg_verdict	 pg_settle_poll(const struct pg_claim *, int64_t,
 	    const struct pg_seen *, size_t, int *, enum pg_settle_why *,
 	    size_t *);
@@ -173,8 +176,12 @@ int	 pg_prefer_healthy(const struct pg_cluster *, const struct pg_seen *);
 /* This node's previous check in CLOCK_BOOTTIME ns; INT64_MIN: unknown. */
 int64_t	 pg_prefer_prev_check(const struct pg_status *);
 
-/* The peer yields: its activity does not count (doc/PREFER.md, rule 4). */
-int	 pg_yield_ignores(const char *, int64_t, int64_t,
+/*
+ * The peer yields to node: its activity does not count (doc/PREFER.md,
+ * rule 4). prev_ns: this node's previous check (CLOCK_BOOTTIME ns);
+ * slack_ms: the cluster's prefer slack.
+ */
+int	 pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
 	    const struct pg_seen *);
 
 /*
@@ -194,7 +201,10 @@ void	 pg_checked_next(struct pg_checked *, int, const struct pg_stamp *,
 int	 pg_status_local(struct pg_state *, const struct pg_cluster *,
 	    const char *, struct pg_status *);
 
-/* pg_status_local as served to peers: with deciding, settle, timeout. */
+/*
+ * pg_status_local as served to peers: with deciding, settle and timeout
+ * when st is not NULL.
+ */
 int	 pg_status_serve(struct pg_state *, const struct pg_config *,
 	    const struct pg_cluster *, struct pg_status *);
 
