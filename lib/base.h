@@ -5,7 +5,7 @@
  *
  * Every function of the library never exits and never prints; one that
  * returns int returns 0, or -1 with the reason in errno or in the
- * caller's error buffer, as its declaration says.
+ * caller's error buffer, unless its declaration says otherwise.
  */
 #ifndef PG_BASE_H
 #define PG_BASE_H
@@ -137,7 +137,7 @@ int	 pg_bytes_within(const char *, size_t, char, char);
 
 /*
  * A number from lo to hi, all of s[0..n): 1 to 19 decimal digits. 0 and
- * *v, or -1 (errno untouched).
+ * *v, or -1 with *v 0 (errno untouched either way).
  */
 int	 pg_kv_num(const char *, size_t, int64_t, int64_t, int64_t *);
 

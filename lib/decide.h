@@ -107,7 +107,7 @@ enum pg_settle_why {
 	PG_LOST_RULE,
 	PG_LOST_DISAGREE,
 	PG_LOST_UNSEEN,
-	PG_LOST_EXPIRED,	/* pollguard-check: horizon passed */
+	PG_LOST_EXPIRED,	/* pollguard-check's: horizon passed */
 	PG_LOST_OVERWRITTEN,	/* pollguard-check's: record replaced */
 	PG_LOST_SELF		/* pg_still_counted: own status unread */
 };
@@ -139,8 +139,9 @@ enum pg_verdict	 pg_settle(const struct pg_claim *, int64_t,
 	    enum pg_settle_why *, size_t *);
 
 /*
- * The pending peers asked again: returns and updates as pg_settle; seen[i]
- * matters only where pending[i] is set (the others are "not asked").
+ * The pending peers asked again: returns as pg_settle and clears pending[i]
+ * of a peer decided; seen[i] matters only where pending[i] is set (the
+ * others are "not asked").
  */
 enum pg_verdict	 pg_settle_poll(const struct pg_claim *, int64_t,
 	    const struct pg_seen *, size_t, int *, enum pg_settle_why *,
@@ -178,10 +179,10 @@ int64_t	 pg_prefer_prev_check(const struct pg_status *);
 
 /*
  * The peer yields to node: its activity does not count (doc/PREFER.md,
- * rule 4). prev_ns: this node's previous check (CLOCK_BOOTTIME ns);
- * slack_ms: the cluster's prefer slack.
+ * rule 4). Then this node's previous check (CLOCK_BOOTTIME ns) and the
+ * cluster's prefer slack (ms).
  */
-int	 pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
+int	 pg_yield_ignores(const char *, int64_t, int64_t,
 	    const struct pg_seen *);
 
 /*

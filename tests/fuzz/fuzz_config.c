@@ -70,7 +70,7 @@ check_net(const struct pg_net *n)
 	check(pg_net_match(n, n->family, n->addr), "allow misses itself");
 }
 
-/* The parts of a URL that pg_config_load promises; see url() in lib/confkey.c. */
+/* The parts of a URL that pg_config_load promises: url() in lib/confkey.c. */
 static void
 check_url(const char *url, size_t size)
 {
