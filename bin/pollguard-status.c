@@ -52,11 +52,10 @@ self_node(const struct pg_config *cfg, const struct pg_cluster *c,
 	n->name = cfg->node;
 	n->self = 1;
 	n->kind = PG_ANSWER_ELAPSED;
-	n->has_status = 1;
-	if (pg_status_serve(st, cfg, c, &n->st) == 0)
+	n->has_status = pg_status_serve(st, cfg, c, &n->st) == 0;
+	if (n->has_status)
 		return;
 	n->kind = PG_ANSWER_UNREACHABLE;
-	n->has_status = 0;
 	if (errno == EBADMSG)
 		snprintf(n->why, sizeof(n->why), "its state record %.300s/%s "
 		    "is not valid; 'pollguard-touch %s' replaces it",
