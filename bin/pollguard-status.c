@@ -52,11 +52,10 @@ self_node(const struct pg_config *cfg, const struct pg_cluster *c,
 	n->name = cfg->node;
 	n->self = 1;
 	n->kind = PG_ANSWER_ELAPSED;
-	n->has_status = 1;
-	if (pg_status_serve(st, cfg, c, &n->st) == 0)
+	n->has_status = pg_status_serve(st, cfg, c, &n->st) == 0;
+	if (n->has_status)
 		return;
 	n->kind = PG_ANSWER_UNREACHABLE;
-	n->has_status = 0;
 	if (errno == EBADMSG)
 		snprintf(n->why, sizeof(n->why), "its state record %.300s/%s "
 		    "is not valid; 'pollguard-touch %s' replaces it",
@@ -109,7 +108,7 @@ prefer_lines(const struct pg_fleet *f, size_t nf, int json)
 {
 	const struct pg_cluster		*c;
 	const struct pg_fleet_node	*n;
-	char				 a[32];
+	char				 a[PG_DURATION_MAX];
 	char				 its[PG_VALUE_MAX + 2];
 	char				 mine[PG_VALUE_MAX + 2];
 	size_t				 i, j;
@@ -117,23 +116,19 @@ prefer_lines(const struct pg_fleet *f, size_t nf, int json)
 
 	for (i = 0; i < nf; i++) {
 		c = f[i].cluster;
-		if (c->prefer[0] != '\0' && !json) {
-			pg_duration_format(c->failback_after_ms, a, sizeof(a));
+		if (c->prefer[0] != '\0' && !json)
 			printf("%s: prefer %s; failback %s%s%s\n", c->id,
 			    c->prefer, c->failback ? "after " : "no",
-			    c->failback ? a : "", c->failback ? " of checks" :
-			    "");
-		}
+			    c->failback ? pg_duration_text(c->failback_after_ms,
+			    a) : "", c->failback ? " of checks" : "");
 		for (j = 0; j < f[i].n; j++) {
 			n = &f[i].nodes[j];
 			if (!n->has_status)
 				continue;
-			if (n->st.yield[0] != '\0' && !json) {
-				pg_duration_format(n->st.yielded_ms, a,
-				    sizeof(a));
+			if (n->st.yield[0] != '\0' && !json)
 				printf("%s: %s yields to %s (for %s)\n", c->id,
-				    n->name, n->st.yield, a);
-			}
+				    n->name, n->st.yield,
+				    pg_duration_text(n->st.yielded_ms, a));
 			if (!n->self && strcasecmp(n->st.prefer,
 			    c->prefer) != 0) {
 				bad = 1;
@@ -174,9 +169,8 @@ main(int argc, char *argv[])
 	static struct tool	 t;	/* static: reachable until exit */
 	static struct pg_fleet	*f;
 	static struct pg_round	*r;
-	struct pg_state		 state, *st;
+	struct pg_state		 state, *st = &state;
 	const struct pg_config	*cfg;
-	const struct pg_cluster	*c;
 	const char		*conf = NULL, *wopt = NULL, *copt = NULL;
 	char			 err[PG_ERR_MAX], *out;
 	size_t			 i, nf;
@@ -222,24 +216,22 @@ main(int argc, char *argv[])
 	openlog(getprogname(), LOG_PID, LOG_USER);
 	tool_config(&t, conf, argc == 1 ? argv[0] : NULL);
 	cfg = t.cfg;
-	c = t.cluster;
 	/* Read only: status never creates it; none yet, every cluster never. */
-	st = &state;
 	if (pg_state_open(st, cfg->state, 0, err, sizeof(err)) == -1) {
 		if (errno != ENOENT)
 			tool_die(EX_IOERR, "%s", err);
 		st = NULL;
 	}
 
-	nf = c != NULL ? 1 : cfg->nclusters;
+	nf = t.cluster != NULL ? 1 : cfg->nclusters;
 	if ((f = calloc(nf + 1, sizeof(*f))) == NULL ||
 	    (r = calloc(nf + 1, sizeof(*r))) == NULL)
 		tool_die_errno(EX_OSERR, "memory");
 	if (pg_peers_init() == -1)
 		tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 	for (i = 0; i < nf; i++)
-		status_ask(cfg, c != NULL ? c : &cfg->clusters[i], st, &r[i],
-		    &f[i]);
+		status_ask(cfg, t.cluster != NULL ? t.cluster :
+		    &cfg->clusters[i], st, &r[i], &f[i]);
 
 	if ((out = json ? pg_fleet_json(PG_VERSION, cfg->node, f, nf) :
 	    pg_fleet_table(f, nf)) == NULL)

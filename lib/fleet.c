@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* fleet.c: pollguard-status's view of a cluster (fleet.h), pure. */
+#include <sys/param.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -471,8 +473,7 @@ line(FILE *fp, char c[][CELL_MAX], size_t nc, const size_t *w)
 static char *
 done(FILE *fp, char **s, int ok)
 {
-	if (ferror(fp))
-		ok = 0;
+	ok = ok && !ferror(fp);
 	if (fclose(fp) == 0 && ok)
 		return *s;
 	free(*s);
@@ -495,8 +496,7 @@ pg_fleet_table(const struct pg_fleet *f, size_t nf)
 		for (j = 0; j < f[i].n; j++) {
 			cells(&f[i], &f[i].nodes[j], c);
 			for (k = 0; k < C_COUNT; k++)
-				if ((len = strlen(c[k])) > w[k])
-					w[k] = len;
+				w[k] = MAX(w[k], strlen(c[k]));
 		}
 	if ((fp = open_memstream(&s, &len)) == NULL)
 		return NULL;
@@ -528,7 +528,8 @@ struct js {
 
 /*
  * The value fmt makes, as the next member: after a ',' and "key": (key
- * NULL: in an array); a '}' or ']' that closes takes neither.
+ * NULL: in an array); a '}' or ']' that closes takes neither, nor
+ * does the rest of a fmt that begins with one.
  */
 static void __attribute__((__format__(__printf__, 3, 4)))
 js(struct js *j, const char *key, const char *fmt, ...)
@@ -620,8 +621,7 @@ js_node(struct js *j, const struct pg_fleet_node *n)
 	js_ms(j, "last_success_ms", full, st->last_success_ms);
 	js(j, "failures", full ? "%d" : "null", st->failures);
 	js_str(j, "prefer", full ? st->prefer : NULL);
-	js_ms(j, "checked_ms", full && st->checked_ms != PG_NEVER,
-	    st->checked_ms);
+	js_ms(j, "checked_ms", full, st->checked_ms);
 	js_ms(j, "checking_ms", full && st->checked_ms != PG_NEVER &&
 	    st->checking_ms >= 0, st->checking_ms);
 	if (full && st->yield[0] != '\0') {
@@ -656,7 +656,6 @@ char *
 pg_fleet_json(const char *version, const char *node,
     const struct pg_fleet *f, size_t nf)
 {
-	const struct pg_cluster	*c;
 	struct js		 j = { NULL, 1 };
 	struct pg_next		 nx;
 	char			*s = NULL;
@@ -670,15 +669,14 @@ pg_fleet_json(const char *version, const char *node,
 	js_str(&j, "node", node);
 	js(&j, "clusters", "[");
 	for (i = 0; i < nf; i++) {
-		c = f[i].cluster;
 		if (pg_fleet_next(&f[i], &nx) == -1) {
 			ok = 0;
 			break;
 		}
 		js(&j, NULL, "{");
-		js_str(&j, "id", c->id);
-		js(&j, "wait_ms", "%" PRId64, c->wait_ms);
-		js_str(&j, "unreachable", c->unreachable ==
+		js_str(&j, "id", f[i].cluster->id);
+		js(&j, "wait_ms", "%" PRId64, f[i].cluster->wait_ms);
+		js_str(&j, "unreachable", f[i].cluster->unreachable ==
 		    PG_UNREACHABLE_SKIP ? "skip" : "run");
 		js(&j, "next", "{");
 		js_str(&j, "reason", nx.reason == PG_REASON_GO &&
@@ -691,11 +689,8 @@ pg_fleet_json(const char *version, const char *node,
 		js(&j, "nodes", "[");
 		for (k = 0; k < f[i].n; k++)
 			js_node(&j, &f[i].nodes[k]);
-		js(&j, NULL, "]");
-		js(&j, NULL, "}");
+		js(&j, NULL, "]}");
 	}
-	js(&j, NULL, "]");
-	js(&j, NULL, "}");
-	fputc('\n', j.fp);
+	js(&j, NULL, "]}\n");
 	return done(j.fp, &s, ok);
 }
