@@ -452,7 +452,8 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 	const struct pg_seen	*s = d->peer < n ? &seen[d->peer] : NULL;
 	const struct pg_seen	*p = d->prefer < n ? &seen[d->prefer] : NULL;
 	const struct pg_status	*st;
-	char			 t1[32], t2[32], how[32];
+	char			 t1[PG_DURATION_MAX], t2[PG_DURATION_MAX];
+	char			 how[32];
 
 	switch (d->reason) {
 	case PG_REASON_LOCAL:
@@ -460,22 +461,22 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 		return;
 	case PG_REASON_HELD:
 		st = d->own || s == NULL ? own : &s->status;
-		pg_duration_format(st->hold_ms, t1, sizeof(t1));
 		snprintf(buf, len, "skip: held by %s for %s more (shown by %s)"
 		    "%s%s", st->hold_by[0] != '\0' ? st->hold_by : "someone",
-		    t1, d->own || s == NULL ? "this node" : s->name,
+		    pg_duration_text(st->hold_ms, t1),
+		    d->own || s == NULL ? "this node" : s->name,
 		    st->hold_why[0] != '\0' ? ": " : "", st->hold_why);
 		return;
 	case PG_REASON_ACTIVE:
-		pg_duration_format(s->answer.elapsed_ms, t1, sizeof(t1));
-		snprintf(buf, len, "skip: %s was active %s ago", s->name, t1);
+		snprintf(buf, len, "skip: %s was active %s ago", s->name,
+		    pg_duration_text(s->answer.elapsed_ms, t1));
 		return;
 	case PG_REASON_COOLDOWN:
 		pg_status_last_text(own, how, sizeof(how));
-		pg_duration_format(own->last_end_ms, t1, sizeof(t1));
-		pg_duration_format(c->cooldown_ms, t2, sizeof(t2));
 		snprintf(buf, len, "skip: handing over after a failed run (%s, "
-		    "%s ago; cooldown %s)", how, t1, t2);
+		    "%s ago; cooldown %s)", how,
+		    pg_duration_text(own->last_end_ms, t1),
+		    pg_duration_text(c->cooldown_ms, t2));
 		return;
 	case PG_REASON_INVALID:
 		snprintf(buf, len, "no decision: %s answered %s", s->name,
@@ -504,12 +505,11 @@ pg_decision_text(const struct pg_decision *d, const struct pg_cluster *c,
 		snprintf(buf, len, "go: this node polls; %s is preferred but "
 		    "failback = no", p->name);
 	else if (p != NULL) {
-		pg_duration_format(p->status.checking_ms < 0 ? 0 :
-		    p->status.checking_ms, t1, sizeof(t1));
-		pg_duration_format(c->failback_after_ms, t2, sizeof(t2));
 		snprintf(buf, len, "go: this node polls; %s is preferred but "
 		    "its checks have run only %s (failback_after %s)",
-		    p->name, t1, t2);
+		    p->name, pg_duration_text(p->status.checking_ms < 0 ? 0 :
+		    p->status.checking_ms, t1),
+		    pg_duration_text(c->failback_after_ms, t2));
 	} else if (d->yielded < n)
 		snprintf(buf, len, "go: %s yields to this node (preferred)",
 		    seen[d->yielded].name);
