@@ -120,13 +120,6 @@ count(struct parse *p, const char *key, const char *val, long long min,
 	return 1;
 }
 
-/* c is a byte of set (never the terminating NUL). */
-static int
-in_set(int c, const char *set)
-{
-	return c != '\0' && strchr(set, c) != NULL;
-}
-
 /* The URL val of key is wrong, for this reason: returns 0. */
 static int __attribute__((__format__(__printf__, 4, 5)))
 bad(struct parse *p, const char *key, const char *val, const char *fmt, ...)
@@ -142,7 +135,6 @@ bad(struct parse *p, const char *key, const char *val, const char *fmt, ...)
 
 #define ALNUM	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
 		"0123456789"
-#define HEX	"0123456789ABCDEFabcdef"
 
 /* RFC 1123; the last label not all digits, or it looks like an address. */
 static int
@@ -246,10 +238,10 @@ url(struct parse *p, const char *key, const char *val)
 			    "65535", (int)n, port);
 	}
 	for (; *path != '\0'; path++) {
-		if (in_set(*path, ALNUM "-._~!$&'()*+,;=:@/"))
+		if (strchr(ALNUM "-._~!$&'()*+,;=:@/", *path) != NULL)
 			continue;
-		if (*path == '%' && in_set(path[1], HEX) &&
-		    in_set(path[2], HEX)) {
+		if (*path == '%' && isxdigit((unsigned char)path[1]) &&
+		    isxdigit((unsigned char)path[2])) {
 			path += 2;
 			continue;
 		}
@@ -477,11 +469,7 @@ static const struct key cluster_keys[] = {
 	{ "ping", STRING, FIELD(pg_cluster, ping), .check = url },
 	{ "ping_timeout", DURATION, FIELD(pg_cluster, ping_timeout_ms), 100,
 	    PG_PING_TIMEOUT_MAX_MS },
-	{ 0 }
-};
-
-/* The etcd backend's keys of [cluster] (pollguard(7), STRICT MODE). */
-static const struct key strict_keys[] = {
+	/* The etcd backend's keys (pollguard(7), STRICT MODE). */
 	{ "backend", CHOICE, FIELD(pg_cluster, backend), PG_BACKEND_PEERS,
 	    PG_BACKEND_ETCD, "peers", "etcd" },
 	{ "on_lease_lost", CHOICE, FIELD(pg_cluster, on_lease_lost),
@@ -516,15 +504,15 @@ static const struct key etcd_keys[] = {
 int
 conf_key(void *arg, const char *section, const char *key, const char *val)
 {
-	static const struct key	*const sections[][3] = {
-		[SEC_GLOBAL] = { global_keys },
-		[SEC_SERVE] = { serve_keys },
-		[SEC_PEER] = { peer_keys },
-		[SEC_CLUSTER] = { cluster_keys, strict_keys },
-		[SEC_ETCD] = { etcd_keys }
+	static const struct key	*const sections[] = {
+		[SEC_GLOBAL] = global_keys,
+		[SEC_SERVE] = serve_keys,
+		[SEC_PEER] = peer_keys,
+		[SEC_CLUSTER] = cluster_keys,
+		[SEC_ETCD] = etcd_keys
 	};
 	struct parse		*p = arg;
-	const struct key	*const *t, *k;
+	const struct key	*k;
 	const char		*v;
 	char			*dst;
 	unsigned int		 bit = 1;
@@ -537,14 +525,11 @@ conf_key(void *arg, const char *section, const char *key, const char *val)
 	if (p->sec == SEC_NONE)
 		return conf_fail(p, p->line, "'%s' before the first "
 		    "[section]", key);
-	/* bit: the key's in p->seen, counted over the section's tables. */
-	for (t = sections[p->sec]; *t != NULL; t++) {
-		for (k = *t; k->name != NULL && strcmp(k->name, key) != 0; k++)
-			bit <<= 1;
-		if (k->name != NULL)
-			break;
-	}
-	if (*t == NULL)
+	/* bit: the key's in p->seen, its place in the section's table. */
+	for (k = sections[p->sec]; k->name != NULL && strcmp(k->name, key) != 0;
+	    k++)
+		bit <<= 1;
+	if (k->name == NULL)
 		return conf_fail(p, p->line, "unknown key '%s' in [%s]", key,
 		    p->label);
 	/* allow may be given on several lines: the lists add up. */
