@@ -180,10 +180,9 @@ section(struct parse *p, const char *line)
 		return new_peer(p, arg);
 	if (strcmp(name, "cluster") == 0 && arg != NULL)
 		return new_cluster(p, arg);
-	if (sp != NULL)
-		*sp = ' ';
-	return conf_fail(p, p->line, "unknown section [%s] (expected "
-	    "[pollguard], [serve], [etcd], [peer NAME] or [cluster ID])", name);
+	return conf_fail(p, p->line, "unknown section [%.*s] (expected "
+	    "[pollguard], [serve], [etcd], [peer NAME] or [cluster ID])",
+	    (int)n, line + 1);
 }
 
 /*
@@ -249,17 +248,15 @@ check_horizon(struct parse *p)
 	horizon = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
 	if (cfg->settle_ms == 0)
 		return 1;
-	for (i = 0; i < cfg->nclusters; i++) {
-		if (cfg->clusters[i].npeers == 0 ||
-		    cfg->clusters[i].wait_ms > horizon)
-			continue;
-		return conf_fail(p, cfg->clusters[i].line, "[cluster %s]: wait "
-		    "%s is not longer than the claim horizon %s (2 x timeout + "
-		    "1.5 x settle + 1s); raise wait or lower timeout or settle",
-		    cfg->clusters[i].id,
-		    pg_duration_text(cfg->clusters[i].wait_ms, w),
-		    pg_duration_text(horizon, h));
-	}
+	for (i = 0; i < cfg->nclusters; i++)
+		if (cfg->clusters[i].npeers > 0 &&
+		    cfg->clusters[i].wait_ms <= horizon)
+			return conf_fail(p, cfg->clusters[i].line, "[cluster "
+			    "%s]: wait %s is not longer than the claim horizon "
+			    "%s (2 x timeout + 1.5 x settle + 1s); raise wait "
+			    "or lower timeout or settle", cfg->clusters[i].id,
+			    pg_duration_text(cfg->clusters[i].wait_ms, w),
+			    pg_duration_text(horizon, h));
 	return 1;
 }
 
@@ -319,8 +316,8 @@ finish(struct parse *p)
 	struct pg_config	*cfg = p->cfg;
 	struct pg_cluster	*c;
 	char			*tok, *last, host[256];
-	size_t			 i, j, k;
-	int			 self, self_seen, twice;
+	unsigned char		 named[PG_PEERS_MAX];
+	size_t			 i, j;
 
 	if (cfg->node[0] == '\0') {
 		if (gethostname(host, sizeof(host)) == -1)
@@ -371,7 +368,7 @@ finish(struct parse *p)
 					c->peers[c->npeers++] = j;
 			continue;
 		}
-		self_seen = 0;
+		memset(named, 0, sizeof(named));
 		for (tok = strtok_r(p->peerlists[i], SEPARATORS, &last);
 		    tok != NULL; tok = strtok_r(NULL, SEPARATORS, &last)) {
 			for (j = 0; j < cfg->npeers; j++)
@@ -380,17 +377,10 @@ finish(struct parse *p)
 			if (j == cfg->npeers)
 				return conf_fail(p, p->peerlines[i], "peers: "
 				    "no [peer %s] in this file", tok);
-			self = strcasecmp(tok, cfg->node) == 0;
-			twice = self && self_seen;
-			for (k = 0; k < c->npeers; k++)
-				if (c->peers[k] == j)
-					twice = 1;
-			if (twice)
+			if (named[j]++)
 				return conf_fail(p, p->peerlines[i],
 				    "peers: %s listed twice", tok);
-			if (self)
-				self_seen = 1;
-			else
+			if (strcasecmp(tok, cfg->node) != 0)
 				c->peers[c->npeers++] = j;
 		}
 	}
