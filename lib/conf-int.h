@@ -31,9 +31,9 @@ struct parse {
 	int			 connect_line;	/* of connect_timeout */
 	int			 seen_serve;
 	int			 has_password;
-	char			**peerlists;	/* per cluster, NULL: default */
-	int			*peerlines;
-	int			*preferlines;	/* per cluster, 0: no prefer */
+	char			*peerlists[PG_CLUSTERS_MAX]; /* NULL: default */
+	int			 peerlines[PG_CLUSTERS_MAX];
+	int			 preferlines[PG_CLUSTERS_MAX]; /* 0: no prefer */
 	char			*err;
 	size_t			 errlen;
 	int			 failed;

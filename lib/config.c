@@ -114,10 +114,7 @@ new_cluster(struct parse *p, const char *id)
 	if (n == PG_CLUSTERS_MAX)
 		return conf_fail(p, p->line, "more than %d clusters",
 		    PG_CLUSTERS_MAX);
-	if (!grow(p, &cfg->clusters, n, sizeof(*cfg->clusters)) ||
-	    !grow(p, &p->peerlists, n, sizeof(*p->peerlists)) ||
-	    !grow(p, &p->peerlines, n, sizeof(*p->peerlines)) ||
-	    !grow(p, &p->preferlines, n, sizeof(*p->preferlines)))
+	if (!grow(p, &cfg->clusters, n, sizeof(*cfg->clusters)))
 		return 0;
 	strlcpy(cfg->clusters[n].id, id, sizeof(cfg->clusters[0].id));
 	cfg->clusters[n].line = p->line;
@@ -163,7 +160,7 @@ section(struct parse *p, const char *line)
 	memcpy(name, line + 1, n);
 	name[n] = '\0';
 	end += 1 + strspn(end + 1, " \t\r\n");
-	if (*end != '\0' && *end != ';' && *end != '#')
+	if (strchr(";#", *end) == NULL)
 		return conf_fail(p, p->line, "text after the section header");
 	p->seen = 0;
 	if ((sp = strchr(name, ' ')) != NULL) {
@@ -269,7 +266,7 @@ prefer_list(struct parse *p, size_t i)
 {
 	struct pg_config	*cfg = p->cfg;
 	struct pg_cluster	*c = &cfg->clusters[i];
-	char			 list[PG_VALUE_MAX], out[PG_VALUE_MAX];
+	char			 out[PG_VALUE_MAX];
 	char			*tok, *last;
 	unsigned char		 named[PG_PEERS_MAX + 1];
 	size_t			 j, k;
@@ -285,10 +282,9 @@ prefer_list(struct parse *p, size_t i)
 	if (c->backend == PG_BACKEND_ETCD)
 		return conf_fail(p, p->preferlines[i], "prefer: not with "
 		    "backend = etcd in [cluster %s]", c->id);
-	strlcpy(list, c->prefer, sizeof(list));
 	out[0] = '\0';
 	memset(named, 0, sizeof(named));
-	for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
+	for (tok = strtok_r(c->prefer, SEPARATORS, &last); tok != NULL;
 	    tok = strtok_r(NULL, SEPARATORS, &last)) {
 		for (k = 0; k < c->npeers; k++)
 			if (strcasecmp(cfg->peers[c->peers[k]].name, tok) == 0)
@@ -467,9 +463,6 @@ out:
 		close(fd);
 	for (i = 0; i < cfg->nclusters; i++)
 		free(p.peerlists[i]);
-	free(p.peerlists);
-	free(p.peerlines);
-	free(p.preferlines);
 	if (p.failed) {
 		pg_config_free(cfg);
 		return -1;
