@@ -233,27 +233,31 @@ reader(char *buf, int size, void *arg)
 	return p->failed ? NULL : buf;
 }
 
-/* Within it peers see a claim's age (doc/PROTOCOL.md): waits are longer. */
+/*
+ * Within it peers see a claim's age (doc/PROTOCOL.md): waits are longer.
+ * Each cluster's prefer_slack_ms derives from it.
+ */
 static int
 check_horizon(struct parse *p)
 {
 	struct pg_config	*cfg = p->cfg;
+	struct pg_cluster	*c;
 	int64_t			 horizon;
 	char			 h[PG_DURATION_MAX], w[PG_DURATION_MAX];
 	size_t			 i;
 
 	horizon = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
-	if (cfg->settle_ms == 0)
-		return 1;
-	for (i = 0; i < cfg->nclusters; i++)
-		if (cfg->clusters[i].npeers > 0 &&
-		    cfg->clusters[i].wait_ms <= horizon)
-			return conf_fail(p, cfg->clusters[i].line, "[cluster "
-			    "%s]: wait %s is not longer than the claim horizon "
-			    "%s (2 x timeout + 1.5 x settle + 1s); raise wait "
-			    "or lower timeout or settle", cfg->clusters[i].id,
-			    pg_duration_text(cfg->clusters[i].wait_ms, w),
+	for (i = 0; i < cfg->nclusters; i++) {
+		c = &cfg->clusters[i];
+		c->prefer_slack_ms = horizon < c->wait_ms / 4 ? horizon :
+		    c->wait_ms / 4;
+		if (cfg->settle_ms > 0 && c->npeers > 0 && c->wait_ms <= horizon)
+			return conf_fail(p, c->line, "[cluster %s]: wait %s is "
+			    "not longer than the claim horizon %s (2 x timeout "
+			    "+ 1.5 x settle + 1s); raise wait or lower timeout "
+			    "or settle", c->id, pg_duration_text(c->wait_ms, w),
 			    pg_duration_text(horizon, h));
+	}
 	return 1;
 }
 
@@ -269,13 +273,8 @@ prefer_list(struct parse *p, size_t i)
 	char			 out[PG_VALUE_MAX];
 	char			*tok, *last;
 	unsigned char		 named[PG_PEERS_MAX + 1];
-	size_t			 j, k;
+	size_t			 k;
 
-	if (c->failback_after_ms == -1)
-		c->failback_after_ms = c->wait_ms;
-	j = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
-	c->prefer_slack_ms = (int64_t)j < c->wait_ms / 4 ? (int64_t)j :
-	    c->wait_ms / 4;
 	if (c->prefer[0] == '\0')
 		return 1;
 	/* etcd orders such a cluster: no peer ever sees a preference. */
@@ -354,6 +353,8 @@ finish(struct parse *p)
 			    c->id);
 		if (c->cooldown_ms == -1)
 			c->cooldown_ms = c->wait_ms;
+		if (c->failback_after_ms == -1)
+			c->failback_after_ms = c->wait_ms;
 		if ((c->peers = calloc(cfg->npeers + 1, sizeof(*c->peers))) ==
 		    NULL)
 			return conf_fail(p, 0, "%s", strerror(errno));
