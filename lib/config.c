@@ -251,7 +251,8 @@ check_horizon(struct parse *p)
 		c = &cfg->clusters[i];
 		c->prefer_slack_ms = horizon < c->wait_ms / 4 ? horizon :
 		    c->wait_ms / 4;
-		if (cfg->settle_ms > 0 && c->npeers > 0 && c->wait_ms <= horizon)
+		if (cfg->settle_ms > 0 && c->npeers > 0 &&
+		    c->wait_ms <= horizon)
 			return conf_fail(p, c->line, "[cluster %s]: wait %s is "
 			    "not longer than the claim horizon %s (2 x timeout "
 			    "+ 1.5 x settle + 1s); raise wait or lower timeout "

@@ -469,7 +469,11 @@ static const struct key cluster_keys[] = {
 	{ "ping", STRING, FIELD(pg_cluster, ping), .check = url },
 	{ "ping_timeout", DURATION, FIELD(pg_cluster, ping_timeout_ms), 100,
 	    PG_PING_TIMEOUT_MAX_MS },
-	/* The etcd backend's keys (pollguard(7), STRICT MODE). */
+	{ 0 }
+};
+
+/* The etcd backend's keys of [cluster] (pollguard(7), STRICT MODE). */
+static const struct key strict_keys[] = {
 	{ "backend", CHOICE, FIELD(pg_cluster, backend), PG_BACKEND_PEERS,
 	    PG_BACKEND_ETCD, "peers", "etcd" },
 	{ "on_lease_lost", CHOICE, FIELD(pg_cluster, on_lease_lost),
@@ -504,15 +508,15 @@ static const struct key etcd_keys[] = {
 int
 conf_key(void *arg, const char *section, const char *key, const char *val)
 {
-	static const struct key	*const sections[] = {
-		[SEC_GLOBAL] = global_keys,
-		[SEC_SERVE] = serve_keys,
-		[SEC_PEER] = peer_keys,
-		[SEC_CLUSTER] = cluster_keys,
-		[SEC_ETCD] = etcd_keys
+	static const struct key	*const sections[][3] = {
+		[SEC_GLOBAL] = { global_keys },
+		[SEC_SERVE] = { serve_keys },
+		[SEC_PEER] = { peer_keys },
+		[SEC_CLUSTER] = { cluster_keys, strict_keys },
+		[SEC_ETCD] = { etcd_keys }
 	};
 	struct parse		*p = arg;
-	const struct key	*k;
+	const struct key	*const *t, *k;
 	const char		*v;
 	char			*dst;
 	unsigned int		 bit = 1;
@@ -525,11 +529,14 @@ conf_key(void *arg, const char *section, const char *key, const char *val)
 	if (p->sec == SEC_NONE)
 		return conf_fail(p, p->line, "'%s' before the first "
 		    "[section]", key);
-	/* bit: the key's in p->seen, its place in the section's table. */
-	for (k = sections[p->sec]; k->name != NULL && strcmp(k->name, key) != 0;
-	    k++)
-		bit <<= 1;
-	if (k->name == NULL)
+	/* bit: the key's in p->seen, counted over the section's tables. */
+	for (t = sections[p->sec]; *t != NULL; t++) {
+		for (k = *t; k->name != NULL && strcmp(k->name, key) != 0; k++)
+			bit <<= 1;
+		if (k->name != NULL)
+			break;
+	}
+	if (*t == NULL)
 		return conf_fail(p, p->line, "unknown key '%s' in [%s]", key,
 		    p->label);
 	/* allow may be given on several lines: the lists add up. */
