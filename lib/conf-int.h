@@ -31,9 +31,10 @@ struct parse {
 	int			 connect_line;	/* of connect_timeout */
 	int			 seen_serve;
 	int			 has_password;
-	char			**peerlists;	/* per cluster, NULL: default */
-	int			*peerlines;
-	int			*preferlines;	/* per cluster, 0: no prefer */
+	/* Per cluster: peers (NULL: default), its line, prefer's (0: none). */
+	char			*peerlists[PG_CLUSTERS_MAX];
+	int			 peerlines[PG_CLUSTERS_MAX];
+	int			 preferlines[PG_CLUSTERS_MAX];
 	char			*err;
 	size_t			 errlen;
 	int			 failed;

@@ -114,10 +114,7 @@ new_cluster(struct parse *p, const char *id)
 	if (n == PG_CLUSTERS_MAX)
 		return conf_fail(p, p->line, "more than %d clusters",
 		    PG_CLUSTERS_MAX);
-	if (!grow(p, &cfg->clusters, n, sizeof(*cfg->clusters)) ||
-	    !grow(p, &p->peerlists, n, sizeof(*p->peerlists)) ||
-	    !grow(p, &p->peerlines, n, sizeof(*p->peerlines)) ||
-	    !grow(p, &p->preferlines, n, sizeof(*p->preferlines)))
+	if (!grow(p, &cfg->clusters, n, sizeof(*cfg->clusters)))
 		return 0;
 	strlcpy(cfg->clusters[n].id, id, sizeof(cfg->clusters[0].id));
 	cfg->clusters[n].line = p->line;
@@ -163,7 +160,7 @@ section(struct parse *p, const char *line)
 	memcpy(name, line + 1, n);
 	name[n] = '\0';
 	end += 1 + strspn(end + 1, " \t\r\n");
-	if (*end != '\0' && *end != ';' && *end != '#')
+	if (strchr(";#", *end) == NULL)
 		return conf_fail(p, p->line, "text after the section header");
 	p->seen = 0;
 	if ((sp = strchr(name, ' ')) != NULL) {
@@ -180,10 +177,9 @@ section(struct parse *p, const char *line)
 		return new_peer(p, arg);
 	if (strcmp(name, "cluster") == 0 && arg != NULL)
 		return new_cluster(p, arg);
-	if (sp != NULL)
-		*sp = ' ';
-	return conf_fail(p, p->line, "unknown section [%s] (expected "
-	    "[pollguard], [serve], [etcd], [peer NAME] or [cluster ID])", name);
+	return conf_fail(p, p->line, "unknown section [%.*s] (expected "
+	    "[pollguard], [serve], [etcd], [peer NAME] or [cluster ID])",
+	    (int)n, line + 1);
 }
 
 /*
@@ -237,28 +233,31 @@ reader(char *buf, int size, void *arg)
 	return p->failed ? NULL : buf;
 }
 
-/* Within it peers see a claim's age (doc/PROTOCOL.md): waits are longer. */
+/*
+ * Within it peers see a claim's age (doc/PROTOCOL.md): waits are longer.
+ * Each cluster's prefer_slack_ms derives from it.
+ */
 static int
 check_horizon(struct parse *p)
 {
 	struct pg_config	*cfg = p->cfg;
+	struct pg_cluster	*c;
 	int64_t			 horizon;
 	char			 h[PG_DURATION_MAX], w[PG_DURATION_MAX];
 	size_t			 i;
 
 	horizon = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
-	if (cfg->settle_ms == 0)
-		return 1;
 	for (i = 0; i < cfg->nclusters; i++) {
-		if (cfg->clusters[i].npeers == 0 ||
-		    cfg->clusters[i].wait_ms > horizon)
-			continue;
-		return conf_fail(p, cfg->clusters[i].line, "[cluster %s]: wait "
-		    "%s is not longer than the claim horizon %s (2 x timeout + "
-		    "1.5 x settle + 1s); raise wait or lower timeout or settle",
-		    cfg->clusters[i].id,
-		    pg_duration_text(cfg->clusters[i].wait_ms, w),
-		    pg_duration_text(horizon, h));
+		c = &cfg->clusters[i];
+		c->prefer_slack_ms = horizon < c->wait_ms / 4 ? horizon :
+		    c->wait_ms / 4;
+		if (cfg->settle_ms > 0 && c->npeers > 0 &&
+		    c->wait_ms <= horizon)
+			return conf_fail(p, c->line, "[cluster %s]: wait %s is "
+			    "not longer than the claim horizon %s (2 x timeout "
+			    "+ 1.5 x settle + 1s); raise wait or lower timeout "
+			    "or settle", c->id, pg_duration_text(c->wait_ms, w),
+			    pg_duration_text(horizon, h));
 	}
 	return 1;
 }
@@ -272,26 +271,20 @@ prefer_list(struct parse *p, size_t i)
 {
 	struct pg_config	*cfg = p->cfg;
 	struct pg_cluster	*c = &cfg->clusters[i];
-	char			 list[PG_VALUE_MAX], out[PG_VALUE_MAX];
+	char			 out[PG_VALUE_MAX];
 	char			*tok, *last;
 	unsigned char		 named[PG_PEERS_MAX + 1];
-	size_t			 j, k;
+	size_t			 k;
 
-	if (c->failback_after_ms == -1)
-		c->failback_after_ms = c->wait_ms;
-	j = pg_claim_horizon(cfg->timeout_ms, cfg->settle_ms);
-	c->prefer_slack_ms = (int64_t)j < c->wait_ms / 4 ? (int64_t)j :
-	    c->wait_ms / 4;
 	if (c->prefer[0] == '\0')
 		return 1;
 	/* etcd orders such a cluster: no peer ever sees a preference. */
 	if (c->backend == PG_BACKEND_ETCD)
 		return conf_fail(p, p->preferlines[i], "prefer: not with "
 		    "backend = etcd in [cluster %s]", c->id);
-	strlcpy(list, c->prefer, sizeof(list));
 	out[0] = '\0';
 	memset(named, 0, sizeof(named));
-	for (tok = strtok_r(list, SEPARATORS, &last); tok != NULL;
+	for (tok = strtok_r(c->prefer, SEPARATORS, &last); tok != NULL;
 	    tok = strtok_r(NULL, SEPARATORS, &last)) {
 		for (k = 0; k < c->npeers; k++)
 			if (strcasecmp(cfg->peers[c->peers[k]].name, tok) == 0)
@@ -319,8 +312,8 @@ finish(struct parse *p)
 	struct pg_config	*cfg = p->cfg;
 	struct pg_cluster	*c;
 	char			*tok, *last, host[256];
-	size_t			 i, j, k;
-	int			 self, self_seen, twice;
+	unsigned char		 named[PG_PEERS_MAX];
+	size_t			 i, j;
 
 	if (cfg->node[0] == '\0') {
 		if (gethostname(host, sizeof(host)) == -1)
@@ -361,6 +354,8 @@ finish(struct parse *p)
 			    c->id);
 		if (c->cooldown_ms == -1)
 			c->cooldown_ms = c->wait_ms;
+		if (c->failback_after_ms == -1)
+			c->failback_after_ms = c->wait_ms;
 		if ((c->peers = calloc(cfg->npeers + 1, sizeof(*c->peers))) ==
 		    NULL)
 			return conf_fail(p, 0, "%s", strerror(errno));
@@ -371,7 +366,7 @@ finish(struct parse *p)
 					c->peers[c->npeers++] = j;
 			continue;
 		}
-		self_seen = 0;
+		memset(named, 0, sizeof(named));
 		for (tok = strtok_r(p->peerlists[i], SEPARATORS, &last);
 		    tok != NULL; tok = strtok_r(NULL, SEPARATORS, &last)) {
 			for (j = 0; j < cfg->npeers; j++)
@@ -380,17 +375,10 @@ finish(struct parse *p)
 			if (j == cfg->npeers)
 				return conf_fail(p, p->peerlines[i], "peers: "
 				    "no [peer %s] in this file", tok);
-			self = strcasecmp(tok, cfg->node) == 0;
-			twice = self && self_seen;
-			for (k = 0; k < c->npeers; k++)
-				if (c->peers[k] == j)
-					twice = 1;
-			if (twice)
+			if (named[j]++)
 				return conf_fail(p, p->peerlines[i],
 				    "peers: %s listed twice", tok);
-			if (self)
-				self_seen = 1;
-			else
+			if (strcasecmp(tok, cfg->node) != 0)
 				c->peers[c->npeers++] = j;
 		}
 	}
@@ -477,9 +465,6 @@ out:
 		close(fd);
 	for (i = 0; i < cfg->nclusters; i++)
 		free(p.peerlists[i]);
-	free(p.peerlists);
-	free(p.peerlines);
-	free(p.preferlines);
 	if (p.failed) {
 		pg_config_free(cfg);
 		return -1;

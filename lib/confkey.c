@@ -120,13 +120,6 @@ count(struct parse *p, const char *key, const char *val, long long min,
 	return 1;
 }
 
-/* c is a byte of set (never the terminating NUL). */
-static int
-in_set(int c, const char *set)
-{
-	return c != '\0' && strchr(set, c) != NULL;
-}
-
 /* The URL val of key is wrong, for this reason: returns 0. */
 static int __attribute__((__format__(__printf__, 4, 5)))
 bad(struct parse *p, const char *key, const char *val, const char *fmt, ...)
@@ -142,7 +135,6 @@ bad(struct parse *p, const char *key, const char *val, const char *fmt, ...)
 
 #define ALNUM	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
 		"0123456789"
-#define HEX	"0123456789ABCDEFabcdef"
 
 /* RFC 1123; the last label not all digits, or it looks like an address. */
 static int
@@ -246,10 +238,10 @@ url(struct parse *p, const char *key, const char *val)
 			    "65535", (int)n, port);
 	}
 	for (; *path != '\0'; path++) {
-		if (in_set(*path, ALNUM "-._~!$&'()*+,;=:@/"))
+		if (strchr(ALNUM "-._~!$&'()*+,;=:@/", *path) != NULL)
 			continue;
-		if (*path == '%' && in_set(path[1], HEX) &&
-		    in_set(path[2], HEX)) {
+		if (*path == '%' && isxdigit((unsigned char)path[1]) &&
+		    isxdigit((unsigned char)path[2])) {
 			path += 2;
 			continue;
 		}
