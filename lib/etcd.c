@@ -523,27 +523,6 @@ pg_etcd_peek(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	return res;
 }
 
-/*
- * The key's transaction: create it on lease if it does not exist (create),
- * else read it if it is on lease; either way, read it on failure.
- */
-static enum pg_etcd_result
-txn(struct pg_etcd_conn *c, const char *key, const char *k64,
-    const char *v64, int64_t lease, int create, struct pg_etcd_reply *r)
-{
-	if (create)
-		return call(c, PG_ETCD_TXN, key, r, "{\"compare\":[{\"target\":"
-		    "\"CREATE\",\"key\":\"%s\",\"createRevision\":\"0\"}],"
-		    "\"success\":[{\"requestPut\":{\"key\":\"%s\",\"value\":"
-		    "\"%s\",\"lease\":\"%" PRId64 "\"}}],\"failure\":["
-		    "{\"requestRange\":" RANGE_JSON "}]}", k64, k64, v64, lease,
-		    k64);
-	return call(c, PG_ETCD_TXN, key, r, "{\"compare\":[{\"target\":"
-	    "\"LEASE\",\"key\":\"%s\",\"lease\":\"%" PRId64 "\"}],"
-	    "\"success\":[{\"requestRange\":" RANGE_JSON "}],\"failure\":["
-	    "{\"requestRange\":" RANGE_JSON "}]}", k64, lease, k64, k64);
-}
-
 enum pg_etcd_result
 pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
     const char *node, const struct pg_lease *mine, struct pg_lease *l,
@@ -564,8 +543,13 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 
 	/* doc/ETCD.md, pollguard-check: 4, else 1 (r.found: held). */
 	if (mine != NULL) {
-		if ((res = txn(c, key, k64, v64, mine->id, 0, &r)) !=
-		    PG_ETCD_OK)
+		/* Read the key if it is on mine; either way, on failure. */
+		res = call(c, PG_ETCD_TXN, key, &r, "{\"compare\":[{\"target\":"
+		    "\"LEASE\",\"key\":\"%s\",\"lease\":\"%" PRId64 "\"}],"
+		    "\"success\":[{\"requestRange\":" RANGE_JSON "}],"
+		    "\"failure\":[{\"requestRange\":" RANGE_JSON "}]}", k64,
+		    mine->id, k64, k64);
+		if (res != PG_ETCD_OK)
 			return res;
 		if (r.succeeded) {
 			res = pg_etcd_keepalive(c, mine->id, 0, &ttl);
@@ -591,7 +575,13 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 		return res;
 	l->id = r.id;
 	granted = r.ttl;
-	if ((res = txn(c, key, k64, v64, l->id, 1, &r)) != PG_ETCD_OK) {
+	/* Create the key on the lease if it does not exist, else read it. */
+	res = call(c, PG_ETCD_TXN, key, &r, "{\"compare\":[{\"target\":"
+	    "\"CREATE\",\"key\":\"%s\",\"createRevision\":\"0\"}],"
+	    "\"success\":[{\"requestPut\":{\"key\":\"%s\",\"value\":"
+	    "\"%s\",\"lease\":\"%" PRId64 "\"}}],\"failure\":["
+	    "{\"requestRange\":" RANGE_JSON "}]}", k64, k64, v64, l->id, k64);
+	if (res != PG_ETCD_OK) {
 		/* The lease expires by itself; revoking it is a courtesy. */
 		if (res != PG_ETCD_UNREACHABLE)
 			pg_etcd_revoke(c, l->id);
