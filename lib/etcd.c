@@ -234,8 +234,8 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 	    PG_ETCD_ANSWER_MAX, on_body, c, c->cerr, "pollguard/" PG_VERSION);
 	/* HTTP/1.1: its failures after a handshake are late_verdict's. */
 	curl_easy_setopt(x, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	/* "": no proxy, whatever the environment says. */
 	curl_easy_setopt(x, CURLOPT_PROXY, "");
-	curl_easy_setopt(x, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(x, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(x, CURLOPT_POSTFIELDS, json);
 	/* Verification stays on (pg_curl_setup); only the CA may change. */
@@ -277,15 +277,14 @@ nomem:
 
 /* 1: a connection lost after a TLS handshake (doc/ETCD.md, TLS 1.2). */
 static int
-late_verdict(struct pg_etcd_conn *c, size_t i, CURLcode ce)
+late_verdict(const struct pg_etcd_conn *c, CURLcode ce)
 {
 	curl_off_t	 hs = 0;
 
 	if (ce != CURLE_SEND_ERROR && ce != CURLE_RECV_ERROR &&
 	    ce != CURLE_GOT_NOTHING)
 		return 0;
-	if (strncmp(c->cfg->etcd.endpoints[i], "https:", 6) != 0)
-		return 0;
+	/* Zero for plain HTTP: no handshake, no verdict to wait for. */
 	return curl_easy_getinfo(c->easy, CURLINFO_APPCONNECT_TIME_T, &hs) ==
 	    CURLE_OK && hs > 0;
 }
@@ -323,7 +322,7 @@ ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
 	CURLcode	 ce;
 
 	if ((ce = post(c, i, op, json, 0)) != CURLE_OK &&
-	    !tls_refused(c, ce) && late_verdict(c, i, ce)) {
+	    !tls_refused(c, ce) && late_verdict(c, ce)) {
 		strlcpy(first, c->why, sizeof(first));
 		/* No verdict: what the first try said stands. */
 		if ((ce = post(c, i, op, json, 1)) != CURLE_OK &&
