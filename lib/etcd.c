@@ -234,8 +234,8 @@ post(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op, const char *json,
 	    PG_ETCD_ANSWER_MAX, on_body, c, c->cerr, "pollguard/" PG_VERSION);
 	/* HTTP/1.1: its failures after a handshake are late_verdict's. */
 	curl_easy_setopt(x, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	/* "": no proxy, whatever the environment says. */
 	curl_easy_setopt(x, CURLOPT_PROXY, "");
-	curl_easy_setopt(x, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(x, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(x, CURLOPT_POSTFIELDS, json);
 	/* Verification stays on (pg_curl_setup); only the CA may change. */
@@ -277,15 +277,14 @@ nomem:
 
 /* 1: a connection lost after a TLS handshake (doc/ETCD.md, TLS 1.2). */
 static int
-late_verdict(struct pg_etcd_conn *c, size_t i, CURLcode ce)
+late_verdict(const struct pg_etcd_conn *c, CURLcode ce)
 {
 	curl_off_t	 hs = 0;
 
 	if (ce != CURLE_SEND_ERROR && ce != CURLE_RECV_ERROR &&
 	    ce != CURLE_GOT_NOTHING)
 		return 0;
-	if (strncmp(c->cfg->etcd.endpoints[i], "https:", 6) != 0)
-		return 0;
+	/* Zero for plain HTTP: no handshake, no verdict to wait for. */
 	return curl_easy_getinfo(c->easy, CURLINFO_APPCONNECT_TIME_T, &hs) ==
 	    CURLE_OK && hs > 0;
 }
@@ -323,7 +322,7 @@ ask_one(struct pg_etcd_conn *c, size_t i, enum pg_etcd_op op,
 	CURLcode	 ce;
 
 	if ((ce = post(c, i, op, json, 0)) != CURLE_OK &&
-	    !tls_refused(c, ce) && late_verdict(c, i, ce)) {
+	    !tls_refused(c, ce) && late_verdict(c, ce)) {
 		strlcpy(first, c->why, sizeof(first));
 		/* No verdict: what the first try said stands. */
 		if ((ce = post(c, i, op, json, 1)) != CURLE_OK &&
@@ -523,27 +522,6 @@ pg_etcd_peek(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 	return res;
 }
 
-/*
- * The key's transaction: create it on lease if it does not exist (create),
- * else read it if it is on lease; either way, read it on failure.
- */
-static enum pg_etcd_result
-txn(struct pg_etcd_conn *c, const char *key, const char *k64,
-    const char *v64, int64_t lease, int create, struct pg_etcd_reply *r)
-{
-	if (create)
-		return call(c, PG_ETCD_TXN, key, r, "{\"compare\":[{\"target\":"
-		    "\"CREATE\",\"key\":\"%s\",\"createRevision\":\"0\"}],"
-		    "\"success\":[{\"requestPut\":{\"key\":\"%s\",\"value\":"
-		    "\"%s\",\"lease\":\"%" PRId64 "\"}}],\"failure\":["
-		    "{\"requestRange\":" RANGE_JSON "}]}", k64, k64, v64, lease,
-		    k64);
-	return call(c, PG_ETCD_TXN, key, r, "{\"compare\":[{\"target\":"
-	    "\"LEASE\",\"key\":\"%s\",\"lease\":\"%" PRId64 "\"}],"
-	    "\"success\":[{\"requestRange\":" RANGE_JSON "}],\"failure\":["
-	    "{\"requestRange\":" RANGE_JSON "}]}", k64, lease, k64, k64);
-}
-
 enum pg_etcd_result
 pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
     const char *node, const struct pg_lease *mine, struct pg_lease *l,
@@ -564,8 +542,13 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 
 	/* doc/ETCD.md, pollguard-check: 4, else 1 (r.found: held). */
 	if (mine != NULL) {
-		if ((res = txn(c, key, k64, v64, mine->id, 0, &r)) !=
-		    PG_ETCD_OK)
+		/* Read the key if it is on mine; either way, on failure. */
+		res = call(c, PG_ETCD_TXN, key, &r, "{\"compare\":[{\"target\":"
+		    "\"LEASE\",\"key\":\"%s\",\"lease\":\"%" PRId64 "\"}],"
+		    "\"success\":[{\"requestRange\":" RANGE_JSON "}],"
+		    "\"failure\":[{\"requestRange\":" RANGE_JSON "}]}", k64,
+		    mine->id, k64, k64);
+		if (res != PG_ETCD_OK)
 			return res;
 		if (r.succeeded) {
 			res = pg_etcd_keepalive(c, mine->id, 0, &ttl);
@@ -591,7 +574,13 @@ pg_etcd_claim(struct pg_etcd_conn *c, const struct pg_cluster *cl,
 		return res;
 	l->id = r.id;
 	granted = r.ttl;
-	if ((res = txn(c, key, k64, v64, l->id, 1, &r)) != PG_ETCD_OK) {
+	/* Create the key on the lease if it does not exist, else read it. */
+	res = call(c, PG_ETCD_TXN, key, &r, "{\"compare\":[{\"target\":"
+	    "\"CREATE\",\"key\":\"%s\",\"createRevision\":\"0\"}],"
+	    "\"success\":[{\"requestPut\":{\"key\":\"%s\",\"value\":"
+	    "\"%s\",\"lease\":\"%" PRId64 "\"}}],\"failure\":["
+	    "{\"requestRange\":" RANGE_JSON "}]}", k64, k64, v64, l->id, k64);
+	if (res != PG_ETCD_OK) {
 		/* The lease expires by itself; revoking it is a courtesy. */
 		if (res != PG_ETCD_UNREACHABLE)
 			pg_etcd_revoke(c, l->id);
