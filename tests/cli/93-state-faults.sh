@@ -236,9 +236,9 @@ while [ "$rounds" -lt 200 ] && [ $(($(now_ms) - t0)) -lt 60000 ]; do
 	kill -KILL "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
 	[ "$?" -eq 137 ] && killed=$((killed + 1))
-	# A touch killed between its fork and the job's exec leaves the job
-	# holding the run lock until it execs (close-on-exec) and ends: a
-	# check then rightly skips (exit 2). Ask again for up to 2 s.
+	# A touch killed between its fork and the job's exec leaves the child
+	# holding the run lock until it execs (close-on-exec): a check then
+	# rightly skips (exit 2). Ask again for up to 2 s.
 	tries=0
 	while :; do
 		timeout -k 5 20 "$CHECK" -n -c "$CONF" k >"$T/out" 2>"$T/err"
