@@ -157,7 +157,7 @@ static const char *const keys[K_COUNT + 1] = {
 	"checking", "yield", "yielded", NULL
 };
 
-/* What a key's value is: a number (from min to max), or text. */
+/* A key's value: a number from min to max (up to T_NEVER), or text. */
 enum type { T_NUM, T_NEVER, T_TEXT, T_ID, T_NAME, T_PREFER, T_YESNO };
 
 /* A field of struct pg_status: where, and its size (int or int64_t). */
