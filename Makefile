@@ -65,20 +65,21 @@ B =		$(if $(O),$(O)/,)
 LIB =		$(B)lib/libpollguard.a
 LIB_OBJS =	$(addprefix $(B)lib/,clock.o config.o confkey.o \
 		decide.o duration.o \
-		conn.o fleet.o listen.o local.o peers.o proto.o \
-		serve.o \
-		kv.o stamp.o statedir.o record.o lock.o side.o \
+		conn.o fleet.o listen.o local.o peers.o pidfile.o proto.o \
+		serve.o loglimit.o trust.o \
+		kv.o stamp.o statedir.o record.o lock.o side.o unreach.o \
 		status.o lease.o etcd.o etcdjson.o plugin.o ping.o)
 # lib/'s headers, one a layer (lib/pollguard.h lists them); those whose
 # names end in -int.h are private to the sources below them.
 LIB_HDRS =	$(filter-out %-int.h,$(wildcard lib/*.h))
 # lib/state-int.h: private to the state directory's sources.
 STATE_OBJS =	$(addprefix $(B)lib/,stamp.o statedir.o record.o lock.o side.o \
-		lease.o)
+		lease.o unreach.o)
 TOOLS =		bin/pollguard-check bin/pollguard-touch bin/pollguard-serve \
-		bin/pollguard-status
+		bin/pollguard-status bin/pollguard-run
 LIBEXEC =	bin/pollguard-touch-curl
-MAN1 =		man/pollguard-check.1 man/pollguard-touch.1 man/pollguard-status.1
+MAN1 =		man/pollguard-check.1 man/pollguard-touch.1 man/pollguard-status.1 \
+		man/pollguard-run.1
 MAN5 =		man/pollguard.conf.5
 MAN7 =		man/pollguard.7
 MAN8 =		man/pollguard-serve.8
@@ -97,10 +98,11 @@ EXAMPLES =	pollguard.conf cron.d/pollguard inetd.conf xinetd.d/pollguard \
 		pollguard-etcd.conf icinga2/pollguard.conf
 UNIT_TESTS =	$(patsubst %.c,$(B)%,$(wildcard tests/unit/t_*.c))
 TEST_PROGS =	$(UNIT_TESTS) $(B)tests/pgstate
-BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o check-claim.o \
-		pollguard-touch.o touch-run.o touch-plain.o \
-		touch-ping.o pollguard-serve.o pollguard-status.o status-plugin.o \
-		etcd.o)
+BIN_OBJS =	$(addprefix $(B)bin/,tool.o pollguard-check.o check-decide.o \
+		check-claim.o check-round.o check-side.o check-peer.o \
+		pollguard-touch.o touch-common.o touch-run.o touch-plain.o \
+		touch-ping.o pollguard-serve.o pollguard-status.o status-ask.o \
+		status-plugin.o status-test.o etcd.o pollguard-run.o)
 
 all: $(addprefix $(B),$(TOOLS) $(LIBEXEC))
 
@@ -128,8 +130,9 @@ $(BIN_OBJS): bin/tool.h
 $(B)lib/peers.o $(B)lib/ping.o: $(B)lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ $<
-$(addprefix $(B)bin/,pollguard-status.o status-plugin.o etcd.o): \
-    bin/status.h
+$(addprefix $(B)bin/,pollguard-status.o status-ask.o status-plugin.o \
+    status-test.o \
+    etcd.o): bin/status.h
 # The etcd backend: etcd.o (libcurl) and etcdjson.o (jansson) are pulled
 # from the archive only by the tools that use it: check, status and
 # pollguard-touch-curl, pollguard-touch with the lease hooks of
@@ -142,9 +145,11 @@ $(B)lib/etcd.o $(B)lib/etcdjson.o: $(B)lib/%.o: lib/%.c
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SSL_CFLAGS) -c -o $@ $<
 $(B)bin/touch-plain.o: override CFLAGS += \
 		-DPG_LIBEXECDIR='"$(LIBEXECDIR)"'
-$(addprefix $(B)bin/,pollguard-check.o check-claim.o etcd.o): bin/check.h
-$(addprefix $(B)bin/,pollguard-touch.o touch-run.o touch-plain.o \
-    etcd.o touch-ping.o): bin/touch.h
+$(addprefix $(B)bin/,pollguard-check.o check-decide.o check-claim.o \
+    check-round.o check-side.o etcd.o pollguard-run.o): bin/check.h
+$(addprefix $(B)bin/,check-claim.o check-peer.o): bin/check-peer.h
+$(addprefix $(B)bin/,pollguard-touch.o touch-common.o touch-run.o \
+    touch-plain.o etcd.o touch-ping.o pollguard-run.o): bin/touch.h
 ETCD_LINK =	$(CURL_LIBS) $(JANSSON_LIBS) $(SSL_LIBS)
 
 $(LIB): $(LIB_OBJS)
@@ -152,19 +157,29 @@ $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $(LIB_OBJS)
 
 # Each tool links only what it uses: only pollguard-check,
-# pollguard-status and pollguard-touch-curl link libcurl.
+# pollguard-status, pollguard-run and pollguard-touch-curl link libcurl.
 $(B)bin/pollguard-check: $(addprefix $(B)bin/,pollguard-check.o \
-    check-claim.o tool.o etcd.o) $(LIB)
+    check-decide.o check-claim.o check-round.o check-side.o check-peer.o \
+    tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
 $(B)bin/pollguard-status: $(addprefix $(B)bin/,pollguard-status.o \
-    status-plugin.o tool.o etcd.o) $(LIB)
+    status-ask.o status-plugin.o status-test.o tool.o etcd.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
 $(B)bin/pollguard-touch-curl: $(addprefix $(B)bin/,pollguard-touch.o \
-    touch-run.o touch-ping.o tool.o etcd.o) $(LIB)
+    touch-common.o touch-run.o touch-ping.o tool.o etcd.o) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
+	    $(ETCD_LINK) $(BASE_LIBS)
+
+# pollguard-run: check's decision and touch's run, with the lease hooks
+# of bin/etcd.c and the ping hooks of bin/touch-ping.c.
+$(B)bin/pollguard-run: $(addprefix $(B)bin/,pollguard-run.o check-decide.o \
+    check-claim.o check-round.o check-side.o check-peer.o touch-common.o \
+    touch-run.o touch-ping.o tool.o etcd.o) \
+    $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) \
 	    $(ETCD_LINK) $(BASE_LIBS)
 
@@ -172,7 +187,7 @@ $(B)bin/pollguard-serve: $(addprefix $(B)bin/,pollguard-serve.o tool.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(BASE_LIBS)
 
 $(B)bin/pollguard-touch: $(addprefix $(B)bin/,pollguard-touch.o \
-    touch-run.o touch-plain.o tool.o) $(LIB)
+    touch-common.o touch-run.o touch-plain.o tool.o) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(BASE_LIBS)
 
 $(TEST_PROGS): $(B)%: %.c $(LIB) $(LIB_HDRS)
@@ -226,6 +241,15 @@ $(B)tests/preempt.so: tests/preempt.c
 	$(CC) $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -shared -o $@ \
 	    tests/preempt.c -ldl
 
+# tests/clockshim.so: an LD_PRELOAD shim that scales one node's
+# CLOCK_BOOTTIME and CLOCK_MONOTONIC and shows the slew in adjtimex(2)
+# (tests/cli/32b-clock-rate.sh). Never built with a sanitizer, as above.
+TEST_PROGS +=	$(B)tests/clockshim.so
+$(B)tests/clockshim.so: tests/clockshim.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -shared -o $@ \
+	    tests/clockshim.c -ldl
+
 # Build dependencies: scripts/deps installs what is missing (as root) or
 # names the apt-get line. The README runs it before make check; check
 # itself installs nothing, so anyone with the packages can run it.
@@ -238,16 +262,23 @@ check:
 	@sh tests/run $(TESTS)
 
 # The whole suite again, against tools and unit tests built with
-# AddressSanitizer and UndefinedBehaviorSanitizer in build/sanitize.
+# AddressSanitizer and UndefinedBehaviorSanitizer in build/sanitize, but
+# for the tests that build or read the tree itself and run none of the
+# tools of PG_BUILD (SAN_SKIP): a second run of those shows nothing new,
+# and they are the longest (CI's minutes).
 SAN_CFLAGS =	-O1 -g -fno-omit-frame-pointer \
 		-fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_SKIP =	tests/cli/03-deps.sh tests/cli/04-licence.sh \
+		tests/cli/05-dist.sh tests/cli/70-install.sh tests/cli/73-deb.sh
+SAN_TESTS =	$(wildcard tests/unit/t_*.c) \
+		$(filter-out $(SAN_SKIP),$(wildcard tests/cli/*.sh))
 check-sanitize:
 	@$(MAKE) --no-print-directory O=build/sanitize CFLAGS='$(SAN_CFLAGS)' \
 	    LDFLAGS='$(SAN_CFLAGS)' all $(TEST_PROGS:$(B)%=build/sanitize/%)
 	@nm build/sanitize/bin/pollguard-serve | grep -q __asan_init || \
 	    { echo "build/sanitize: not built with ASan"; exit 1; }
 	@ASAN_OPTIONS=verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	    PG_BUILD=$(CURDIR)/build/sanitize sh tests/run
+	    PG_BUILD=$(CURDIR)/build/sanitize sh tests/run $(SAN_TESTS)
 
 # The tests of pollguard-check and pollguard-serve, with the tools run
 # under valgrind's memcheck (wrappers in build/valgrind/bin). Any error
@@ -261,7 +292,7 @@ VG =		valgrind -q --tool=memcheck --vgdb=no --error-exitcode=97 \
 		--leak-check=full --show-leak-kinds=definite,indirect,possible \
 		--errors-for-leak-kinds=definite,indirect,possible
 check-valgrind:
-	@$(MAKE) --no-print-directory all tests/pgstate
+	@$(MAKE) --no-print-directory all tests/pgstate tests/connflood
 	@rm -rf build/valgrind
 	@mkdir -p build/valgrind/bin build/valgrind/tests build/valgrind/log
 	@chmod 1777 build/valgrind/log	# run_as and setpriv tests log there too
@@ -271,7 +302,9 @@ check-valgrind:
 	    printf '#!/bin/sh\nexec %s --log-file="$$(mktemp %s/XXXXXXXX)" %s "$$@"\n' \
 	    '$(VG)' $(CURDIR)/build/valgrind/log $(CURDIR)/$$t \
 	    >build/valgrind/$$t; chmod 755 build/valgrind/$$t; done
-	@ln -s $(CURDIR)/tests/pgstate build/valgrind/tests/pgstate
+	@# The tests' own programs run as they are (81-inetd's connflood).
+	@for p in pgstate connflood; do \
+	    ln -s $(CURDIR)/tests/$$p build/valgrind/tests/$$p; done
 	@PG_BUILD=$(CURDIR)/build/valgrind PG_CMD_TIMEOUT=120 \
 	    sh tests/run -j "$${PG_TEST_JOBS:-$$(nproc)}" $(VG_TESTS); st=$$?; \
 	n=$$(find build/valgrind/log -type f -size +0 | wc -l); \
@@ -283,9 +316,10 @@ check-valgrind:
 # (bench/run); writes BENCHMARKS.md and bench/check-peers.png. The tools
 # are built with release flags in build/bench, with the helpers it needs.
 BENCH_CFLAGS =	-O2 -DNDEBUG
-$(B)bench/pgbench: bench/pgbench.c
+PGBENCH_SRCS =	bench/pgbench.c bench/pgnet.c bench/pgrace.c
+$(B)bench/pgbench: $(PGBENCH_SRCS) bench/pgbench.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/pgbench.c $(BASE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PGBENCH_SRCS) $(BASE_LIBS)
 bench: deps
 	@$(MAKE) --no-print-directory O=build/bench CFLAGS='$(BENCH_CFLAGS)' \
 	    all build/bench/tests/pgstate build/bench/tests/connflood \
@@ -385,6 +419,7 @@ install: all
 	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-touch
 	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-serve
 	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-status
+	ln -sf pollguard-check $(DESTDIR)$(BASHCOMPDIR)/pollguard-run
 	@if [ -e $(CONF) ]; then \
 	    echo "make install: $(CONF) exists: not replaced"; \
 	else \

@@ -92,30 +92,11 @@ FC=$DATA/rps-cpu.txt
 : >"$F"
 : >"$FC"
 WRK=(wrk -t1 -c16 -d"${DUR}s" -H "Connection: close")
-# The CPU time the server process used (user + system), in clock ticks.
-cputicks()
-{
-	awk '{ print $14 + $15 }' "/proc/$1/stat"
-}
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
 NWPID=$(_pg_descendants "$NPID" | head -n 1)
 for ((r = 0; r < N; r++)); do
-	c=0
-	for pair in "$SVPID $SURL" "$NWPID $NURL"; do
-		set -- $pair
-		c0=$(cputicks "$1")
-		"${WRK[@]}" "$2" >"$T/wrk.out" 2>&1
-		c1=$(cputicks "$1")
-		awk -v r=$r -v c=$c -v t=$((c1 - c0)) -v us=$TICK_US \
-		    -v fc="$FC" '/^Requests\/sec:/ { v = $2 }
-		    / requests in / { n = $1 }
-		    /Non-2xx|Socket errors/ { bad = 1 }
-		    END { printf "run %d %d %s %d\n", r, c, v + 0, bad + 0
-			printf "run %d %d %.2f %d\n", r, c,
-			    (n > 0 ? t * us / n : 0), bad + 0 >>fc }' \
-		    "$T/wrk.out" >>"$F"
-		c=$((c + 1))
-	done
+	wrk_cpu "$r" 0 "$SVPID" "$F" "$FC" "${WRK[@]}" "$SURL"
+	wrk_cpu "$r" 1 "$NWPID" "$F" "$FC" "${WRK[@]}" "$NURL"
 done
 R_CPU=$(get "$FC" 1 1 0 6)
 R_RPS=$(get "$F" 1 1 0 6)

@@ -17,7 +17,7 @@ rounds()
 
 say()
 {
-	printf 'bench: %s\n' "$*" >&2
+	printf 'bench: %s\n' "$*" >&"${BENCH_ERR:-2}"
 }
 
 die()
@@ -147,4 +147,125 @@ rss_tree()
 mib()
 {
 	calc "$1 / 1024"
+}
+
+# ir LOG: the total Ir callgrind collected.
+ir()
+{
+	awk '/Collected :/ { v = $NF } END { print v + 0 }' "$1"
+}
+
+# perreq VAR NAME LAUNCH PATH [FIELD]: the instructions a server spends
+# per request: started by the function LAUNCH PORT under callgrind (its
+# log in $T/log/cg-NAME.vg), answering $REQ requests for PATH (with the
+# header field FIELD), one connection each (pgbench req), less the same
+# server answering none, divided by $REQ. VAR is set to that, 0 when the
+# server did not start. (Not in a subshell: the servers must be started
+# by this shell.)
+perreq()
+{
+	local var=$1 name=$2 launch=$3 path=$4 a=0 b=0 n h=()
+	[ $# -gt 4 ] && h=(-H "$5")
+	printf -v "$var" 0
+	for n in 0 "$REQ"; do
+		start_on_port "cg-$name" "$launch" 60 || return 0
+		[ "$n" -gt 0 ] && "$PGB" req -n "$n" -w 0 -p "$path" "${h[@]}" \
+		    "127.0.0.1:$SPORT" >"$DATA/cg-$name-req.txt"
+		stop_pids "$SPID"
+		if [ "$n" = 0 ]; then
+			a=$(ir "$T/log/cg-$name.vg")
+		else
+			b=$(ir "$T/log/cg-$name.vg")
+		fi
+	done
+	printf -v "$var" %s "$(calc "($b - $a) / $REQ")"
+}
+
+# commas N: 1234567 as 1,234,567.
+commas()
+{
+	awk -v n="$1" 'BEGIN { s = sprintf("%.0f", n); r = ""
+		while (length(s) > 3) {
+			r = "," substr(s, length(s) - 2) r
+			s = substr(s, 1, length(s) - 3)
+		}
+		print s r }'
+}
+
+# over V LIMIT, under V LIMIT: V was measured (a number) and is above, or
+# below, LIMIT; false when the benchmark that sets V did not run.
+over()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		exit !(a ~ /^[0-9.e+-]+$/ && a + 0 > b + 0) }'
+}
+under()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		exit !(a ~ /^[0-9.e+-]+$/ && a + 0 < b + 0) }'
+}
+
+# irrun NAME [-i FILE] COMMAND...: the Ir of one run; the profile is kept
+# in $DATA/cg-NAME.out.
+irrun()
+{
+	local name=$1 in=/dev/null
+	shift
+	if [ "$1" = -i ]; then
+		in=$2
+		shift 2
+	fi
+	valgrind --tool=callgrind --callgrind-out-file="$DATA/cg-$name.out" \
+	    --log-file="$T/log/cg-$name.log" "$@" <"$in" >/dev/null 2>&1
+	ir "$T/log/cg-$name.log"
+}
+# share NAME FUNCTION: the percentage of a run's Ir spent in FUNCTION and
+# what it calls (callgrind_annotate --inclusive).
+share()
+{
+	callgrind_annotate --inclusive=yes --threshold=100 "$DATA/cg-$1.out" 2>/dev/null |
+	    awk -v f="$2" 'index($0, ":" f " [") && match($0, /\( *[0-9.]+%\)/) {
+		s = substr($0, RSTART, RLENGTH); gsub(/[ (%)]/, "", s)
+		print s; exit }'
+}
+
+# irratio A B: A / B as "1.23×", "-" without B.
+irratio()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b;
+	    else printf "-" }'
+}
+
+# wrk_cpu ROUND CMD PID RPSFILE CPUFILE WRK...: run wrk (the command
+# WRK...) against the server whose PID is PID; append, as runs for
+# stats.awk (STATUS 1 when wrk saw errors), wrk's requests per second to
+# RPSFILE and the server's CPU time per request answered (user and
+# system, from /proc/PID/stat), in µs, to CPUFILE.
+wrk_cpu()
+{
+	local r=$1 c=$2 pid=$3 f=$4 fc=$5 c0 c1
+	shift 5
+	c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	"$@" >"$T/wrk.out" 2>&1
+	c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	awk -v r="$r" -v c="$c" -v t=$((c1 - c0)) \
+	    -v us=$((1000000 / $(getconf CLK_TCK))) -v fc="$fc" '
+	    /^Requests\/sec:/ { v = $2 }
+	    / requests in / { n = $1 }
+	    /Non-2xx|Socket errors/ { bad = 1 }
+	    END { printf "run %d %d %s %d\n", r, c, v + 0, bad + 0
+		printf "run %d %d %.2f %d\n", r, c,
+		    (n > 0 ? t * us / n : 0), bad + 0 >>fc }' \
+	    "$T/wrk.out" >>"$f"
+}
+
+# bg_cg NAME COMMAND...: COMMAND under callgrind in the background, its
+# log (perreq reads the total there) in $T/log/cg-NAME.vg, the profile
+# thrown away.
+bg_cg()
+{
+	local name=$1
+	shift
+	bg "cg-$name" valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+	    --log-file="$T/log/cg-$name.vg" "$@"
 }

@@ -10,6 +10,7 @@
 
 #include "decide.h"
 #include "check.h"
+#include "check-peer.h"
 
 static volatile sig_atomic_t	 got_signal;
 
@@ -20,73 +21,38 @@ on_signal(int sig)
 	pg_peers_stop = 1;	/* round 2 need not run to its timeout */
 }
 
-static void
-report(struct tool *t, const struct pg_round *r, int second)
+/*
+ * The first peer of r that answered without its status, or NULL; not one
+ * that shows it, of 0.4 or later, only without a state directory yet.
+ */
+static const char *
+shows_none(const struct pg_round *r)
 {
-	const struct pg_cluster	*c = t->cluster;
-	const struct pg_peer	*p;
-	const struct pg_seen	*s;
-	const char		*again = second ? "again: " : "";
-	char			 ago[32], wait[32];
-	size_t			 i;
+	size_t	 i;
 
-	pg_duration_format(c->wait_ms, wait, sizeof(wait));
-	for (i = 0; i < r->n; i++) {
-		p = &t->cfg->peers[c->peers[i]];
-		s = &r->seen[i];
-		switch (s->answer.kind) {
-		case PG_ANSWER_ELAPSED:
-			pg_duration_format(s->answer.elapsed_ms, ago,
-			    sizeof(ago));
-			tool_explain(t, "%s: %s%s: %s: %s %s ago (wait %s)%s%s",
-			    c->id, again, p->name, s->why,
-			    s->has_status && s->status.claim_ms >= 0 ?
-			    "claimed" : s->answer.elapsed_ms < c->wait_ms ?
-			    "active" : "idle", ago, wait, pg_handover_ignores(
-			    c->on_failure, s) ? "; its last run failed: not "
-			    "counted" : "", s->old ? " (before 0.4)" : "");
-			break;
-		case PG_ANSWER_NEVER:
-			tool_explain(t, "%s: %s%s: never: idle%s", c->id,
-			    again, p->name, s->old ? " (before 0.4)" : "");
-			break;
-		case PG_ANSWER_UNREACHABLE:
-			tool_warn(t, "cluster %s: %speer %s (%s) unreachable: "
-			    "%s; %s", c->id, again, p->name, p->url, s->why,
-			    c->unreachable == PG_UNREACHABLE_SKIP ?
-			    "skipping the round (unreachable = skip)" :
-			    "counts as never");
-			break;
-		case PG_ANSWER_SELF:
-			tool_error("cluster %s: peer %s (%s) is this node, %s, "
-			    "or a host of the same node name: if this host is "
-			    "%s, set node = %s in [pollguard]; if not, fix the "
-			    "peer's url, or that host's node", c->id, p->name,
-			    p->url, t->cfg->node, p->name, p->name);
-			break;
-		default:
-			tool_error("cluster %s: peer %s (%s) answered %s: "
-			    "check its [peer %s] section and its serve's "
-			    "config%s", c->id, p->name, p->url, s->why,
-			    p->name, s->answer.kind == PG_ANSWER_REFUSED ?
-			    " (user and password must match its [serve], and "
-			    "its allow list this host)" : s->answer.kind ==
-			    PG_ANSWER_UNKNOWN ? " (a wrong url, or no "
-			    "[cluster] of that ID there)" : "");
-			break;
-		}
-	}
+	for (i = 0; i < r->n; i++)
+		if ((r->seen[i].answer.kind == PG_ANSWER_ELAPSED ||
+		    r->seen[i].answer.kind == PG_ANSWER_NEVER) &&
+		    !r->seen[i].has_status)
+			return r->seen[i].name;
+	return NULL;
 }
 
-void
-check_ask(struct tool *t, struct pg_round *r, const struct pg_round *first)
+/*
+ * A go beside a peer without status: what D does not cover (doc/SAFETY.md,
+ * 4; pollguard(7), COMPATIBILITY).
+ */
+static void
+uncovered(const struct tool *t, const char *name)
 {
-	if (pg_peers_ask_some(t->cfg, t->cluster, first, NULL, r) == -1)
-		tool_die_errno(EX_OSERR, "asking the peers of %s",
-		    t->cluster->id);
-	/* A round a signal cut short: its silent peers were not slow. */
-	if (!got_signal)
-		report(t, r, first != NULL);
+	char	 d[PG_DURATION_MAX];
+
+	tool_decided(t, "%s: %s shows no status (before 0.4, or a proxy): "
+	    "this go is safe beside a 0.3.0 check there held up to %s "
+	    "between sending a question and reading its clock; one held up "
+	    "longer is not covered and may go too", t->cluster->id, name,
+	    pg_duration_text(pg_settle_old_ns(t->cfg->settle_ms) / 1000000,
+	    d));
 }
 
 /* Sleep ns, or until a signal that withdraws the claim. */
@@ -101,12 +67,16 @@ nap(int64_t ns)
 		;
 }
 
-/* Sleep when a peer showed no status (doc/SAFETY.md, 1, 4); 1: slept. */
+/*
+ * Sleep when a peer showed no status (doc/SAFETY.md, 1, 4), longer at
+ * rate R (ppm); 1: slept.
+ */
 static int
-settle_sleep(const struct tool *t, const struct pg_round *first)
+settle_sleep(const struct tool *t, const struct pg_round *first,
+    int64_t rate)
 {
 	const char	*id = t->cluster->id;
-	int64_t		 ns = pg_settle_sleep_ns(t->cfg->settle_ms);
+	int64_t		 ns = pg_settle_sleep_ns(t->cfg->settle_ms, rate);
 	size_t		 i;
 
 	for (i = 0; i < first->n; i++)
@@ -117,22 +87,52 @@ settle_sleep(const struct tool *t, const struct pg_round *first)
 		    "shows its status", id);
 		return 0;
 	}
-	tool_explain(t, "%s: go, claimed; %s shows no status (before 0.4, or "
-	    "a proxy): settling %" PRId64 "ms", id, first->seen[i].name,
-	    ns / 1000000);
-	nap(ns);
+	/* D more, and 1 % of it, as of settle/2 (doc/SAFETY.md, 4). */
+	ns += pg_settle_old_ns(t->cfg->settle_ms) * 101 / 100;
+	tool_explain(t, "%s: go, claimed; %s %s: settling %" PRId64 "ms", id,
+	    first->seen[i].name, peer_no_rule(&first->seen[i]), ns / 1000000);
+	if (!check_wait(ns))
+		nap(ns);
 	return 1;
 }
 
-/* Take the claim back: put back the record that was there before it. */
+/*
+ * Take the claim back: put back the record that was there before it. When
+ * that fails, the claim stands for that record while it is active, and is
+ * removed once it would be idle (doc/STATE.md, "Withdrawal"); the check
+ * tries again each second meanwhile, unless a signal ends it.
+ */
 static void
 withdraw(struct tool *t, const struct pg_stamp *rec, const char *old,
     size_t oldlen)
 {
-	if (pg_state_restore(&t->state, t->cluster->id, rec, old, oldlen) ==
-	    -1)
-		tool_error("cannot withdraw the claim in %s/%s: %s",
-		    t->state.path, t->cluster->id, strerror(errno));
+	const char	*id = t->cluster->id;
+	char		 left[PG_DURATION_MAX];
+	int64_t		 ms;
+	int		 r, tries;
+
+	for (tries = 0; pg_state_restore(&t->state, id, rec, old, oldlen) ==
+	    -1; tries++) {
+		if (tries == 0)
+			tool_error("cannot withdraw the claim in %s/%s: %s",
+			    t->state.path, id, tool_strerror(errno));
+		if ((r = pg_state_unclaim(&t->state, id, rec,
+		    t->cluster->wait_ms, &ms)) == 1)
+			tool_warn(t, "%s: the claim removed instead: the "
+			    "record it replaced was idle", id);
+		else if (r == -1)
+			tool_error("cannot remove the claim in %s/%s either: "
+			    "%s", t->state.path, id, tool_strerror(errno));
+		if (r != 0 || ms == 0 || got_signal)
+			return;
+		if (tries == 0)
+			tool_warn(t, "%s: the claim stands for the record it "
+			    "replaced, active %s more: trying again until "
+			    "then", id, pg_duration_text(ms, left));
+		nap((ms < 1000 ? ms : 1000) * 1000000);
+	}
+	if (tries > 0)
+		tool_warn(t, "%s: claim withdrawn after all", id);
 }
 
 /* After a signal, with the claim out: withdraw it, die of the signal. */
@@ -182,7 +182,7 @@ keep(struct tool *t, const struct pg_claim *cl, struct pg_stamp *rec,
 		*why = PG_LOST_OVERWRITTEN;
 	else
 		tool_error("cannot lengthen the claim in %s/%s: %s",
-		    t->state.path, id, strerror(errno));
+		    t->state.path, id, tool_strerror(errno));
 	return PG_SKIP_ACTIVE;
 }
 
@@ -224,8 +224,9 @@ poll_pending(struct tool *t, struct pg_claim *cl, struct pg_round *r,
 
 /* The claim lock stays held until exit: doc/SAFETY.md, 1, step 7. */
 int
-claim_and_settle(struct tool *t, const struct pg_round *first,
-    int64_t prev_check_ns)
+claim_and_settle(struct tool *t, struct pg_round *first,
+    int64_t prev_check_ns, const struct pg_status *own,
+    const struct pg_decision *d0)
 {
 	const struct pg_cluster	*c = t->cluster;
 	struct pg_stamp		 rec;
@@ -236,8 +237,10 @@ claim_and_settle(struct tool *t, const struct pg_round *first,
 	enum pg_verdict		 v;
 	char			 old[PG_RECORD_MAX], text[PG_TEXT_MAX];
 	ssize_t			 oldlen;
+	int64_t			 rate;
 	size_t			 peer, i;
-	int			*pending;
+	int			*pending, ch;
+	const char		*bare;
 
 	if ((oldlen = pg_state_read_raw(&t->state, c->id, old,
 	    sizeof(old))) == -1)
@@ -254,25 +257,56 @@ claim_and_settle(struct tool *t, const struct pg_round *first,
 	cl.on_failure = c->on_failure;
 	cl.prev_check_ns = prev_check_ns;	/* pg_yield_ignores */
 	cl.yield_slack_ms = c->prefer_slack_ms;
+	/* This clock's bound (doc/SAFETY.md, 3); not read: 500 ppm. */
+	if (pg_clock_rate(&cl.rate_ppm) == -1)
+		cl.rate_ppm = -1;
 	if (pg_state_claim(&t->state, c->id, cl.horizon_ms, &rec,
 	    &cl.visible_ns) == -1)
 		tool_die_errno(EX_CANTCREAT, "cannot record activity in %s/%s",
 		    t->state.path, c->id);
 	cl.claim_ns = rec.mono_ns;
 	cl.start_ns = first->start_ns;
-	cl.slept = settle_sleep(t, first);
+	cl.slept = settle_sleep(t, first, pg_rates(cl.rate_ppm, first->seen,
+	    first->n, &i));
 	interrupted(t, &rec, old, oldlen);
-	check_ask(t, &r, first);
+	if (check_round2(t, &r, first)) {
+		/* Round 1 ended beside round 2: its go must stand. */
+		interrupted(t, &rec, old, oldlen);
+		if ((ch = check_late(t, own, d0, first, text,
+		    sizeof(text))) != PG_GO) {
+			check_round2_abort();
+			pg_round_free(&r);
+			withdraw(t, &rec, old, oldlen);
+			check_unchecked(t);
+			if (ch == -1)
+				tool_die(EX_PROTOCOL, "cluster %s: %s", c->id,
+				    text);
+			tool_decided(t, "%s: %s; claim withdrawn", c->id,
+			    text);
+			return ch;
+		}
+		check_round2_end(t, &r);
+	}
 	interrupted(t, &rec, old, oldlen);
 	cl.end_ns = r.end_ns;
 	for (i = 0; i < r.n; i++)
 		r.seen[i].answered =
 		    first->seen[i].answer.kind != PG_ANSWER_UNREACHABLE;
+	if (pg_clock_rate(&rate) == 0 && rate > cl.rate_ppm)
+		cl.rate_ppm = rate;
+	rate = pg_rates(cl.rate_ppm, r.seen, r.n, &i);
+	if (pg_rate_counted(cl.rate_ppm) > PG_RATE_OLD ||
+	    pg_peer_rate(&r.seen[i]) > PG_RATE_OLD)
+		tool_explain(t, "%s: clock rates: this node's up to %" PRId64
+		    " ppm, %s's up to %" PRId64 " ppm: the bounds widened by %"
+		    PRId64 " ppm", c->id, pg_rate_counted(cl.rate_ppm),
+		    r.seen[i].name, pg_peer_rate(&r.seen[i]), rate);
 
 	if ((pending = calloc(r.n + 1, sizeof(*pending))) == NULL)
 		tool_die_errno(EX_OSERR, "memory");
 	v = pg_settle(&cl, c->wait_ms, c->unreachable, r.seen, r.n, pending,
 	    &why, &peer);
+	bare = shows_none(&r);
 	if (v == PG_GO && why == PG_WAIT)
 		v = poll_pending(t, &cl, &r, pending, &why, &peer, &rec, old,
 		    oldlen);
@@ -281,6 +315,8 @@ claim_and_settle(struct tool *t, const struct pg_round *first,
 		if (pg_still_counted(&t->state, c, t->cfg->node,
 		    t->cfg->settle_ms, &rec, &why, &self)) {
 			pg_round_free(&r);
+			if (bare != NULL)
+				uncovered(t, bare);
 			tool_decided(t, "%s: keep the claim: go", c->id);
 			return PG_GO;
 		}
@@ -291,8 +327,8 @@ claim_and_settle(struct tool *t, const struct pg_round *first,
 	if (v != PG_GO && why == PG_KEEP)
 		why = PG_LOST_SLOW_WRITE;
 	withdraw(t, &rec, old, oldlen);
-	pg_settle_text(why, by != NULL ? by : &r.seen[peer], text,
-	    sizeof(text));
+	pg_settle_text(why, cl.rate_ppm, by != NULL ? by : &r.seen[peer],
+	    text, sizeof(text));
 	if (pg_settle_warns(why))
 		tool_warn(t, "cluster %s: %s", c->id, text);
 	else

@@ -17,8 +17,20 @@
 
 #define KEEPALIVE_MIN_MS	500
 
-/* How long before the lease can expire the job is told: doc/SAFETY.md, 8. */
-#define STOP_MARGIN_MS(ttl_ms)	(1000 + (ttl_ms) / 1000)
+/*
+ * How long before the lease can expire the job is told: doc/SAFETY.md, 8;
+ * 1 s, and the TTL at this node's clock's bound and etcd's (taken at
+ * PG_RATE_BASE: its host does not say).
+ */
+static int64_t
+stop_margin_ms(int64_t ttl_ms)
+{
+	int64_t	 ppm;
+
+	if (pg_clock_rate(&ppm) == -1)
+		ppm = -1;
+	return 1000 + ttl_ms * (pg_rate_counted(ppm) + PG_RATE_BASE) / 1000000;
+}
 
 static struct pg_etcd_conn	*conn;
 static struct pg_lease		 held;		/* hold_start's */
@@ -112,20 +124,20 @@ etcd_check(struct tool *t, int claim)
 		/* A record of a lease that no longer holds the key is stale. */
 		if (has && pg_lease_remove(&t->state, id) == -1)
 			tool_error("cannot remove %s/.%s.lease: %s",
-			    t->state.path, id, strerror(errno));
+			    t->state.path, id, tool_strerror(errno));
 		return skip(t, &h);
 	}
 	if (r != PG_ETCD_OK)
 		return failed(t, r, "claiming the key");
 	if (pg_lease_write(&t->state, id, &l) == -1) {
 		tool_error("cannot record the lease in %s/.%s.lease: %s",
-		    t->state.path, id, strerror(errno));
+		    t->state.path, id, tool_strerror(errno));
 		pg_etcd_revoke(conn, l.id);
 		return EX_CANTCREAT;
 	}
 	if (pg_state_touch(&t->state, id) == -1)
 		tool_error("cannot record activity in %s/%s: %s",
-		    t->state.path, id, strerror(errno));
+		    t->state.path, id, tool_strerror(errno));
 	tool_decided(t, "%s: go, %s (fencing token %" PRId64 ", lease %" PRId64
 	    ", TTL %" PRId64 "s)", id, has && l.id == mine.id ?
 	    "this node holds the key" : "claimed", l.revision, l.id, l.ttl_s);
@@ -142,7 +154,7 @@ keepalive(int64_t now)
 	if ((r = pg_etcd_keepalive(conn, held.id, deadline, &ttl)) !=
 	    PG_ETCD_OK)
 		return r;
-	deadline = now + ttl * 1000 - STOP_MARGIN_MS(ttl * 1000);
+	deadline = now + ttl * 1000 - stop_margin_ms(ttl * 1000);
 	step = MAX(ttl * 1000 / 3, KEEPALIVE_MIN_MS);
 	due = MIN(now + step, deadline);
 	return r;

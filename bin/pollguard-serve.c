@@ -9,7 +9,6 @@
 #include <sys/socket.h>
 
 #include <errno.h>
-#include <libutil.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,18 +29,17 @@ struct server {
 	int		 listen_arg;	/* -l: the listen key is not used */
 	size_t		 maxconn;	/* at start; 1 under inetd */
 	struct pollfd	*pfd;		/* maxconn + 1 */
+	struct pg_loglim lim;		/* standalone: the log lines' limit */
+	int		 inetd;		/* the limit is in a file instead */
+	int		 limited;	/* inetd: the file was seen */
+	int64_t		 emfile_at;	/* when accept's EMFILE was logged */
 };
 
 static volatile sig_atomic_t	 got_term, got_hup;
 
-static __dead void
-usage(void)
-{
-	fprintf(stderr, "usage: pollguard-serve [-v] [-c file] [-i]\n"
-	    "       pollguard-serve [-v] [-c file] [-p pidfile] -l "
-	    "[addr]:port\n");
-	exit(EX_USAGE);
-}
+#define OPTS	"c:il:p:v"
+#define USAGE	"usage: pollguard-serve [-v] [-c file] [-i]\n" \
+	"       pollguard-serve [-v] [-c file] [-p pidfile] -l [addr]:port\n"
 
 /* Load the config, and use it and its state directory (if there yet). */
 static int
@@ -53,8 +51,10 @@ server_load(struct server *s, char *err, size_t elen)
 	if (pg_config_load(s->confpath, &cfg, err, elen) == -1)
 		return -1;
 	st.dirfd = -1;
+	/* Trusted or not by the run_as user, at each request (statedir.c). */
 	if (pg_state_open(&st, cfg->state, 0, err, elen) == -1 &&
-	    errno != ENOENT) {
+	    errno != ENOENT && !(errno == EPERM && geteuid() == 0 &&
+	    cfg->serve.run_as[0] != '\0')) {
 		pg_config_free(cfg);
 		return -1;
 	}
@@ -65,13 +65,37 @@ server_load(struct server *s, char *err, size_t elen)
 	return 0;
 }
 
-/* An answer's log lines: damage and refusals always, the rest with -v. */
+/* Whether n lines of status from c (NULL: none) are logged (loglimit.c). */
+static int
+log_admit(struct server *s, const struct pg_client *c, int status, int n)
+{
+	static char	 sum[PG_LOGLIM_CLIENTS + 1][PG_LOGLIM_SUMMARY_MAX];
+	int64_t		 now = tool_clock_ms(PG_CONN_CLOCK);
+	size_t		 i, nsum;
+	int		 ok;
+
+	s->limited = 1;
+	if (s->inetd)
+		ok = pg_loglim_shared(now, c, status, n, sum, &nsum);
+	else
+		ok = pg_loglim_step(&s->lim, now, c, status, n, sum, &nsum);
+	for (i = 0; i < nsum; i++)
+		tool_log(&s->t, LOG_NOTICE, "%s", sum[i]);
+	return ok;
+}
+
+/* An answer's log lines: damage and refusals, bounded; the rest with -v. */
 static void
 log_reply(struct server *s, const struct pg_reply *r)
 {
-	if (r->err[0] != '\0')
+	int	 note = r->level == LOG_NOTICE, n = note + (r->err[0] != '\0');
+	int	 ok;
+
+	ok = n == 0 || log_admit(s, &r->client, note ? r->status :
+	    PG_LOGLIM_ERRORS, n);
+	if (ok && r->err[0] != '\0')
 		tool_log(&s->t, LOG_ERR, "%s", r->err);
-	if (r->level == LOG_NOTICE || (r->level != -1 && s->t.verbose))
+	if ((ok && note) || (r->level == LOG_INFO && s->t.verbose))
 		tool_log(&s->t, r->level, "%s", r->log);
 }
 
@@ -119,8 +143,13 @@ accept_some(struct server *s, int lfd, struct pg_conn **conns, size_t *nconn)
 			if (log != NULL)
 				log_reply(s, log);
 		} else if (errno == EMFILE || errno == ENFILE) {
-			tool_log(&s->t, LOG_WARNING, "accept: %s",
-			    strerror(errno));
+			/* Back every 100 ms: logged once a minute. */
+			if (tool_clock_ms(PG_CONN_CLOCK) >= s->emfile_at) {
+				tool_log(&s->t, LOG_WARNING, "accept: %s "
+				    "(logged once a minute)", strerror(errno));
+				s->emfile_at = tool_clock_ms(PG_CONN_CLOCK) +
+				    PG_LOGLIM_MINUTE;
+			}
 			return 0;	/* let others finish */
 		} else
 			break;
@@ -152,7 +181,10 @@ serve_loop(struct server *s, int lfd, struct pg_conn **conns, size_t nconn)
 		}
 		/* Expire and write; close what is done; the next deadline. */
 		now = tool_clock_ms(PG_CONN_CLOCK);
-		next = now + 60000;
+		if (pg_loglim_due(&s->lim) <= now)	/* standalone only */
+			log_admit(s, NULL, 0, 0);
+		next = pg_loglim_due(&s->lim) < now + 60000 ?
+		    pg_loglim_due(&s->lim) : now + 60000;
 		for (i = j = 0; i < nconn; i++) {
 			c = conns[i];
 			if (pg_conn_expire(c, now, s->t.cfg, &s->t.state))
@@ -210,14 +242,17 @@ serve_inetd(struct server *s, const char *err)
 
 	s->maxconn = 1;
 	s->pfd = pfd;
+	s->inetd = 1;
 
 	if (err == NULL && (code = pg_drop_privileges(s->t.cfg->serve.run_as,
 	    msg, sizeof(msg))) != 0)
 		err = msg;
-	if (err != NULL)
+	c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL, err == NULL ?
+	    s->t.cfg : NULL);
+	/* Its line is a 500's, within the limit too. */
+	if (err != NULL && (c == NULL || log_admit(s, &c->client, 500, 1)))
 		tool_error("%s", err);
-	if ((c = pg_conn_new(STDIN_FILENO, STDOUT_FILENO, NULL,
-	    err == NULL ? s->t.cfg : NULL)) == NULL)
+	if (c == NULL)
 		return err != NULL ? code : EX_OSERR;
 	if (err != NULL) {
 		pg_reply_error(&r, 500);
@@ -228,17 +263,21 @@ serve_inetd(struct server *s, const char *err)
 	alarm((c->deadline - tool_clock_ms(PG_CONN_CLOCK) + PG_CONN_DRAIN_MS) /
 	    1000 + 5);
 	serve_loop(s, -1, &c, 1);
+	/* The summaries of a minute over: whichever connection comes next. */
+	if (!s->limited)
+		log_admit(s, NULL, 0, 0);
 	return code;
 }
 
-static struct pidfh	*exit_pidfile;
+static const char	*exit_pidpath;
+static int		 exit_pidfd = -1;
 
 static void
 remove_pidfile(void)
 {
-	if (exit_pidfile != NULL)
-		pidfile_remove(exit_pidfile);
-	exit_pidfile = NULL;
+	if (exit_pidfd != -1)
+		pg_pidfile_remove(exit_pidfd, exit_pidpath);
+	exit_pidfd = -1;
 }
 
 static int
@@ -255,13 +294,11 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 	/* A bad address is a usage error: it creates no pidfile. */
 	if (pg_listen_parse(spec, &ss, &why) == -1)
 		tool_die(EX_USAGE, "listen: '%s': %s", spec, why);
-	if (pidpath != NULL &&
-	    (exit_pidfile = pidfile_open(pidpath, 0644, &other)) == NULL) {
-		if (errno == EEXIST)
-			tool_die(EX_CANTCREAT, "%s: already running as PID %d",
-			    pidpath, (int)other);
-		tool_die_errno(EX_CANTCREAT, "%s", pidpath);
-	}
+	/* Never through a link, never another's file (lib/pidfile.c). */
+	if (pidpath != NULL && (exit_pidfd = pg_pidfile_open(pidpath, &other,
+	    msg, sizeof(msg))) == -1)
+		tool_die(EX_CANTCREAT, "%s", msg);
+	exit_pidpath = pidpath;
 	/* From now on every exit removes it, also when binding fails. */
 	atexit(remove_pidfile);
 	s->maxconn = s->t.cfg->serve.max_conn;
@@ -284,7 +321,7 @@ serve_standalone(struct server *s, const char *spec, const char *pidpath)
 		tool_log(&s->t, LOG_WARNING, "running as root: set run_as = "
 		    "pollguard (a user of its own) in [serve] of %s",
 		    s->t.cfg->path);
-	if (exit_pidfile != NULL && pidfile_write(exit_pidfile) == -1)
+	if (exit_pidfd != -1 && pg_pidfile_write(exit_pidfd) == -1)
 		tool_die_errno(EX_CANTCREAT, "%s", pidpath);
 
 	/* Signals arrive only in ppoll, between two rounds of work. */
@@ -308,7 +345,8 @@ main(int argc, char *argv[])
 
 	s.t.state.dirfd = -1;
 	argv[0] = (char *)getprogname();
-	while ((ch = getopt(argc, argv, "c:il:p:v")) != -1) {
+	tool_options(argc, argv, OPTS, USAGE);
+	while ((ch = getopt(argc, argv, OPTS)) != -1) {
 		switch (ch) {
 		case 'c':
 			conf = optarg;
@@ -327,11 +365,11 @@ main(int argc, char *argv[])
 			s.t.verbose = 1;
 			break;
 		default:
-			usage();
+			tool_usage(USAGE);
 		}
 	}
 	if (argc != optind || (inetd && (listen != NULL || pidpath != NULL)))
-		usage();
+		tool_usage(USAGE);
 	s.confpath = pg_config_path(conf);
 	signal(SIGPIPE, SIG_IGN);
 	openlog("pollguard-serve", LOG_PID, LOG_DAEMON);
@@ -350,7 +388,11 @@ main(int argc, char *argv[])
 		tool_die(EX_CONFIG, "%s", err);
 	if (inetd || listen == NULL) {
 		if (pidpath != NULL)
-			usage();
+			tool_usage(USAGE);
+		if (!inetd && isatty(STDIN_FILENO))
+			tool_die(EX_USAGE, "stdin is a terminal: inetd mode "
+			    "(no -l, no listen in %s); to listen, give -l "
+			    "[addr]:port or set listen in [serve]", s.confpath);
 		tool_stderr = 0;
 		return serve_inetd(&s, loaded ? NULL : err);
 	}

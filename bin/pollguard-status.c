@@ -12,92 +12,11 @@
 
 #define EXIT_PARTIAL	1	/* some node did not answer */
 
-void
-status_usage(void)
-{
-	fprintf(stderr, "usage: pollguard-status [-j] [-c file] [cluster]\n"
-	    "       pollguard-status -p [-C duration] [-c file] "
-	    "[-w duration] cluster\n");
-}
-
-static __dead void
-usage(void)
-{
-	status_usage();
-	exit(EX_USAGE);
-}
-
-/* A peer as the round saw it (before 0.4: its activity only). */
-static void
-peer_node(const struct pg_seen *s, struct pg_fleet_node *n)
-{
-	n->name = s->name;
-	n->kind = s->answer.kind;
-	pg_status_init(&n->st);
-	if (!PG_ANSWER_OK(n->kind))
-		strlcpy(n->why, s->why, sizeof(n->why));
-	else if (s->has_status) {
-		n->has_status = 1;
-		n->st = s->status;
-	} else
-		n->st.elapsed_ms = s->answer.kind == PG_ANSWER_NEVER ?
-		    PG_NEVER : s->answer.elapsed_ms;
-}
-
-/* This node as its serve tells a peer (a damaged record: unreachable). */
-static void
-self_node(const struct pg_config *cfg, const struct pg_cluster *c,
-    struct pg_state *st, struct pg_fleet_node *n)
-{
-	n->name = cfg->node;
-	n->self = 1;
-	n->kind = PG_ANSWER_ELAPSED;
-	n->has_status = pg_status_serve(st, cfg, c, &n->st) == 0;
-	if (n->has_status)
-		return;
-	n->kind = PG_ANSWER_UNREACHABLE;
-	if (errno == EBADMSG)
-		snprintf(n->why, sizeof(n->why), "its state record %.300s/%s "
-		    "is not valid; 'pollguard-touch %s' replaces it",
-		    st->path, c->id, c->id);
-	else
-		snprintf(n->why, sizeof(n->why), "its state record %.300s/%s:"
-		    " %s", st != NULL ? st->path : cfg->state, c->id,
-		    strerror(errno));
-	pg_status_init(&n->st);
-}
-
-void
-status_ask(const struct pg_config *cfg, const struct pg_cluster *c,
-    struct pg_state *st, struct pg_round *r, struct pg_fleet *f)
-{
-	size_t	 i;
-
-	memset(r, 0, sizeof(*r));
-	if (c->npeers > 0 && pg_peers_ask_some(cfg, c, NULL, NULL, r) == -1)
-		tool_die_errno(EX_OSERR, "asking the peers of %s", c->id);
-	f->cluster = c;
-	f->n = r->n + 1;
-	/* One more: on etcd (no peers), the key's holder, zeroed. */
-	if ((f->nodes = calloc(f->n + 1, sizeof(*f->nodes))) == NULL)
-		tool_die_errno(EX_OSERR, "memory");
-	self_node(cfg, c, st, &f->nodes[0]);
-	for (i = 0; i < r->n; i++)
-		peer_node(&r->seen[i], &f->nodes[i + 1]);
-	if (c->backend != PG_BACKEND_ETCD)
-		return;
-	etcd_fleet(cfg, c, &f->nodes[1]);
-	f->holder = 2;			/* none */
-	if (f->nodes[1].name == NULL)	/* nobody holds the key */
-		return;
-	if (strcasecmp(f->nodes[1].name, cfg->node) == 0) {
-		f->holder = 0;
-		return;
-	}
-	f->n = 2;
-	if (PG_ANSWER_OK(f->nodes[1].kind))
-		f->holder = 1;
-}
+#define OPTS	"C:c:jptw:"
+#define USAGE	"usage: pollguard-status [-j] [-c file] [cluster]\n" \
+	"       pollguard-status -p [-C duration] [-c file] [-w duration] " \
+	"cluster\n" \
+	"       pollguard-status -t [-c file] [cluster]\n"
 
 /*
  * Below the table (not with -j: the JSON has it): the prefer order and
@@ -174,18 +93,19 @@ main(int argc, char *argv[])
 	const char		*conf = NULL, *wopt = NULL, *copt = NULL;
 	char			 err[PG_ERR_MAX], *out;
 	size_t			 i, nf;
-	int			 ch, json = 0, pflag = 0, bad = 0;
+	int			 ch, json = 0, pflag = 0, tflag = 0, bad = 0;
 
 	argv[0] = (char *)getprogname();
-	/* A long option (--help) is no -p, though getopt finds a 'p' in it. */
+	tool_options(argc, argv, OPTS, USAGE);
+	/* A long option (--json) is no -p, though getopt finds a 'p' in it. */
 	for (i = 1; i < (size_t)argc && argv[i][0] == '-' &&
 	    strcmp(argv[i], "--") != 0; i++)
 		if (argv[i][1] == '-')
-			usage();
+			tool_usage(USAGE);
 		else if (argv[i][1] != '\0' && argv[i][2] == '\0' &&
 		    strchr("Ccw", argv[i][1]) != NULL)
 			i++;		/* its argument */
-	while ((ch = getopt(argc, argv, "C:c:jpw:")) != -1) {
+	while ((ch = getopt(argc, argv, OPTS)) != -1) {
 		switch (ch) {
 		case 'C':
 			copt = optarg;
@@ -199,6 +119,9 @@ main(int argc, char *argv[])
 		case 'p':
 			pflag = 1;
 			break;
+		case 't':
+			tflag = 1;
+			break;
 		case 'w':
 			wopt = optarg;
 			break;
@@ -209,17 +132,23 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (pflag)
-		status_plugin(conf, argc, argv, wopt, copt, bad || json);
-	if (bad || argc > 1 || wopt != NULL || copt != NULL)
-		usage();
+		status_plugin(conf, argc, argv, wopt, copt, bad || json ||
+		    tflag, USAGE);
+	if (bad || argc > 1 || wopt != NULL || copt != NULL || (tflag && json))
+		tool_usage(USAGE);
 
 	openlog(getprogname(), LOG_PID, LOG_USER);
 	tool_config(&t, conf, argc == 1 ? argv[0] : NULL);
 	cfg = t.cfg;
+	if (pg_peers_init() == -1)
+		tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
+	if (tflag)
+		return status_test(cfg, t.cluster);
 	/* Read only: status never creates it; none yet, every cluster never. */
 	if (pg_state_open(st, cfg->state, 0, err, sizeof(err)) == -1) {
 		if (errno != ENOENT)
-			tool_die(EX_IOERR, "%s", err);
+			tool_die(errno == EPERM ? EX_CONFIG : EX_IOERR, "%s",
+			    err);
 		st = NULL;
 	}
 
@@ -227,8 +156,6 @@ main(int argc, char *argv[])
 	if ((f = calloc(nf + 1, sizeof(*f))) == NULL ||
 	    (r = calloc(nf + 1, sizeof(*r))) == NULL)
 		tool_die_errno(EX_OSERR, "memory");
-	if (pg_peers_init() == -1)
-		tool_die(EX_SOFTWARE, "libcurl cannot be initialised");
 	for (i = 0; i < nf; i++)
 		status_ask(cfg, t.cluster != NULL ? t.cluster :
 		    &cfg->clusters[i], st, &r[i], &f[i]);

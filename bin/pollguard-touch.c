@@ -4,6 +4,7 @@
  * (bin/touch-run.c) or data streams through, release it, or hold.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,37 +18,62 @@
 
 #define FILTER_REFRESH_MS	1000
 
-static __dead void
-usage(void)
-{
-	fprintf(stderr,
-	    "usage: pollguard-touch [-c file] cluster\n"
-	    "       pollguard-touch [-c file] [-t duration] cluster -- command "
-	    "[argument ...]\n"
-	    "       pollguard-touch -f [-c file] cluster\n"
-	    "       pollguard-touch -H duration [-c file] [-m message] "
-	    "cluster\n"
-	    "       pollguard-touch -r [-c file] cluster\n");
-	exit(EX_USAGE);
-}
+/* '+': options end at the cluster, so the command keeps its own. */
+#define OPTS	"+H:c:fm:rt:"
+#define USAGE	"usage: pollguard-touch [-c file] cluster\n" \
+	"       pollguard-touch [-c file] [-t duration] cluster -- command " \
+	"[argument ...]\n" \
+	"       pollguard-touch -f [-c file] cluster\n" \
+	"       pollguard-touch -H duration [-c file] [-m message] cluster\n" \
+	"       pollguard-touch -r [-c file] cluster\n"
 
-void
-touch_refresh(struct tool *t, int fatal)
+/*
+ * A pipeline's run lock, held to its end (doc/SAFETY.md, section 7, "A
+ * pipeline"), taken in the state directory made again (moved), or tried
+ * again while another run holds it. Said once each time it is not held,
+ * unless a run of this cluster holds it with this pipeline in its job.
+ */
+static void
+filter_lock(struct tool *t, int *fdp, int moved)
 {
-	static int	 reported;	/* errno of the failure last reported */
+	static int	 said;
+	const char	*id = t->cluster->id, *run;
+	int		 fd, r;
 
-	touch_lease_keep(t);
-	if (pg_state_touch(&t->state, t->cluster->id) == 0) {
-		reported = 0;
+	if (moved && *fdp != -1) {
+		close(*fdp);
+		*fdp = -1;
+	}
+	if (*fdp != -1 || t->state.dirfd == -1)
+		return;
+	if ((r = pg_lock_take(&t->state, id, &fd)) == 1) {
+		*fdp = fd;
+		said = 0;
 		return;
 	}
-	if (errno != reported) {
-		reported = errno;
-		tool_error("cannot record activity in %s/%s: %s",
-		    t->state.path, t->cluster->id, strerror(errno));
-	}
-	if (fatal)
-		exit(EX_CANTCREAT);
+	if (said)
+		return;
+	said = 1;
+	if (r == -1)
+		tool_error("%s: cannot take the run lock %s/.%s.lock: %s; "
+		    "passing the data on", id, t->state.path, id,
+		    tool_strerror(errno));
+	else if ((run = getenv("POLLGUARD_CLUSTER")) == NULL ||
+	    strcmp(run, id) != 0)
+		tool_log(NULL, LOG_WARNING, "%s: another run on this node "
+		    "holds the run lock: the data goes through, recorded as "
+		    "activity; the lock is tried again as data flows", id);
+}
+
+/* Refresh; in a state directory made again, the watch and the lock. */
+static void
+filter_refresh(struct tool *t, int *lockfd)
+{
+	int	 r;
+
+	if ((r = touch_refresh(t, 0)) == 1)
+		touch_watch(t);
+	filter_lock(t, lockfd, r == 1 || r == -2);
 }
 
 /* Copy with read(2) and write(2): line-by-line readers see no delay. */
@@ -55,13 +81,31 @@ static __dead void
 filter(struct tool *t)
 {
 	static char	 buf[65536];
+	struct pollfd	 pfd[2];
 	ssize_t		 n;
 	int64_t		 last = 0, now;
-	int		 saved;
+	int		 saved, lockfd = -1;
 
-	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+	/* The watch's descriptor is polled: its SIGIO is not wanted. */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
+	    signal(SIGIO, SIG_IGN) == SIG_ERR)
 		tool_die_errno(EX_OSERR, "signal");
+	filter_lock(t, &lockfd, 0);
+	pfd[0].fd = STDIN_FILENO;
+	pfd[1].fd = touch_watch(t);
+	pfd[0].events = pfd[1].events = POLLIN;
 	for (;;) {
+		if (pfd[1].fd != -1 && poll(pfd, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			tool_die_errno(EX_OSERR, "poll");
+		}
+		/* The directory removed or replaced: made again at once. */
+		if (pfd[1].fd != -1 && pfd[1].revents != 0 &&
+		    touch_watched(t) && pg_state_moved(&t->state) == 1)
+			filter_refresh(t, &lockfd);
+		if (pfd[1].fd != -1 && pfd[0].revents == 0)
+			continue;
 		if ((n = read(STDIN_FILENO, buf, sizeof(buf))) == -1 &&
 		    errno == EINTR)
 			continue;
@@ -69,7 +113,7 @@ filter(struct tool *t)
 			break;
 		now = tool_clock_ms(CLOCK_BOOTTIME);
 		if (last == 0 || now - last >= FILTER_REFRESH_MS) {
-			touch_refresh(t, 0);
+			filter_refresh(t, &lockfd);
 			last = now;
 		}
 	}
@@ -136,8 +180,8 @@ main(int argc, char *argv[])
 	int		 ch, fflag = 0, rflag = 0;
 
 	argv[0] = (char *)getprogname();
-	/* '+': options end at the cluster, so the command keeps its own. */
-	while ((ch = getopt(argc, argv, "+H:c:fm:rt:")) != -1) {
+	tool_options(argc, argv, OPTS, USAGE);
+	while ((ch = getopt(argc, argv, OPTS)) != -1) {
 		switch (ch) {
 		case 'H':
 			if (pg_duration_parse(optarg, 0, PG_HOLD_MAX_MS,
@@ -159,17 +203,10 @@ main(int argc, char *argv[])
 			rflag = 1;
 			break;
 		case 't':
-			if (pg_duration_parse(optarg, 0, PG_WAIT_MAX_MS,
-			    &limit_ms, &errstr) == 0 && limit_ms > 0 &&
-			    limit_ms < PG_RUNTIME_MIN_MS)
-				errstr = "too small";
-			if (errstr != NULL)
-				tool_die(EX_USAGE, "-t %s: %s (a duration from "
-				    "100ms to 30d, or 0 for no limit)", optarg,
-				    errstr);
+			limit_ms = touch_limit(optarg);
 			break;
 		default:
-			usage();
+			tool_usage(USAGE);
 		}
 	}
 	argc -= optind;
@@ -178,7 +215,7 @@ main(int argc, char *argv[])
 	    (msg != NULL && hold_ms <= 0) || (argc > 1 && (fflag || rflag ||
 	    argc < 3 || strcmp(argv[1], "--") != 0)) || (hold_ms >= 0 &&
 	    (argc > 1 || fflag || rflag || limit_ms >= 0)))
-		usage();
+		tool_usage(USAGE);
 	/* The message is checked before the configuration is read. */
 	if (hold_ms > 0 && pg_hold_make(&h, hold_ms, NULL, msg) == -1)
 		tool_die(EX_USAGE, "-m: %s", errno == ENAMETOOLONG ?
@@ -191,9 +228,11 @@ main(int argc, char *argv[])
 	touch_lease_start(&t, av, rflag, hold_ms >= 0);
 	if (hold_ms >= 0)
 		hold(&t, hold_ms, msg);
-	if (argc > 1)
+	if (argc > 1) {
+		touch_peers_warn(&t, av);
 		touch_run(&t, argv + 2, limit_ms >= 0 ? limit_ms :
-		    t.cluster->max_runtime_ms);
+		    t.cluster->max_runtime_ms, -1, -1);
+	}
 	if (fflag)
 		filter(&t);
 	if (!rflag)

@@ -111,7 +111,7 @@ plugin_ask(const struct pg_config *cfg, const struct pg_cluster *c,
 
 __dead void
 status_plugin(const char *conf, int argc, char *argv[], const char *wopt,
-    const char *copt, int bad)
+    const char *copt, int bad, const char *usage)
 {
 	static struct pg_config	*cfg;	/* static: reachable until exit */
 	static struct pg_round	 r;
@@ -127,7 +127,7 @@ status_plugin(const char *conf, int argc, char *argv[], const char *wopt,
 	tool_exit_err = PG_PLUGIN_UNKNOWN;
 	atexit(plugin_exit);
 	if (bad || argc != 1) {
-		status_usage();
+		fputs(usage, stderr);
 		plugin_unknown("usage: pollguard-status -p [-C duration] "
 		    "[-c file] [-w duration] cluster");
 	}
@@ -136,8 +136,8 @@ status_plugin(const char *conf, int argc, char *argv[], const char *wopt,
 		    argv[0]);
 	if (pg_config_load(pg_config_path(conf), &cfg, err, sizeof(err)) == -1)
 		plugin_unknown("%s", err);
-	if ((c = pg_config_cluster(cfg, argv[0])) == NULL)
-		plugin_unknown("%s: no [cluster %s]", cfg->path, argv[0]);
+	if ((c = pg_config_find(cfg, argv[0], err, sizeof(err))) == NULL)
+		plugin_unknown("%s", err);
 	p.warn_ms = threshold('w', wopt, 2 * c->wait_ms);
 	p.crit_ms = threshold('C', copt, 3 * c->wait_ms);
 	/* One threshold given moves the other's default out of its way. */

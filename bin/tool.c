@@ -17,6 +17,48 @@
 int	 tool_stderr = 1;
 int	 tool_exit_err;
 
+/* The state directory tool_setup opened, for tool_strerror. */
+static const struct pg_state	*tool_state;
+
+void
+tool_options(int argc, char *argv[], const char *opts, const char *usage)
+{
+	const char	*a, *o;
+	int		 i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		a = argv[i];
+		if (a[0] != '-' || a[1] == '\0') {
+			if (opts[0] == '+')
+				break;
+			continue;
+		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "--version") == 0) {
+			if (a[2] == 'h')
+				fputs(usage, stdout);
+			else
+				printf("%s %s\n", getprogname(), PG_VERSION);
+			exit(fflush(stdout) == EOF ? EX_IOERR : 0);
+		}
+		if (a[1] == '-')
+			continue;	/* getopt says it is unknown */
+		/* An option taking an argument: the rest, or the next. */
+		for (a++; *a != '\0'; a++)
+			if (*a != ':' && (o = strchr(opts, *a)) != NULL &&
+			    o[1] == ':') {
+				i += a[1] == '\0';
+				break;
+			}
+	}
+}
+
+void
+tool_usage(const char *usage)
+{
+	fputs(usage, stderr);
+	exit(tool_status(EX_USAGE));
+}
+
 int
 tool_status(int status)
 {
@@ -49,6 +91,13 @@ tool_die(int status, const char *fmt, ...)
 	exit(tool_status(status));
 }
 
+const char *
+tool_strerror(int errnum)
+{
+	return tool_state != NULL ? pg_state_strerror(tool_state, errnum) :
+	    strerror(errnum);
+}
+
 void
 tool_die_errno(int status, const char *fmt, ...)
 {
@@ -59,7 +108,7 @@ tool_die_errno(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	tool_die(status, "%s: %s", msg, strerror(saved));
+	tool_die(status, "%s: %s", msg, tool_strerror(saved));
 }
 
 void
@@ -119,8 +168,9 @@ tool_config(struct tool *t, const char *confopt, const char *id)
 	if (pg_config_load(pg_config_path(confopt), &t->cfg, err,
 	    sizeof(err)) == -1)
 		tool_die(EX_CONFIG, "%s", err);
-	if (id != NULL && (t->cluster = pg_config_cluster(t->cfg, id)) == NULL)
-		tool_die(EX_CONFIG, "%s: no [cluster %s]", t->cfg->path, id);
+	if (id != NULL && (t->cluster = pg_config_find(t->cfg, id, err,
+	    sizeof(err))) == NULL)
+		tool_die(EX_CONFIG, "%s", err);
 }
 
 void
@@ -129,9 +179,11 @@ tool_setup(struct tool *t, const char *confopt, const char *id)
 	char	 err[PG_ERR_MAX];
 
 	tool_config(t, confopt, id);
+	/* One not to be trusted is a configuration error, as the file's. */
 	if (pg_state_open(&t->state, t->cfg->state, 1, err,
 	    sizeof(err)) == -1)
-		tool_die(EX_CANTCREAT, "%s", err);
+		tool_die(errno == EPERM ? EX_CONFIG : EX_CANTCREAT, "%s", err);
+	tool_state = &t->state;
 }
 
 int64_t

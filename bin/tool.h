@@ -27,6 +27,17 @@ extern int	 tool_stderr;
 /* Not 0: every error status (above 3) becomes it (check -E: 255). */
 extern int	 tool_exit_err;
 
+/*
+ * Before getopt, with getopt's option string and the usage text (the man
+ * page's SYNOPSIS): --help among the options prints the usage on stdout,
+ * --version "PROGRAM VERSION"; either exits 0. Options end at "--" (and
+ * with a '+' string at the first operand), as getopt sees them.
+ */
+void	 tool_options(int, char *[], const char *, const char *);
+
+/* The usage text on stderr, and exit 64 (after tool_exit_err). */
+__dead void	 tool_usage(const char *);
+
 /* The status to exit with for a status, after tool_exit_err. */
 int	 tool_status(int);
 
@@ -34,7 +45,13 @@ int	 tool_status(int);
 __dead void	 tool_die(int, const char *, ...)
 	    __attribute__((__format__(__printf__, 2, 3)));
 
-/* tool_die with ": strerror(errno)" appended. */
+/*
+ * strerror, or after tool_setup, for a file of the state directory, what
+ * is wrong with it (pg_state_strerror).
+ */
+const char	*tool_strerror(int);
+
+/* tool_die with ": tool_strerror(errno)" appended. */
 __dead void	 tool_die_errno(int, const char *, ...)
 	    __attribute__((__format__(__printf__, 2, 3)));
 
@@ -61,7 +78,10 @@ void	 tool_decided(const struct tool *, const char *, ...)
  */
 void	 tool_config(struct tool *, const char *, const char *);
 
-/* tool_config, then open the state directory (exit 73). */
+/*
+ * tool_config, then open the state directory (exit 73; 78 when it is not
+ * to be trusted).
+ */
 void	 tool_setup(struct tool *, const char *, const char *);
 
 /* A prefer order for a message: in double quotes into buf, or "none". */

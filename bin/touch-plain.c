@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * touch-plain.c: pollguard-touch's hooks (touch.h): none. A cluster on etcd
- * or with a ping execs pollguard-touch-curl (libcurl, jansson), from
- * beside this program, else from the libexec directory.
+ * or with a ping, and a run at a terminal whose peers are to be asked,
+ * exec pollguard-touch-curl (libcurl, jansson), from beside this program,
+ * else from the libexec directory.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,8 +21,9 @@
 /* The hooks of a cluster without a lease or a ping use no argument. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-static __dead void
-exec_curl(const struct tool *t, char **argv)
+/* Exec pollguard-touch-curl with argv; returns when it cannot. */
+static void
+try_curl(char **argv)
 {
 	char	 self[PATH_MAX], path[PATH_MAX], *slash;
 	ssize_t	 n;
@@ -34,6 +37,12 @@ exec_curl(const struct tool *t, char **argv)
 			execv(path, argv);
 	}
 	execv(PG_LIBEXECDIR "/" TOUCH_CURL, argv);
+}
+
+static __dead void
+exec_curl(const struct tool *t, char **argv)
+{
+	try_curl(argv);
 	tool_die_errno(EX_UNAVAILABLE, "the cluster %s, but %s",
 	    t->cluster->backend == PG_BACKEND_ETCD ? "is on etcd" :
 	    "has a ping", PG_LIBEXECDIR "/" TOUCH_CURL);
@@ -67,4 +76,15 @@ touch_lease_end(void)
 void
 touch_ping(struct tool *t, int event)
 {
+}
+
+void
+touch_peers_warn(struct tool *t, char **argv)
+{
+	if (!isatty(STDERR_FILENO) || t->cluster->npeers == 0)
+		return;
+	try_curl(argv);
+	tool_warn(t, "%s: the peers are not asked whether one is active: %s: "
+	    "%s", t->cluster->id, PG_LIBEXECDIR "/" TOUCH_CURL,
+	    strerror(errno));
 }

@@ -33,6 +33,28 @@
 int	 pg_clock(clockid_t, int64_t *);
 
 /*
+ * The bound on a clock's rate, in ppm (doc/SAFETY.md, section 3): the
+ * oscillator's PG_RATE_BASE, plus what the kernel applies (a tick other
+ * than nominal, the frequency offset), plus PG_RATE_SLEW while it slews
+ * an offset. At most PG_RATE_MAX; a peer that says none counts as BASE.
+ */
+#define PG_RATE_BASE	500
+#define PG_RATE_SLEW	500
+#define PG_RATE_MAX	500000
+/* Beside a peer before 0.5, this node's own bound must stay within. */
+#define PG_RATE_OLD	1500
+
+/*
+ * The bound of adjtimex(2)'s answers to modes 0 (tx) and, unless NULL,
+ * ADJ_OFFSET_SS_READ (ss), at hz ticks a second (sysconf _SC_CLK_TCK).
+ */
+struct timex;
+int64_t	 pg_clock_rate_of(const struct timex *, const struct timex *, long);
+
+/* This node's bound now, into *ppm: adjtimex(2), read only. */
+int	 pg_clock_rate(int64_t *);
+
+/*
  * duration.c: a decimal integer and a unit ms, s, m, h or d (none: s),
  * from min to max, in ms into *ms; or -1 and *errstr "invalid", "too
  * small" or "too large", as strtonum(3).
@@ -68,6 +90,49 @@ int	 pg_peer_name_valid(const char *);
  * least 0; with none set, to INT64_MAX.
  */
 int64_t	 pg_time_left(int64_t, const int64_t *, size_t);
+
+/*
+ * trust.c: a file the tools may act on (pollguard.conf(5), SECURITY
+ * CONSIDERATIONS), as sshd's StrictModes has it.
+ *
+ * pg_trust_open: open path (absolute, or relative to the working
+ * directory) by walking it from /, one name at a time, with openat(2)
+ * from the directory before and never through a symbolic link (OpenSSH's
+ * safe_path, on descriptors): each directory on the way is owned by root
+ * or the effective user and writable by neither group nor others, save
+ * that one with the sticky bit (/tmp) may be writable by all; a symbolic
+ * link is followed only when root or the effective user owns it, at most
+ * PG_TRUST_LINKS of them; the file itself is owned so and writable by
+ * neither group nor others. What is checked is what is opened. how:
+ * PG_TRUST_DIR, a directory, opened O_RDONLY (oflags unused); with
+ * PG_TRUST_MKDIR it is made, 0755, when absent. PG_TRUST_PARENT: the
+ * descriptor (O_PATH) of the directory that holds the last name, which
+ * goes to last (NAME_MAX + 1 bytes) and is neither opened nor followed.
+ * Else the file, opened with oflags and O_NOFOLLOW; with PG_TRUST_REG it
+ * must be a regular file (EINVAL), as a config must. Its path with no link
+ * in it (the directory's, with PG_TRUST_PARENT) goes to real (PATH_MAX
+ * bytes) unless it is NULL. pg_trust: the same checks for a file already
+ * open as fd, named path; EAGAIN when path no longer leads to it.
+ * pg_trust_file: fd's owner is root or the effective user, and group
+ * and others cannot write it (path for the chmod hint). A descriptor, or 0;
+ * or -1 with errno (EPERM: not to be trusted; EAGAIN: replaced meanwhile)
+ * and in err what is wrong, for the caller to put after the file's name:
+ * "owned by nobody (uid 65534), mode 0666: ...", "the directory D above
+ * it is ...", always with the owner and the mode.
+ */
+#define PG_TRUST_DIR	0x1
+#define PG_TRUST_MKDIR	0x2
+#define PG_TRUST_PARENT	0x4
+#define PG_TRUST_REG	0x8
+#define PG_TRUST_LINKS	40
+
+int	 pg_trust_open(const char *, int, int, char *, char *, char *,
+	    size_t);
+int	 pg_trust(int, const char *, char *, char *, size_t);
+int	 pg_trust_file(int, const char *, char *, size_t);
+
+/* A user for a message: "root", "NAME (uid N)" or "uid N"; buf. */
+const char	*pg_user_text(uid_t, char *, size_t);
 
 /*
  * kv.c: lines of a key (1 to PG_KV_KEY_MAX of [a-z0-9_]), one space and

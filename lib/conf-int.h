@@ -50,6 +50,14 @@ struct parse {
 int	 conf_fail(struct parse *, int, const char *, ...)
 	    __attribute__((__format__(__printf__, 3, 4)));
 
+/*
+ * How near a mistyped word is to name: the edits (a letter inserted,
+ * removed or changed, or two neighbours swapped) that turn one into the
+ * other, when that is at most one for every three letters of the longer
+ * and not 0; -1 when it is farther, or when they are the same.
+ */
+int	 conf_near(const char *, const char *);
+
 /* inih's handler: a line "key = value" of the current section. */
 int	 conf_key(void *, const char *, const char *, const char *);
 

@@ -136,6 +136,13 @@ const struct pg_cluster *pg_config_cluster(const struct pg_config *,
 	    const char *);
 
 /*
+ * The cluster with this ID; or NULL and in err "FILE: no [cluster ID]",
+ * the nearest ID when one is near (conf_near), and the IDs there are.
+ */
+const struct pg_cluster *pg_config_find(const struct pg_config *,
+	    const char *, char *, size_t);
+
+/*
  * Parse one address or CIDR range ("192.0.2.0/24", "2001:db8::1") into
  * *net; return 0, or -1 when it is not one. An IPv4-mapped one
  * ("::ffff:192.0.2.0/120") is kept as IPv4 ("192.0.2.0/24"), as serve

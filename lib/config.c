@@ -407,6 +407,7 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 	struct parse		 p;
 	struct pg_config	*cfg;
 	struct stat		 sb;
+	char			 terr[PG_ERR_MAX];
 	size_t			 i;
 	int			 fd, r;
 
@@ -431,12 +432,17 @@ pg_config_load(const char *path, struct pg_config **cfgp, char *err,
 	cfg->serve.backlog = 1024;
 	cfg->serve.max_conn = 1024;
 
-	/* O_NONBLOCK: a FIFO named as the config must not hang the tool. */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) ==
-	    -1 || fstat(fd, &sb) == -1)
+	/*
+	 * O_NONBLOCK: a FIFO named as the config must not hang the tool.
+	 * Trusted, walked from / (pollguard.conf(5), SECURITY): whoever can
+	 * change the file names the files that the tools replace.
+	 */
+	if ((fd = pg_trust_open(path, PG_TRUST_REG, O_RDONLY | O_NOCTTY |
+	    O_NONBLOCK, NULL, NULL, terr, sizeof(terr))) == -1)
+		conf_fail(&p, 0, "%s%s", terr, errno != ENOENT ? "" : "; name "
+		    "the configuration file with -c file or " PG_CONF_ENV);
+	else if (fstat(fd, &sb) == -1)
 		conf_fail(&p, 0, "%s", strerror(errno));
-	else if (!S_ISREG(sb.st_mode))
-		conf_fail(&p, 0, "not a regular file");
 	else if ((p.fp = fdopen(fd, "r")) == NULL)
 		conf_fail(&p, 0, "%s", strerror(errno));
 	if (p.failed)
@@ -498,5 +504,44 @@ pg_config_cluster(const struct pg_config *cfg, const char *id)
 	for (i = 0; i < cfg->nclusters; i++)
 		if (strcmp(cfg->clusters[i].id, id) == 0)
 			return &cfg->clusters[i];
+	return NULL;
+}
+
+const struct pg_cluster *
+pg_config_find(const struct pg_config *cfg, const char *id, char *err,
+    size_t errlen)
+{
+	const struct pg_cluster	*c;
+	const char		*best = NULL;
+	char			 list[PG_ERR_MAX / 2];
+	size_t			 i, len;
+	int			 d, bestd = -1, full = 0;
+
+	if ((c = pg_config_cluster(cfg, id)) != NULL)
+		return c;
+	strlcpy(list, cfg->nclusters == 0 ? "; it has no [cluster] section" :
+	    " (clusters:", sizeof(list));
+	for (i = 0; i < cfg->nclusters; i++) {
+		if ((d = conf_near(id, cfg->clusters[i].id)) != -1 &&
+		    (bestd == -1 || d < bestd)) {
+			bestd = d;
+			best = cfg->clusters[i].id;
+		}
+		/* As many as fit, with room left for " ...)". */
+		len = strlen(list);
+		if (full || len + strlen(cfg->clusters[i].id) + 8 >
+		    sizeof(list)) {
+			if (!full++)
+				strlcat(list, " ...", sizeof(list));
+			continue;
+		}
+		snprintf(list + len, sizeof(list) - len, "%s %s", i > 0 ?
+		    "," : "", cfg->clusters[i].id);
+	}
+	if (cfg->nclusters > 0)
+		strlcat(list, ")", sizeof(list));
+	snprintf(err, errlen, "%s: no [cluster %s]%s%s%s%s", cfg->path, id,
+	    best != NULL ? "; did you mean '" : "", best != NULL ? best : "",
+	    best != NULL ? "'?" : "", list);
 	return NULL;
 }

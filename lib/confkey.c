@@ -120,16 +120,24 @@ count(struct parse *p, const char *key, const char *val, long long min,
 	return 1;
 }
 
-/* The URL val of key is wrong, for this reason: returns 0. */
+/*
+ * The URL val of key is wrong, for this reason: returns 0. The message
+ * leaves out the URL's user information, which may hold a password.
+ */
 static int __attribute__((__format__(__printf__, 4, 5)))
 bad(struct parse *p, const char *key, const char *val, const char *fmt, ...)
 {
-	char	 why[PG_ERR_MAX];
-	va_list	 ap;
+	char		 why[PG_ERR_MAX];
+	const char	*host, *at;
+	va_list		 ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	host = (host = strstr(val, "://")) != NULL ? host + 3 : val;
+	if ((at = memrchr(host, '@', strcspn(host, "/"))) != NULL)
+		return conf_fail(p, p->line, "%s: '%.*s...%s': %s", key,
+		    (int)(host - val), val, at, why);
 	return conf_fail(p, p->line, "%s: '%s': %s", key, val, why);
 }
 
@@ -215,9 +223,13 @@ url(struct parse *p, const char *key, const char *val)
 		return bad(p, key, val, "a query or fragment ('?' or '#'); "
 		    "pollguard appends a path to this URL");
 	path = host + strcspn(host, "/");
+	/* [cluster] has no user and password keys. */
 	if (memchr(host, '@', path - host) != NULL)
-		return bad(p, key, val, "user information (user@); "
-		    "credentials go in user and password");
+		return bad(p, key, val, "user information (user@), not shown; "
+		    "%s", strcmp(key, "ping") == 0 ? "a ping sends no "
+		    "credentials: use a URL that needs none (the check's "
+		    "secret in its path)" : "credentials go in user and "
+		    "password");
 	/* The port's ':' is the last one outside an IPv6 address. */
 	end = host[0] == '[' ? memchr(host, ']', path - host) : host;
 	if (end == NULL)
@@ -381,6 +393,11 @@ run_as(struct parse *p, const char *key, const char *val)
 	    !(islower((unsigned char)val[0]) || val[0] == '_'))
 		return conf_fail(p, p->line, "%s: invalid user name '%s'", key,
 		    val);
+	/* The server trusts its user's files: pollguard.conf(5), SECURITY. */
+	if (strcmp(val, "nobody") == 0)
+		return conf_fail(p, p->line, "%s: nobody is shared with other "
+		    "daemons; make a user for pollguard alone (as "
+		    "_pollguard)", key);
 	return 1;
 }
 
@@ -428,6 +445,42 @@ prefix(struct parse *p, const char *key, const char *val)
 			return conf_fail(p, p->line, "%s: byte 0x%02x is not "
 			    "printable ASCII", key, (unsigned char)val[i]);
 	return 1;
+}
+
+/* Optimal string alignment distance, in three rows of the table. */
+int
+conf_near(const char *word, const char *name)
+{
+	int	 row[3][PG_NAME_MAX + 2], *prev2, *prev, *cur, *tmp, d;
+	size_t	 lw = strlen(word), ln = strlen(name), i, j;
+
+	if (lw > PG_NAME_MAX + 1 || ln > PG_NAME_MAX + 1)
+		return -1;
+	for (j = 0; j <= ln; j++)
+		row[1][j] = j;
+	prev2 = row[0];
+	prev = row[1];
+	cur = row[2];
+	for (i = 1; i <= lw; i++) {
+		cur[0] = i;
+		for (j = 1; j <= ln; j++) {
+			d = prev[j - 1] + (word[i - 1] != name[j - 1]);
+			if (prev[j] + 1 < d)
+				d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && word[i - 1] == name[j - 2] &&
+			    word[i - 2] == name[j - 1] && prev2[j - 2] + 1 < d)
+				d = prev2[j - 2] + 1;
+			cur[j] = d;
+		}
+		tmp = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = tmp;
+	}
+	d = prev[ln];
+	return d > 0 && (size_t)d * 3 <= (lw > ln ? lw : ln) ? d : -1;
 }
 
 static const struct key global_keys[] = {
@@ -504,6 +557,28 @@ static const struct key etcd_keys[] = {
 	{ 0 }
 };
 
+/* A key that no table of the section has; the nearest, if one is near. */
+static int
+unknown(struct parse *p, const struct key *const *t, const char *key)
+{
+	const struct key	*k;
+	const char		*best = NULL;
+	int			 d, bestd = -1;
+
+	for (; *t != NULL; t++)
+		for (k = *t; k->name != NULL; k++)
+			if ((d = conf_near(key, k->name)) != -1 &&
+			    (bestd == -1 || d < bestd)) {
+				bestd = d;
+				best = k->name;
+			}
+	if (best == NULL)
+		return conf_fail(p, p->line, "unknown key '%s' in [%s]", key,
+		    p->label);
+	return conf_fail(p, p->line, "unknown key '%s' in [%s]; did you mean "
+	    "'%s'?", key, p->label, best);
+}
+
 /* No control character is ever meant; a tab separates list items. */
 int
 conf_key(void *arg, const char *section, const char *key, const char *val)
@@ -537,8 +612,7 @@ conf_key(void *arg, const char *section, const char *key, const char *val)
 			break;
 	}
 	if (*t == NULL)
-		return conf_fail(p, p->line, "unknown key '%s' in [%s]", key,
-		    p->label);
+		return unknown(p, sections[p->sec], key);
 	/* allow may be given on several lines: the lists add up. */
 	if ((p->seen & bit) && strcmp(key, "allow") != 0)
 		return conf_fail(p, p->line, "'%s' set twice in [%s]", key,

@@ -236,6 +236,7 @@ pg_conn_refuse(int fd, const void *from, int nconn, struct pg_reply *r)
 	}
 	pg_reply_free(r);
 	close(fd);
+	r->client = client;
 	r->level = LOG_NOTICE;
 	snprintf(r->log, sizeof(r->log), "client %s: 503 Service Unavailable "
 	    "(%d connections open)", client.name, nconn);
@@ -272,6 +273,8 @@ pg_conn_accept(int lfd, struct pg_conn **conns, size_t *n, size_t max,
 	return 0;
 }
 
+#define UID_NOBODY	65534	/* nobody, nfsnobody: the overflow uid */
+
 int
 pg_drop_privileges(const char *user, char *err, size_t elen)
 {
@@ -282,6 +285,13 @@ pg_drop_privileges(const char *user, char *err, size_t elen)
 	if ((pw = getpwnam(user)) == NULL) {
 		snprintf(err, elen, "run_as: no user '%s'", user);
 		return EX_NOUSER;
+	}
+	/* nobody under another name: pollguard.conf(5), SECURITY. */
+	if (pw->pw_uid == UID_NOBODY) {
+		snprintf(err, elen, "run_as %s: uid %lu is nobody's, shared "
+		    "with other daemons; make a user for pollguard alone",
+		    user, (unsigned long)pw->pw_uid);
+		return EX_CONFIG;
 	}
 	if (initgroups(pw->pw_name, pw->pw_gid) == -1 ||
 	    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1) {

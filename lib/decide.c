@@ -90,12 +90,18 @@ pg_prefer_prev_check(const struct pg_status *own)
 	return own->at_ns - own->checked_ms * MS;
 }
 
-/* doc/PREFER.md, rule 4 and "Why no round is doubled, lost or run twice". */
+/*
+ * doc/PREFER.md, rule 4 and "Why no round is doubled, lost or run twice";
+ * the yield's age is widened by the rates beyond the oscillators' (the
+ * gap between firings covers theirs, doc/SAFETY.md, section 3).
+ */
 int
 pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
-    const struct pg_seen *s)
+    int64_t rate_ppm, const struct pg_seen *s)
 {
 	const struct pg_status	*st = &s->status;
+	int64_t			 r = pg_rate_counted(rate_ppm) +
+				    pg_peer_rate(s) - 2 * PG_RATE_BASE;
 
 	return prev_ns != INT64_MIN && s->has_status &&
 	    s->answer.kind == PG_ANSWER_ELAPSED &&
@@ -105,7 +111,8 @@ pg_yield_ignores(const char *node, int64_t prev_ns, int64_t slack_ms,
 	    st->last && st->last_end_ms < st->yielded_ms &&
 	    st->last_duration_ms < st->yielded_ms - st->last_end_ms &&
 	    st->last_end_ms - st->elapsed_ms <= PG_HANDOVER_SLACK_MS &&
-	    s->recv_ns - st->yielded_ms * MS <= prev_ns + slack_ms * MS;
+	    s->recv_ns - st->yielded_ms * MS + st->yielded_ms * r <=
+	    prev_ns + slack_ms * MS;
 }
 
 /* The prefer rules on a go (doc/PREFER.md, "The rules", 1 to 3). */
@@ -219,7 +226,8 @@ reason(const struct pg_cluster *c, const char *node,
 			if (d->failed == n)
 				d->failed = i;
 		} else if (pg_yield_ignores(node, pg_prefer_prev_check(own),
-		    c->prefer_slack_ms, &seen[i])) {
+		    c->prefer_slack_ms, own != NULL ? own->rate_ppm : -1,
+		    &seen[i])) {
 			if (d->yielded == n)
 				d->yielded = i;
 		} else {
@@ -260,19 +268,63 @@ pg_claim_horizon(int64_t timeout_ms, int64_t settle_ms)
 }
 
 int64_t
-pg_settle_sleep_ns(int64_t settle_ms)
+pg_rate_counted(int64_t ppm)
 {
-	return settle_ms * MS / 2 + settle_ms * MS / 100;
+	return ppm < PG_RATE_BASE ? PG_RATE_BASE : ppm > PG_RATE_MAX ?
+	    PG_RATE_MAX : ppm;
 }
 
-/* The peer's claim moment relative to ours: lo (doc/SAFETY.md, 3). */
-static int64_t
-lower_bound(const struct pg_claim *c, const struct pg_seen *s)
+int64_t
+pg_peer_rate(const struct pg_seen *s)
 {
-	int64_t	 e = s->answer.elapsed_ms * MS, span, drift;
+	return pg_rate_counted(s->has_status ? s->status.rate_ppm : -1);
+}
 
-	span = llabs(s->sent_ns - c->claim_ns);
-	drift = (e + span) / PG_DRIFT_DIV + 1;
+size_t
+pg_peers_fastest(const struct pg_seen *seen, size_t n)
+{
+	size_t	 i, best = n;
+
+	for (i = 0; i < n; i++)
+		if (best == n || pg_peer_rate(&seen[i]) >
+		    pg_peer_rate(&seen[best]))
+			best = i;
+	return best;
+}
+
+int64_t
+pg_rates(int64_t own, const struct pg_seen *seen, size_t n, size_t *fastest)
+{
+	*fastest = pg_peers_fastest(seen, n);
+	return pg_rate_counted(own) + (*fastest < n ?
+	    pg_peer_rate(&seen[*fastest]) : PG_RATE_BASE);
+}
+
+/* ppm of settle ms is ns; R of at least 1 % (doc/SAFETY.md, 4). */
+int64_t
+pg_settle_sleep_ns(int64_t settle_ms, int64_t rate_ppm)
+{
+	if (rate_ppm < 10000)
+		rate_ppm = 10000;
+	if (rate_ppm > 2 * PG_RATE_MAX)
+		rate_ppm = 2 * PG_RATE_MAX;
+	return settle_ms * MS / 2 + settle_ms * rate_ppm;
+}
+
+/*
+ * The peer's claim moment relative to ours: lo (doc/SAFETY.md, 3), at
+ * this node's bound and the peer's (ppm, counted). The drift covers e and
+ * its 1 ms measured on the peer's clock, and the span, at R / (1 - peer).
+ */
+static int64_t
+lower_bound(const struct pg_claim *c, const struct pg_seen *s, int64_t own,
+    int64_t peer)
+{
+	int64_t	 e = s->answer.elapsed_ms * MS, x, d = 1000000 - peer;
+	int64_t	 r = own + peer, drift;
+
+	x = e + MS + llabs(s->sent_ns - c->claim_ns);
+	drift = x / d * r + (x % d * r + d - 1) / d + 1;
 	return s->sent_ns - e - MS - drift - c->claim_ns;
 }
 
@@ -280,6 +332,20 @@ int
 pg_peer_fast(const struct pg_seen *s)
 {
 	return s->has_status && s->status.deciding >= 0;
+}
+
+/*
+ * A 0.3.0 check held up to settle between its write and its stamp; less
+ * above 3.1 s, where the sleep with two rounds of a whole timeout would
+ * leave less than 100 ms before too_slow's deadline (doc/SAFETY.md, 4).
+ */
+int64_t
+pg_settle_old_ns(int64_t settle_ms)
+{
+	int64_t	 d = settle_ms * MS, most;
+
+	most = (settle_ms * MS * 74 / 100 + 840 * MS) * 100 / 101;
+	return d < most ? d : most;
 }
 
 size_t
@@ -296,12 +362,33 @@ pg_settle_disagrees(int64_t settle_ms, int64_t timeout_ms,
 	return n;
 }
 
-/* Rounds longer than the horizon allows (doc/SAFETY.md, section 4). */
+/*
+ * Rounds longer than the horizon allows (doc/SAFETY.md, section 4) at R
+ * (ppm): a peer's horizon, on its clock, is shorter on ours by H * R.
+ */
 static int
-too_slow(const struct pg_claim *c)
+too_slow(const struct pg_claim *c, int64_t rate_ppm)
 {
-	return c->end_ns - c->start_ns >
-	    c->horizon_ms * MS - c->settle_ms * MS / 4 - 50 * MS;
+	return c->end_ns - c->start_ns > c->horizon_ms * MS -
+	    c->settle_ms * MS / 4 - 50 * MS - c->horizon_ms * rate_ppm;
+}
+
+/*
+ * Too slow at this node's bound and seen[0..n)'s highest? PG_KEEP: no;
+ * else the why, and *i set to the fastest clock's peer when the rate is.
+ */
+static enum pg_settle_why
+slow_why(const struct pg_claim *c, const struct pg_seen *seen, size_t n,
+    size_t *i)
+{
+	size_t	 f;
+
+	if (!too_slow(c, pg_rates(c->rate_ppm, seen, n, &f)))
+		return PG_KEEP;
+	if (too_slow(c, 2 * PG_RATE_BASE))
+		return PG_LOST_SLOW_ROUND;
+	*i = f < n ? f : 0;
+	return PG_LOST_SLOW_RATE;
 }
 
 /* Active, as both settle rounds count a peer: a kept claim always is. */
@@ -311,7 +398,8 @@ counted(const struct pg_claim *c, int64_t wait_ms, const struct pg_seen *s)
 	return s->answer.kind == PG_ANSWER_ELAPSED &&
 	    s->answer.elapsed_ms < wait_ms &&
 	    !pg_handover_ignores(c->on_failure, s) &&
-	    !pg_yield_ignores(c->node, c->prev_check_ns, c->yield_slack_ms, s);
+	    !pg_yield_ignores(c->node, c->prev_check_ns, c->yield_slack_ms,
+	    c->rate_ppm, s);
 }
 
 /* Decide v for w, peer i deciding. */
@@ -338,7 +426,10 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
     int *pending, enum pg_settle_why *why, size_t *peer)
 {
 	const struct pg_seen	*s;
-	int64_t			 window = c->settle_ms * MS / 4, later, lo;
+	enum pg_settle_why	 slow;
+	int64_t			 window = c->settle_ms * MS / 4;
+	int64_t			 later, lo, past;
+	int64_t			 own = pg_rate_counted(c->rate_ppm);
 	size_t			 i, invalid = n, unreachable = n, active = n;
 	size_t			 wait = n;
 
@@ -360,6 +451,10 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 		/* A hold put on while we settled: let it be. */
 		if (s->has_status && s->status.hold_ms > 0)
 			return lost(PG_LOST_HELD, i, why, peer);
+		/* Before 0.5, it orders our claim at 0.1 % (SAFETY.md, 3). */
+		if (own > PG_RATE_OLD && !(s->has_status &&
+		    s->status.rate_ppm >= 0))
+			return lost(PG_LOST_OLD_RATE, i, why, peer);
 		if (!counted(c, wait_ms, s))
 			continue;
 		if (active == n)
@@ -371,8 +466,10 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 			return lost(PG_LOST_RULE, i, why, peer);
 		if (pg_settle_disagrees(c->settle_ms, c->timeout_ms, s, 1) == 0)
 			return lost(PG_LOST_DISAGREE, i, why, peer);
-		lo = lower_bound(c, s);
-		if (lo > later)
+		lo = lower_bound(c, s, own, pg_peer_rate(s));
+		past = later + (pg_peer_fast(s) ? 0 :
+		    pg_settle_old_ns(c->settle_ms));
+		if (lo > past)
 			continue;
 		if (pg_peer_fast(s) && strcasecmp(c->node, s->name) < 0) {
 			pending[i] = 1;
@@ -380,12 +477,15 @@ pg_settle(const struct pg_claim *c, int64_t wait_ms,
 				wait = i;
 			continue;
 		}
+		/* Ordered at the oscillators' rates, not at these. */
+		if (lower_bound(c, s, PG_RATE_BASE, PG_RATE_BASE) > past)
+			return lost(PG_LOST_RATE, i, why, peer);
 		return lost(lo < -window ? PG_LOST_EARLIER : PG_LOST_NAME, i,
 		    why, peer);
 	}
-	if (too_slow(c))
-		return lost(PG_LOST_SLOW_ROUND, active < n ? active : 0, why,
-		    peer);
+	i = active < n ? active : 0;
+	if ((slow = slow_why(c, seen, n, &i)) != PG_KEEP)
+		return lost(slow, i, why, peer);
 	if (invalid < n)
 		return out(PG_REFUSE_INVALID, PG_LOST_INVALID, invalid, why,
 		    peer);
@@ -403,13 +503,16 @@ pg_settle_poll(const struct pg_claim *c, int64_t wait_ms,
     enum pg_settle_why *why, size_t *peer)
 {
 	const struct pg_seen	*s;
+	enum pg_settle_why	 slow;
 	size_t			 i, wait = n;
 
-	if (too_slow(c)) {
-		for (i = 0; i < n && !pending[i]; i++)
-			;
-		return lost(PG_LOST_SLOW_ROUND, i < n ? i : 0, why, peer);
-	}
+	for (i = 0; i < n && !pending[i]; i++)
+		;
+	if (i == n)
+		i = 0;
+	/* Only the pending peers were asked: the others count as BASE. */
+	if ((slow = slow_why(c, seen, n, &i)) != PG_KEEP)
+		return lost(slow, i, why, peer);
 	for (i = 0; i < n; i++) {
 		if (!pending[i])
 			continue;
@@ -552,22 +655,46 @@ static const struct {
 	[PG_LOST_OVERWRITTEN] = { "claim withdrawn: the record was written "
 	    "over on this node while the claim was out", 1 },
 	[PG_LOST_SELF] = { "claim withdrawn: this node's own status cannot "
-	    "be read to tell whether peers still count it", 1 }
+	    "be read to tell whether peers still count it", 1 },
+	[PG_LOST_RAN] = { "claim withdrawn: a run began on this node after "
+	    "the claim; had it failed, peers would stop counting this node "
+	    "before the job started", 1 },
+	[PG_LOST_RATE] = { NULL, 1 },
+	[PG_LOST_SLOW_RATE] = { NULL, 1 },
+	[PG_LOST_OLD_RATE] = { NULL, 1 }
 };
 /* A reason added to enum pg_settle_why needs its row above. */
 typedef char settle_texts_whole[sizeof(settle_texts) /
-    sizeof(settle_texts[0]) == PG_LOST_SELF + 1 ? 1 : -1];
+    sizeof(settle_texts[0]) == PG_LOST_OLD_RATE + 1 ? 1 : -1];
 
 void
-pg_settle_text(enum pg_settle_why why, const struct pg_seen *s, char *buf,
-    size_t len)
+pg_settle_text(enum pg_settle_why why, int64_t rate_ppm,
+    const struct pg_seen *s, char *buf, size_t len)
 {
 	const struct pg_status	*st = &s->status;
+	int64_t			 own = pg_rate_counted(rate_ppm);
 
-	if (why == PG_LOST_NAME)
+	if (why == PG_LOST_RATE)
+		snprintf(buf, len, "claim withdrawn: %s claimed too close to "
+		    "this node's claim to order the two at the clocks' rates "
+		    "(%s's up to %" PRId64 " ppm, this node's up to %" PRId64
+		    " ppm)", s->name, s->name, pg_peer_rate(s), own);
+	else if (why == PG_LOST_SLOW_RATE)
+		snprintf(buf, len, "claim withdrawn: asking the peers took too "
+		    "long to order claims safely at the clocks' rates (%s's "
+		    "up to %" PRId64 " ppm, this node's up to %" PRId64 " ppm)",
+		    s->name, pg_peer_rate(s), own);
+	else if (why == PG_LOST_OLD_RATE)
+		snprintf(buf, len, "claim withdrawn: this node's clock runs at "
+		    "up to %" PRId64 " ppm, more than %s (before 0.5: no rate "
+		    "in its status) allows for", own, s->name);
+	else if (why == PG_LOST_NAME && s->has_status)
 		snprintf(buf, len, "withdraw: %s claimed at nearly the same "
-		    "moment%s", s->name, s->has_status ? " and its name sorts "
-		    "first" : ", and its status cannot be read to wait for it");
+		    "moment and its name sorts first", s->name);
+	else if (why == PG_LOST_NAME)
+		snprintf(buf, len, "withdraw: %s claimed too close to this "
+		    "node's claim to order the two, and shows no status to "
+		    "wait for (before 0.4, or behind a proxy)", s->name);
 	else if (why == PG_LOST_HELD)
 		snprintf(buf, len, "withdraw: %s shows a hold (by %s)", s->name,
 		    st->hold_by[0] != '\0' ? st->hold_by : "someone");

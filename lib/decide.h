@@ -71,10 +71,25 @@ void	 pg_decision_text(const struct pg_decision *,
 
 /*
  * The settle round (pollguard(7), CLAIM AND SETTLE; doc/SAFETY.md). Times
- * are this node's CLOCK_BOOTTIME in ns; clocks' rates differ by at most
- * 1/PG_DRIFT_DIV.
+ * are this node's CLOCK_BOOTTIME in ns; each bound that compares two
+ * clocks is widened by R, this node's rate bound and the peer's (ppm,
+ * doc/SAFETY.md, section 3).
  */
-#define PG_DRIFT_DIV	1000	/* 0.1%, twice NTP's 500 ppm */
+
+/* A bound as the rule counts it: BASE to PG_RATE_MAX; -1 (none): BASE. */
+int64_t	 pg_rate_counted(int64_t);
+
+/* A peer's bound, counted: BASE when its status says none. */
+int64_t	 pg_peer_rate(const struct pg_seen *);
+
+/* The peer of seen[0..n) with the highest bound, the first of equals. */
+size_t	 pg_peers_fastest(const struct pg_seen *, size_t);
+
+/*
+ * R in ppm: this node's bound (-1: not known) and the highest of
+ * seen[0..n)'s, counted; *fastest: that peer (n when none).
+ */
+int64_t	 pg_rates(int64_t, const struct pg_seen *, size_t, size_t *);
 
 struct pg_claim {
 	const char	*node;		/* this node's name */
@@ -89,6 +104,7 @@ struct pg_claim {
 	int		 slept;		/* round 2 came after the sleep */
 	int64_t		 prev_check_ns;	/* pg_yield_ignores: this node's */
 	int64_t		 yield_slack_ms;	/* previous check; slack */
+	int64_t		 rate_ppm;	/* this node's clock (pg_clock_rate) */
 };
 
 enum pg_settle_why {
@@ -109,7 +125,11 @@ enum pg_settle_why {
 	PG_LOST_UNSEEN,
 	PG_LOST_EXPIRED,	/* pollguard-check's: horizon passed */
 	PG_LOST_OVERWRITTEN,	/* pollguard-check's: record replaced */
-	PG_LOST_SELF		/* pg_still_counted: own status unread */
+	PG_LOST_SELF,		/* pg_still_counted: own status unread */
+	PG_LOST_RAN,		/* pg_still_counted: a run since the claim */
+	PG_LOST_RATE,		/* too close to order at the clocks' rates */
+	PG_LOST_SLOW_RATE,	/* too slow at the clocks' rates */
+	PG_LOST_OLD_RATE	/* this clock too fast for a peer before 0.5 */
 };
 
 /*
@@ -118,11 +138,25 @@ enum pg_settle_why {
  */
 int64_t	 pg_claim_horizon(int64_t, int64_t);
 
-/* The sleep before round 2 in ns: settle/2 and 1% more, for drift. */
-int64_t	 pg_settle_sleep_ns(int64_t);
+/*
+ * The sleep before round 2 in ns for settle (ms) and R (ppm: this node's
+ * bound and its peers' highest, counted): settle/2, and max(1 %, R) of
+ * settle more.
+ */
+int64_t	 pg_settle_sleep_ns(int64_t, int64_t);
 
 /* 1 when the peer announces the fast rule ("deciding" in its status). */
 int	 pg_peer_fast(const struct pg_seen *);
+
+/*
+ * D in ns for settle (ms): how late a peer that shows no status (0.3.0,
+ * which stamps a question's sending after writing it) may place our
+ * claim; settle, or less where the round would not fit (above 3.1 s).
+ * Beside such a peer the sleep before round 2 is D and 1 % of it longer,
+ * and pg_settle keeps against its claim only when it lies more than
+ * max(W, visible - claim) + D after ours (doc/SAFETY.md, 4).
+ */
+int64_t	 pg_settle_old_ns(int64_t);
 
 /* The first fast peer with another settle or timeout; n when none. */
 size_t	 pg_settle_disagrees(int64_t, int64_t, const struct pg_seen *, size_t);
@@ -153,9 +187,12 @@ enum pg_verdict	 pg_settle_poll(const struct pg_claim *, int64_t,
  */
 int64_t	 pg_claim_keep_horizon(const struct pg_claim *, int64_t);
 
-/* What pg_settle decided, for people; s is the deciding peer's answer. */
-void	 pg_settle_text(enum pg_settle_why, const struct pg_seen *, char *,
-	    size_t);
+/*
+ * What pg_settle decided, for people; this node's clock's bound (ppm, as
+ * pg_claim's), s the deciding peer's answer.
+ */
+void	 pg_settle_text(enum pg_settle_why, int64_t, const struct pg_seen *,
+	    char *, size_t);
 
 /* 1 when withdrawing for why is worth a warning, not the rule at work. */
 int	 pg_settle_warns(enum pg_settle_why);
@@ -179,10 +216,11 @@ int64_t	 pg_prefer_prev_check(const struct pg_status *);
 
 /*
  * The peer yields to node: its activity does not count (doc/PREFER.md,
- * rule 4). Then this node's previous check (CLOCK_BOOTTIME ns) and the
- * cluster's prefer slack (ms).
+ * rule 4). Then this node's previous check (CLOCK_BOOTTIME ns), the
+ * cluster's prefer slack (ms) and this node's clock's bound (ppm, -1: not
+ * known), which with the peer's widens the slack (doc/SAFETY.md, 3).
  */
-int	 pg_yield_ignores(const char *, int64_t, int64_t,
+int	 pg_yield_ignores(const char *, int64_t, int64_t, int64_t,
 	    const struct pg_seen *);
 
 /*
@@ -210,8 +248,10 @@ int	 pg_status_serve(struct pg_state *, const struct pg_config *,
 	    const struct pg_cluster *, struct pg_status *);
 
 /*
- * After a claim rec was kept: 1 when this node still counts for peers;
- * else 0 and *why (PG_LOST_SELF, _HELD or _EXPIRED); *self: its answer.
+ * After a claim rec was kept: 1 when this node still counts for peers
+ * until its job's start is recorded; else 0 and *why (PG_LOST_SELF,
+ * _HELD, _EXPIRED, or _RAN: a run began on this node at or after the
+ * claim); *self: its answer.
  */
 int	 pg_still_counted(struct pg_state *, const struct pg_cluster *,
 	    const char *, int64_t, const struct pg_stamp *,

@@ -100,7 +100,8 @@ predict(const struct pg_fleet *f, size_t i, struct pg_seen *seen,
 	k = view(f, i, seen);
 	own.at_ns = NOW;
 	p->busy = n->has_status && (own.running || own.deciding == 1 ||
-	    own.claim_ms >= 0);
+	    (own.claim_ms >= 0 && (own.settle_ms < 0 || own.claim_ms <
+	    pg_claim_horizon(own.timeout_ms, own.settle_ms))));
 	pg_decide(&c, n->name, mine, p->busy, seen, k, &p->d);
 	if (p->busy && !own.running)	/* else LOCAL's own text */
 		strlcpy(p->why, own.deciding == 1 ? "another check on this "
@@ -385,12 +386,12 @@ pg_fleet_next(const struct pg_fleet *f, struct pg_next *nx)
 
 enum col {
 	C_CLUSTER, C_NODE, C_REACH, C_ACTIVE, C_RUNNING, C_LAST, C_FAILS,
-	C_HOLD, C_COUNT
+	C_RATE, C_HOLD, C_COUNT
 };
 
 static const char *const heads[C_COUNT] = {
 	"CLUSTER", "NODE", "REACH", "ACTIVE", "RUNNING", "LAST", "FAILS",
-	"HOLD"
+	"RATE", "HOLD"
 };
 
 /* REACH: what the node answered; "error" for this node's own record. */
@@ -449,6 +450,9 @@ cells(const struct pg_fleet *f, const struct pg_fleet_node *n,
 		    pg_duration_text(st->last_duration_ms, a),
 		    pg_duration_text(st->last_end_ms, b));
 	snprintf(c[C_FAILS], CELL_MAX, "%d", st->failures);
+	/* Its clock's bound (doc/SAFETY.md, 3); none before 0.5. */
+	if (st->rate_ppm >= 0)
+		snprintf(c[C_RATE], CELL_MAX, "%" PRId64 "ppm", st->rate_ppm);
 	if (st->hold_ms > 0) {
 		strnvis(why, st->hold_why, sizeof(why), VIS_FLAGS);
 		snprintf(c[C_HOLD], CELL_MAX, "%s%s%s%s%s",
@@ -620,6 +624,7 @@ js_node(struct js *j, const struct pg_fleet_node *n)
 		js_str(j, "last", NULL);
 	js_ms(j, "last_success_ms", full, st->last_success_ms);
 	js(j, "failures", full ? "%d" : "null", st->failures);
+	js_ms(j, "rate_ppm", full, st->rate_ppm);
 	js_str(j, "prefer", full ? st->prefer : NULL);
 	js_ms(j, "checked_ms", full, st->checked_ms);
 	js_ms(j, "checking_ms", full && st->checked_ms != PG_NEVER &&

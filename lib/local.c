@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "decide.h"
+#include "state-int.h"
 
 /* The runs that pollguard-touch recorded; one whose touch died failed. */
 static void
@@ -36,6 +37,32 @@ outcome(struct pg_state *st, const char *id, const struct pg_outcome *o,
 	s->failures = failures > INT32_MAX ? INT32_MAX : (int)failures;
 }
 
+/* A run began on this node, as o says, at or after rec's claim (now). */
+static int
+ran_since(const struct pg_outcome *o, const struct pg_stamp *rec,
+    const struct pg_stamp *now)
+{
+	return o->start.mono_ns > 0 && pg_stamp_same_boot(&o->start, now) &&
+	    o->start.mono_ns >= rec->claim_ns;
+}
+
+/*
+ * The record's claim rec is pending at now: same boot, no run began at or
+ * after it (o: the outcome, NULL when none can be read), and less than
+ * the wait has passed since it (doc/SAFETY.md, section 7, "From the go
+ * to the job").
+ */
+static int
+pending(const struct pg_stamp *rec, const struct pg_outcome *o,
+    const struct pg_stamp *now, int64_t wait_ms)
+{
+	if (rec->claim_ns <= 0 || !pg_stamp_same_boot(rec, now) ||
+	    now->mono_ns < rec->claim_ns ||
+	    (now->mono_ns - rec->claim_ns) / 1000000 >= wait_ms)
+		return 0;
+	return o == NULL || !ran_since(o, rec, now);
+}
+
 int
 pg_status_local(struct pg_state *st, const struct pg_cluster *c,
     const char *node, struct pg_status *s)
@@ -49,25 +76,37 @@ pg_status_local(struct pg_state *st, const struct pg_cluster *c,
 	strlcpy(s->node, node, sizeof(s->node));
 	strlcpy(s->version, PG_VERSION, sizeof(s->version));
 	strlcpy(s->prefer, c->prefer, sizeof(s->prefer));
+	/* What pollguard-status -t compares (doc/PROTOCOL.md). */
+	s->wait_ms = c->wait_ms;
+	strlcpy(s->on_failure, c->on_failure == PG_ON_FAILURE_STAY ? "stay" :
+	    "handover", sizeof(s->on_failure));
+	strlcpy(s->backend, c->backend == PG_BACKEND_ETCD ? "etcd" : "peers",
+	    sizeof(s->backend));
 	if (pg_stamp_now(&now) == -1)
 		return -1;
 	s->at_ns = now.mono_ns;
+	/* Not known: not said, and peers take the oscillator's alone. */
+	if (pg_clock_rate(&s->rate_ppm) == -1)
+		s->rate_ppm = -1;
 	if (st == NULL)
 		return 0;
 	if ((r = pg_state_read(st, c->id, &rec)) == -1)
 		return -1;
-	if (r == 1) {
-		s->elapsed_ms = pg_record_elapsed(&rec, &now);
-		if (pg_stamp_in_horizon(&rec, &now))
-			s->claim_ms = s->elapsed_ms;
-	}
 	/*
 	 * The side record, with one open. Each part is read on its own, and
 	 * a damaged one reads as none: no run (it never hides the activity
-	 * record), no hold (a hold only ever stops polling), no check (the
-	 * node only loses its preference, never makes another node skip).
+	 * record, nor ends a claim's pending), no hold (a hold only ever
+	 * stops polling), no check (the node only loses its preference,
+	 * never makes another node skip).
 	 */
 	pg_side_read(st, c->id, &side);
+	if (r == 1) {
+		s->elapsed_ms = pg_record_elapsed(&rec, &now);
+		s->horizon = pg_stamp_in_horizon(&rec, &now);
+		if (s->horizon || pending(&rec, side.outcome == 1 ? &side.o :
+		    NULL, &now, c->wait_ms))
+			s->claim_ms = (now.mono_ns - rec.claim_ns) / 1000000;
+	}
 	if (side.outcome == 1)
 		outcome(st, c->id, &side.o, &now, s);
 	if (side.hold == 1 && (s->hold_ms = pg_hold_left(&side.h, &now)) != 0) {
@@ -112,7 +151,10 @@ pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
     const char *node, int64_t settle_ms, const struct pg_stamp *rec,
     enum pg_settle_why *why, struct pg_seen *self)
 {
-	int64_t		 now, left_ms;
+	struct pg_outcome	 o;
+	struct pg_stamp		 now;
+	int64_t			 left_ms;
+	int			 r;
 
 	memset(self, 0, sizeof(*self));
 	self->name = node;
@@ -123,13 +165,26 @@ pg_still_counted(struct pg_state *st, const struct pg_cluster *c,
 	*why = PG_LOST_HELD;
 	if (self->status.hold_ms > 0)
 		return 0;
-	if (pg_clock(CLOCK_BOOTTIME, &now) == -1)
+	if (pg_stamp_now(&now) == -1)
 		left_ms = 0;
 	else
-		left_ms = rec->horizon_ms - (now - rec->claim_ns) / 1000000;
+		left_ms = rec->horizon_ms - (now.mono_ns - rec->claim_ns) /
+		    1000000;
 	self->has_status = 1;
 	self->answer.kind = PG_ANSWER_ELAPSED;
 	self->answer.elapsed_ms = self->status.elapsed_ms;
 	*why = PG_LOST_EXPIRED;
-	return left_ms >= settle_ms / 4 + 50;
+	if (left_ms < settle_ms / 4 + 50)
+		return 0;
+	/*
+	 * A run begun since the claim ended its pending: failing, it would
+	 * let peers hand over beside this go's job. A damaged outcome shows
+	 * peers no failure, and no start that ends the pending.
+	 */
+	*why = PG_LOST_RAN;
+	if ((r = pg_outcome_read(st, c->id, &o)) == 1 &&
+	    ran_since(&o, rec, &now))
+		return 0;
+	*why = PG_LOST_SELF;
+	return r != -1 || errno == EBADMSG;
 }

@@ -22,8 +22,7 @@ lock_open(struct pg_state *st, const char *cluster, const char *kind,
 
 	if (pg_state_name(name, sizeof(name), cluster, kind) == -1)
 		return -1;
-	return openat(st->dirfd, name,
-	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+	return pg_state_openat(st, name, flags);
 }
 
 /* One descriptor per handle, cluster and process (doc/STATE.md). */

@@ -150,6 +150,13 @@ header(const char *line, size_t n, struct pg_request *req, int *host)
 			return bad(req, "a body (Content-Length)");
 	} else if (is_field(line, nlen, "Transfer-Encoding")) {
 		return bad(req, "a body (Transfer-Encoding)");
+	} else if (is_field(line, nlen, "Pollguard-Nonce")) {
+		if (req->nonce[0] != '\0')
+			return bad(req, "Pollguard-Nonce twice");
+		if (!pg_nonce_valid(v, vlen))
+			return bad(req, "a Pollguard-Nonce not 32 hex digits");
+		memcpy(req->nonce, v, vlen);
+		req->nonce[vlen] = '\0';
 	} else if (is_field(line, nlen, "Authorization")) {
 		if (req->has_auth++)
 			return bad(req, "Authorization twice");

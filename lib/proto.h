@@ -14,6 +14,8 @@
 #define PG_STATUS_TEXT_MAX	128	/* hold_by, hold_why */
 #define PG_STATUS_LINE_MAX	(PG_STATUS_TEXT_MAX * 4)	/* a value */
 #define PG_STATUS_MAX		2048	/* one cluster's block */
+/* Pollguard-Nonce: lowercase hex digits (doc/PROTOCOL.md, Fresh answers). */
+#define PG_NONCE_LEN		32
 
 /* A status block (doc/PROTOCOL.md, The status answer). */
 struct pg_status {
@@ -38,12 +40,18 @@ struct pg_status {
 	int		 deciding;	/* -1, and settle, timeout: not said */
 	int64_t		 settle_ms;
 	int64_t		 timeout_ms;
+	int64_t		 rate_ppm;	/* its clock's bound; -1: not said */
 	char		 prefer[PG_VALUE_MAX];	/* "": none said */
 	int64_t		 checked_ms;	/* PG_NEVER: never */
 	int64_t		 checking_ms;	/* -1: not said */
 	char		 yield[PG_NAME_MAX + 1]; /* "": no yield */
 	int64_t		 yielded_ms;
+	char		 nonce[PG_NONCE_LEN + 1];	/* "": not said */
+	int64_t		 wait_ms;	/* the cluster's wait; -1: not said */
+	char		 on_failure[16];	/* "handover", "stay" */
+	char		 backend[16];		/* "peers", "etcd" */
 	int64_t		 at_ns;		/* pg_status_local: CLOCK_BOOTTIME */
+	int		 horizon;	/* pg_status_local: claim in horizon */
 };
 
 /* An empty status: never active, no run, no hold. */
@@ -98,6 +106,7 @@ struct pg_request {
 	char		 cluster[PG_NAME_MAX + 1];
 	int		 has_auth;	/* an Authorization field was sent */
 	char		 auth[PG_AUTH_MAX + 1];	/* its Basic token, or "" */
+	char		 nonce[PG_NONCE_LEN + 1];	/* the asker's, or "" */
 	size_t		 linelen;	/* request line, without CRLF */
 	size_t		 used;		/* the head, with the blank line */
 	const char	*why;		/* a 400's reason, for the log */
@@ -161,6 +170,17 @@ int	 pg_answer_status(long, const char *, int, const char *, const char *,
 	    size_t, int, struct pg_answer *, struct pg_status *, char *,
 	    size_t);
 
+/* s is PG_NONCE_LEN lowercase hex digits. */
+int	 pg_nonce_valid(const char *, size_t);
+
+/*
+ * A status st read in answer to a request that sent nonce: 1 when it is
+ * fresh (its nonce is ours, or it is of a serve before 0.5, which sends
+ * none); else 0 and why, for people (doc/PROTOCOL.md, Fresh answers).
+ */
+int	 pg_status_fresh(const struct pg_status *, const char *, char *,
+	    size_t);
+
 /*
  * peers.c: asking a cluster's peers at once with libcurl (pollguard-check
  * only). Times are this node's CLOCK_BOOTTIME in nanoseconds.
@@ -202,6 +222,34 @@ extern volatile sig_atomic_t pg_peers_stop;
 int	 pg_peers_ask_some(const struct pg_config *,
 	    const struct pg_cluster *, const struct pg_round *, const int *,
 	    struct pg_round *);
+
+/*
+ * The same in steps, for rounds that overlap (doc/SAFETY.md, 4, "A peer
+ * that does not answer"): up to PG_ASKING_ROUNDS rounds asked in one
+ * pg_asking. pg_asking_start asks as pg_peers_ask_some, each question
+ * within the timeout from the round's start; pg_asking_run waits for
+ * answers until until_ns, returning sooner once round r (NULL: none)
+ * has no question open, or on pg_peers_stop; pg_asking_open: whether
+ * r's question to peer i is open; pg_asking_heard: whether any byte came
+ * from peer i in round r; pg_asking_drop gives one up (its answer stays
+ * as at the start, "timed out", received now_ns); pg_asking_end gives
+ * up r's open questions and stamps r->end_ns. The rounds must stay in
+ * place until pg_asking_free, and are freed with pg_round_free. -1 with
+ * errno on a local failure (memory, clock).
+ */
+#define PG_ASKING_ROUNDS	2
+struct pg_asking;
+struct pg_asking *pg_asking_new(void);
+int	 pg_asking_start(struct pg_asking *, const struct pg_config *,
+	    const struct pg_cluster *, const struct pg_round *, const int *,
+	    struct pg_round *);
+int	 pg_asking_run(struct pg_asking *, int64_t, const struct pg_round *);
+int	 pg_asking_open(struct pg_asking *, const struct pg_round *, size_t);
+int	 pg_asking_heard(struct pg_asking *, const struct pg_round *, size_t);
+void	 pg_asking_drop(struct pg_asking *, const struct pg_round *, size_t,
+	    int64_t);
+int	 pg_asking_end(struct pg_asking *, struct pg_round *);
+void	 pg_asking_free(struct pg_asking *);
 void	 pg_round_free(struct pg_round *);
 
 #endif /* PG_PROTO_H */

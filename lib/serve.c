@@ -154,12 +154,14 @@ open_state(struct pg_state *st)
 
 /* A record that could not be read, for the error log (escaped). */
 static void
-record_error(struct pg_reply *r, const char *dir, const char *id)
+record_error(struct pg_reply *r, const struct pg_state *ds, const char *id)
 {
 	char	 msg[PATH_MAX + PG_ERR_MAX];
 
-	snprintf(msg, sizeof(msg), "%s/%s: %s", dir, id, errno == EBADMSG ?
-	    "not a valid state record" : strerror(errno));
+	/* Without a state directory only the clock can fail. */
+	snprintf(msg, sizeof(msg), "%s/%s: %s", ds != NULL ? ds->path :
+	    "clock", id, errno == EBADMSG ? "not a valid state record" :
+	    ds != NULL ? pg_state_strerror(ds, errno) : strerror(errno));
 	add_escaped(r->err, sizeof(r->err), msg);
 }
 
@@ -174,7 +176,7 @@ elapsed(struct pg_state *st, const char *id, const struct pg_stamp *now,
 	if (open_state(st) == NULL)
 		return PG_NEVER;
 	if ((n = pg_state_read(st, id, &rec)) == -1) {
-		record_error(r, st->path, id);
+		record_error(r, st, id);
 		return -1;
 	}
 	return n == 1 ? pg_record_elapsed(&rec, now) : PG_NEVER;
@@ -218,7 +220,8 @@ body_one(const struct pg_config *cfg, struct pg_state *st,
 /* One cluster's status block and a blank line into fp: 1, or 0. */
 static int
 status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
-    const struct pg_cluster *c, struct pg_reply *r)
+    const struct pg_cluster *c, const struct pg_request *req,
+    struct pg_reply *r)
 {
 	struct pg_status	 s;
 	struct pg_state		*ds = open_state(st);
@@ -227,10 +230,11 @@ status_of(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 
 	/* Tests the claim lock before it reads the record (local.c). */
 	if (pg_status_serve(ds, cfg, c, &s) == -1) {
-		/* Without a state directory only the clock can fail. */
-		record_error(r, ds != NULL ? ds->path : "clock", c->id);
+		record_error(r, ds, c->id);
 		return 0;
 	}
+	/* The asker's nonce: its proof that no cache answered. */
+	strlcpy(s.nonce, req->nonce, sizeof(s.nonce));
 	if ((n = pg_status_format(&s, buf, sizeof(buf))) == -1)
 		return 0;
 	fwrite(buf, 1, n, fp);
@@ -250,10 +254,10 @@ body_status(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 	if (req->target == PG_TARGET_STATUS_ONE) {
 		if ((c = pg_config_cluster(cfg, req->cluster)) == NULL)
 			return 404;
-		return status_of(fp, cfg, st, c, r) ? 200 : 500;
+		return status_of(fp, cfg, st, c, req, r) ? 200 : 500;
 	}
 	for (i = 0; i < cfg->nclusters; i++)
-		status_of(fp, cfg, st, &cfg->clusters[i], r);
+		status_of(fp, cfg, st, &cfg->clusters[i], req, r);
 	return 200;
 }
 
@@ -350,7 +354,7 @@ body_metrics(FILE *fp, const struct pg_config *cfg, struct pg_state *st,
 		ok[i] = pg_status_local(ds, &cfg->clusters[i], cfg->node,
 		    &s[i]) == 0;
 		if (!ok[i] && ds != NULL)
-			record_error(r, ds->path, cfg->clusters[i].id);
+			record_error(r, ds, cfg->clusters[i].id);
 	}
 	for (k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
 		m = &metrics[k];
@@ -468,6 +472,7 @@ reply_log(struct pg_reply *r, const struct pg_client *c, const char *why,
 		snprintf(msg, sizeof(msg), "client %s: %d \"%s\"", c->name,
 		    r->status, line);
 	r->level = r->status >= 400 ? LOG_NOTICE : LOG_INFO;
+	r->client = *c;
 	r->log[0] = '\0';
 	add_escaped(r->log, sizeof(r->log), msg);
 }
@@ -511,6 +516,12 @@ pg_serve_answer(int status, const struct pg_request *req, const char *in,
 	r->status = status;
 	r->minor = req != NULL ? req->minor : 1;
 	r->head = req != NULL && req->head;
+	/* Every answer to a nonce echoes it: a cache's copy cannot. */
+	if (req != NULL && req->nonce[0] != '\0') {
+		snprintf(r->hdrs, sizeof(r->hdrs), "%sPollguard-Nonce: %s\r\n",
+		    r->extra != NULL ? r->extra : "", req->nonce);
+		r->extra = r->hdrs;
+	}
 	reply_log(r, c, why, req, in, inlen);
 }
 

@@ -23,6 +23,18 @@ int	 pg_listen_open(const char *, int, char *, size_t, char *, size_t);
 /* Raise the soft limit of open files to want: want, or the limit left. */
 uint64_t pg_listen_nofile(uint64_t);
 
+/*
+ * pidfile.c: the pidfile of standalone mode. open: create or open it and
+ * lock it, never through a symbolic link (ELOOP), refusing what is not a
+ * regular file of the effective user (EPERM): a descriptor, or -1 with
+ * errno and in err "FILE: why"; another process holds it: EEXIST and its
+ * PID in *other (0: not yet written). write: this process's PID into it.
+ * remove: unlink it while it is still fd's file, and close fd.
+ */
+int	 pg_pidfile_open(const char *, pid_t *, char *, size_t);
+int	 pg_pidfile_write(int);
+void	 pg_pidfile_remove(int, const char *);
+
 /* serve.c: the answer to a request. Pure but for reading the records. */
 
 #define PG_ADDRSTR_MAX	46	/* INET6_ADDRSTRLEN */
@@ -45,11 +57,13 @@ void	 pg_client_parse(struct pg_client *, const char *);
 int	 pg_serve_allowed(const struct pg_config *, const struct pg_client *);
 
 struct pg_reply {
+	struct pg_client client;	/* whom it answers, for the log */
 	int		 status;
 	int		 minor;		/* HTTP/1.minor */
 	int		 head;		/* HEAD: no body on the wire */
 	const char	*extra;		/* header lines, CRLF each, or NULL */
 	char		 hdr[PG_NAME_MAX + 32];	/* what extra may point to */
+	char		 hdrs[256];	/* extra and Pollguard-Nonce */
 	char		*body;		/* malloc'd, or NULL */
 	size_t		 bodylen;
 	int		 level;		/* syslog priority of log; -1: none */
@@ -74,6 +88,94 @@ void	 pg_reply_error(struct pg_reply *, int);
 /* The bytes on the wire, malloc'd: 0, or -1 with errno. */
 int	 pg_reply_format(const struct pg_reply *, char **, size_t *);
 void	 pg_reply_free(struct pg_reply *);
+
+/*
+ * loglimit.c: the lines a flood of refusals logs, bounded (pollguard-serve(8),
+ * LOGGING). In a minute, from each client address, the first line of each
+ * kind (a status, or PG_LOGLIM_ERRORS: a record that could not be read) is
+ * logged, up to PG_LOGLIM_LINES lines in all; the others are counted, and
+ * summed up when the minute is over, one line a client: "N more refused
+ * from ADDR in the last minute (503 x N)". PG_LOGLIM_CLIENTS addresses are
+ * told apart in a minute; the lines of any other are only counted, in one
+ * line for "other clients". So a minute takes at most PG_LOGLIM_LINES +
+ * PG_LOGLIM_CLIENTS + 1 lines. Minutes and now are ms of PG_CONN_CLOCK.
+ */
+#define PG_LOGLIM_MINUTE	60000
+#define PG_LOGLIM_LINES		40
+#define PG_LOGLIM_CLIENTS	16
+#define PG_LOGLIM_KINDS		12
+#define PG_LOGLIM_ERRORS	0	/* the kind of an error of a 200 */
+#define PG_LOGLIM_SUMMARY_MAX	400	/* a summary line, with its NUL */
+
+struct pg_loglim_client {
+	uint32_t	 used;
+	int32_t		 family;	/* as pg_client; 0: address unknown */
+	unsigned char	 addr[16];
+	uint32_t	 logged;	/* the kinds logged, a bit each */
+	uint32_t	 count[PG_LOGLIM_KINDS];	/* not logged */
+};
+
+/* Plain data: under inetd it is a file, shared by the processes. */
+struct pg_loglim {
+	uint32_t	 magic, size;
+	int64_t		 start;		/* the minute's; 0: none begun */
+	uint32_t	 lines;		/* logged in it */
+	uint32_t	 next;		/* the next summary to give */
+	struct pg_loglim_client	 c[PG_LOGLIM_CLIENTS + 1]; /* last: others */
+};
+
+void	 pg_loglim_init(struct pg_loglim *);
+
+/*
+ * Once the minute is over at now, its summaries, one into buf per call: 1;
+ * then 0, and the next minute begins with the next line admitted. Call it
+ * before pg_loglim_admit.
+ */
+int	 pg_loglim_summary(struct pg_loglim *, int64_t, char *, size_t);
+
+/*
+ * A line of status (or PG_LOGLIM_ERRORS) from client c at now, n lines
+ * long: 1 to log it, or 0: it is counted instead.
+ */
+int	 pg_loglim_admit(struct pg_loglim *, int64_t, const struct pg_client *,
+	    int, int);
+
+/* When summaries are due; INT64_MAX when nothing is counted. */
+int64_t	 pg_loglim_due(const struct pg_loglim *);
+
+/*
+ * Both at once: the summaries due into sum (*nsum of them, at most
+ * PG_LOGLIM_CLIENTS + 1), then the line of c (NULL: none) admitted: 1 or
+ * 0, as pg_loglim_admit (1 for none).
+ */
+int	 pg_loglim_step(struct pg_loglim *, int64_t, const struct pg_client *,
+	    int, int, char [][PG_LOGLIM_SUMMARY_MAX], size_t *);
+
+/*
+ * The record shared by the processes of inetd mode: the file serve-log in
+ * the directory dir, which must be trusted (pg_trust), created there, or
+ * opened when it is a regular file of the effective user and nothing else
+ * (no symbolic link followed). open: a descriptor, or -1 with errno and
+ * "DIR/serve-log: why" in err. load: lock it (waiting PG_LOGLIM_WAIT
+ * seconds at most, polling less often as it waits: else -1 with
+ * EWOULDBLOCK) and read it into *ll; what is not such a record (empty,
+ * damaged, another version) reads as a new one. save: write *ll back
+ * and unlock.
+ */
+#define PG_LOGLIM_FILE	"serve-log"
+#define PG_LOGLIM_WAIT	10
+int	 pg_loglim_open(const char *, char *, size_t);
+int	 pg_loglim_load(int, struct pg_loglim *);
+int	 pg_loglim_save(int, const struct pg_loglim *);
+
+/*
+ * pg_loglim_step on the record in $RUNTIME_DIRECTORY (as systemd sets it
+ * for RuntimeDirectory=), else in PG_LOGLIM_DIR, in one open, load and
+ * save. When it cannot be used (no such directory): *nsum 0, and 1.
+ */
+#define PG_LOGLIM_DIR	"/run/pollguard"
+int	 pg_loglim_shared(int64_t, const struct pg_client *, int, int,
+	    char [][PG_LOGLIM_SUMMARY_MAX], size_t *);
 
 /*
  * conn.c: one client connection, polled by pollguard-serve. A call that
@@ -158,7 +260,7 @@ int	 pg_conn_is_socket(int);
 
 /*
  * Become user (run_as; "" or not root: stay), after binding. 0, or the
- * exit status (EX_NOUSER, EX_OSERR) and why in err.
+ * exit status (EX_NOUSER, EX_OSERR; EX_CONFIG: uid 65534) and why in err.
  */
 int	 pg_drop_privileges(const char *, char *, size_t);
 

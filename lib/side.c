@@ -306,7 +306,7 @@ struct parts {
 struct side {
 	char		 buf[PG_SIDE_MAX];
 	size_t		 len;		/* 0: none, or it could not be read */
-	int		 damaged;	/* as a whole (EBADMSG) */
+	int		 damaged;	/* as a whole, or refused */
 	struct parts	 p;
 };
 
@@ -385,7 +385,8 @@ part_parse(const struct parts *p, enum part k, void *v)
 
 /*
  * Read the side record into s and find its parts: 0 (s->len 0 when there
- * is none), or -1 with errno and no parts; s->damaged when EBADMSG.
+ * is none), or -1 with errno and no parts; s->damaged when EBADMSG, ELOOP
+ * or EPERM (pg_state_openat).
  */
 static int
 side_get(struct pg_state *st, const char *cluster, struct side *s)
@@ -396,7 +397,9 @@ side_get(struct pg_state *st, const char *cluster, struct side *s)
 	s->len = 0;
 	if ((n = pg_state_get(st, cluster, SIDE_SUFFIX, s->buf,
 	    sizeof(s->buf))) == -1 || split(s->buf, n, &s->p) == -1) {
-		s->damaged = errno == EBADMSG;
+		/* A link or another's file is replaced, as a damaged one. */
+		s->damaged = errno == EBADMSG || errno == ELOOP ||
+		    errno == EPERM;
 		return -1;
 	}
 	s->damaged = 0;
@@ -559,6 +562,18 @@ pg_outcome_finish(struct pg_state *st, const char *cluster, int status,
 		o->success = o->end;
 	} else if (o->failures < INT64_MAX)
 		o->failures++;
+	if ((len = pg_outcome_format(o, buf, sizeof(buf))) == -1)
+		return -1;
+	return side_put(st, cluster, P_OUTCOME, buf, len);
+}
+
+int
+pg_outcome_write(struct pg_state *st, const char *cluster,
+    const struct pg_outcome *o)
+{
+	char	 buf[PG_OUTCOME_MAX];
+	int	 len;
+
 	if ((len = pg_outcome_format(o, buf, sizeof(buf))) == -1)
 		return -1;
 	return side_put(st, cluster, P_OUTCOME, buf, len);

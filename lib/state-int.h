@@ -18,10 +18,12 @@ struct pg_state_priv {
 	char		 reccluster[PG_NAME_MAX + 1];	/* ... for this */
 	/*
 	 * What the last pg_state_claim replaced: undolen bytes (0: no record;
-	 * -1: nothing kept, no claim or the record could not be read).
+	 * -1: nothing kept, no claim or the record could not be read); with
+	 * linked, the file itself, also named ".CLUSTER.undo".
 	 */
 	char		 undo[PG_RECORD_MAX];
 	ssize_t		 undolen;
+	int		 linked;
 	char		 undoby[PG_RECORD_MAX];	/* the claim */
 	char		 undocluster[PG_NAME_MAX + 1];
 };
@@ -35,6 +37,14 @@ pg_state_priv(struct pg_state *st)
 {
 	return (struct pg_state_priv *)(void *)st->priv.bytes;
 }
+
+/*
+ * A claim's second name for the record it replaced, ".CLUSTER.undo":
+ * removed when older than PG_UNDO_STALE_S (its inode's change time, which
+ * the link sets), as a crash can leave it (doc/STATE.md, "Withdrawal").
+ */
+#define PG_UNDO_SUFFIX		"undo"
+#define PG_UNDO_STALE_S		600
 
 /* The longest name of a file beside a record, ".CLUSTER.SUFFIX". */
 #define PG_STATE_NAME_MAX	(PG_NAME_MAX + 16)
@@ -55,6 +65,13 @@ int	 pg_state_put(struct pg_state *, const char *, const char *,
 	    const char *, size_t);
 int	 pg_state_set(struct pg_state *, const char *, const char *,
 	    const char *, size_t);
+
+/*
+ * openat(2) name in the directory (flags, and never through a symbolic
+ * link; created 0600), refusing one that another user owns: a descriptor,
+ * or -1 with errno (ELOOP, EPERM: why in st->why).
+ */
+int	 pg_state_openat(struct pg_state *, const char *, int);
 
 /* close(2) fd, leaving errno as it was: -1, a failure's way out. */
 int	 pg_close_fail(int);

@@ -53,8 +53,11 @@ int	 pg_stamp_parse(const char *, size_t, struct pg_stamp *);
 struct pg_state {
 	int		 dirfd;		/* -1: not open */
 	char		 path[PATH_MAX];
+	char		 real[PATH_MAX];	/* its real path (pg_trust) */
 	/* pg_serve_state: why not (dirfd -1 then); "" when open or absent. */
 	char		 refused[PG_ERR_MAX];
+	/* Why the last file opened in it was refused; "": it was not. */
+	char		 why[PG_ERR_MAX];
 	union {
 		unsigned char	 bytes[PG_STATE_PRIV_MAX];
 		int64_t		 align;
@@ -65,16 +68,32 @@ struct pg_state {
 /*
  * Open the state directory at an absolute path (with create: make it,
  * 0755, and sweep stale temporary files). -1 with errno (ENOTDIR: no
- * directory; EPERM: writable by group or others), the reason in err, dirfd
- * -1 and refused "". pg_state_close also closes the record lock's descriptor.
+ * directory; EPERM: not trusted, pg_trust), the reason in err, dirfd -1
+ * and refused "". pg_state_close also closes the record lock's descriptor.
  */
 int	 pg_state_open(struct pg_state *, const char *, int, char *, size_t);
 void	 pg_state_close(struct pg_state *);
 
 /*
+ * The directory at the handle's path is no longer the one it has open
+ * (removed, renamed or replaced; or none is open): 1; 0: it is; -1 with
+ * errno when its path cannot be looked up.
+ */
+int	 pg_state_moved(struct pg_state *);
+
+/*
+ * No file in it is opened through a symbolic link (errno ELOOP) or when
+ * another user owns it (EPERM, pg_trust_file). For a message after such
+ * a failure: what is wrong with the file, with its owner and mode, or
+ * strerror(errnum).
+ */
+const char	*pg_state_strerror(const struct pg_state *, int);
+
+/*
  * serve's directory at path, (re)opened when it appeared or was replaced
- * (dirfd -1 before the first call): st; NULL while there is none; st with
- * dirfd -1 and the reason in refused when it cannot be used.
+ * (dirfd -1 before the first call), and trusted again at each call: st;
+ * NULL while there is none; st with dirfd -1 and the reason in refused
+ * when it cannot be used.
  */
 struct pg_state	*pg_serve_state(struct pg_state *, const char *);
 
@@ -86,13 +105,14 @@ int	 pg_write_all(int, const void *, size_t);
 /* 1 and *rec, 0 when there is none, -1 with errno (EBADMSG: malformed). */
 int	 pg_state_read(struct pg_state *, const char *, struct pg_stamp *);
 
-/* Replace the record with now, keeping a claim within its horizon. */
+/* Replace the record with now, keeping its claim of this boot. */
 int	 pg_state_touch(struct pg_state *, const char *);
 
 /*
  * Write a record of now claimed now with this horizon (ms): it in *rec,
  * and when the rename made it visible (CLOCK_BOOTTIME ns) in *visible_ns.
- * The handle keeps what it replaced, for pg_state_restore.
+ * The handle keeps what it replaced, for pg_state_restore: its bytes, and
+ * the file itself by a second name, ".CLUSTER.undo" (when it can link it).
  */
 int	 pg_state_claim(struct pg_state *, const char *, int64_t,
 	    struct pg_stamp *, int64_t *);
@@ -109,13 +129,35 @@ int	 pg_state_lengthen(struct pg_state *, const char *, struct pg_stamp *,
 ssize_t	 pg_state_read_raw(struct pg_state *, const char *, char *, size_t);
 
 /*
- * Take back the claim rec while the record is still it: put back what
- * this handle's claim replaced, else the bytes given (from
- * pg_state_read_raw; length 0: none). 1: done, 0: left alone, -1 with
- * errno.
+ * Take back the claim rec while the record is still it, byte for byte:
+ * put back what this handle's claim replaced (renaming its second name
+ * back, which needs no new disk blocks, else writing its bytes), else the
+ * bytes given (from pg_state_read_raw; length 0: none, removed). 1: done,
+ * 0: left alone, -1 with errno (the handle keeps what it needs to try
+ * again, or pg_state_unclaim).
  */
 int	 pg_state_restore(struct pg_state *, const char *,
 	    const struct pg_stamp *, const char *, size_t);
+
+/*
+ * After a pg_state_restore that failed (-1): remove the record while it is
+ * still the claim rec, once what this handle's claim replaced counts for
+ * nothing by wait_ms (none, or idle; doc/STATE.md, "Withdrawal"). 1:
+ * removed; 0: left alone, with the time until it can be in *left_ms (0:
+ * it is no longer the claim, or nothing was kept); -1 with errno.
+ */
+int	 pg_state_unclaim(struct pg_state *, const char *,
+	    const struct pg_stamp *, int64_t, int64_t *);
+
+/*
+ * After pg_state_moved: open the directory at the handle's path again,
+ * making it when missing (pg_state_open), and give cluster's record the
+ * bytes rec[0..len) (of pg_state_read_raw; len 0: none) when there is
+ * none. 0, or -1 with errno and the reason in err (dirfd -1 when the
+ * directory itself failed).
+ */
+int	 pg_state_reopen(struct pg_state *, const char *, const char *,
+	    size_t, char *, size_t);
 
 /* Remove the record: the cluster reads as never. No record is success. */
 int	 pg_state_remove(struct pg_state *, const char *);
@@ -179,6 +221,10 @@ int	 pg_outcome_read(struct pg_state *, const char *, struct pg_outcome *);
  */
 int	 pg_outcome_start(struct pg_state *, const char *, pid_t,
 	    struct pg_outcome *);
+
+/* Write *o as it is, as when a run is recorded again: 0, -1 with errno. */
+int	 pg_outcome_write(struct pg_state *, const char *,
+	    const struct pg_outcome *);
 
 /*
  * The run ended now with this wait(2) status, timed out or not: write *o
@@ -273,5 +319,28 @@ struct pg_side {
  */
 int	 pg_side_parse(const char *, size_t, struct pg_side *);
 int	 pg_side_read(struct pg_state *, const char *, struct pg_side *);
+
+/*
+ * unreach.c: ".CLUSTER.unreachable", when this node last reported each
+ * peer it could not reach (doc/STATE.md, "Unreachable peers").
+ */
+
+/*
+ * peer of cluster cannot be reached now: is it to be reported? 1: yes,
+ * and now is recorded for it (under the record lock, atomically); 0: it
+ * was reported less than every_ms ago. A record missing or damaged says
+ * yes. -1 with errno: the record could not be written (report it too).
+ */
+int	 pg_unreachable_due(struct pg_state *, const char *, const char *,
+	    int64_t);
+
+/*
+ * The npeers peers of cluster answered: forget when they were reported,
+ * so that their next outage is reported at once (one read of the record,
+ * without the lock, when none was). 0, or -1 with errno: the record could
+ * not be written (the next report comes up to an hour late).
+ */
+int	 pg_unreachable_clear(struct pg_state *, const char *,
+	    const char *const *, size_t, int64_t);
 
 #endif /* PG_STATE_H */

@@ -28,15 +28,35 @@ is_tmp_name(const char *name)
 	    TMP_HEX;
 }
 
-/* Temporary files of killed writers: one in progress is younger than 1s. */
+/* ".CLUSTER.undo", of a cluster ID that can be: state-int.h. */
+static int
+is_undo_name(const char *name)
+{
+	char		 id[PG_NAME_MAX + 1];
+	size_t		 n = strlen(name), sl = strlen("." PG_UNDO_SUFFIX);
+
+	if (name[0] != '.' || n <= sl + 1 || n - sl - 1 > PG_NAME_MAX ||
+	    strcmp(name + n - sl, "." PG_UNDO_SUFFIX) != 0)
+		return 0;
+	memcpy(id, name + 1, n - sl - 1);
+	id[n - sl - 1] = '\0';
+	return pg_cluster_id_valid(id);
+}
+
+/*
+ * Temporary files of killed writers (one in progress is younger than 1s),
+ * and claims' links to the records they replaced, left by a crash, by the
+ * change time that the link set (one removed early only makes a
+ * withdrawal write the record's bytes again).
+ */
 static void
 sweep(struct pg_state *st)
 {
 	struct dirent	*de;
 	struct stat	 sb;
 	DIR		*d;
-	time_t		 now = time(NULL);
-	int		 fd;
+	time_t		 now = time(NULL), stale, t;
+	int		 fd, tmp;
 
 	if ((fd = dup(st->dirfd)) == -1)
 		return;
@@ -44,12 +64,20 @@ sweep(struct pg_state *st)
 		close(fd);
 		return;
 	}
-	while ((de = readdir(d)) != NULL)
-		if (is_tmp_name(de->d_name) && fstatat(st->dirfd,
-		    de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(sb.st_mode) &&
-		    sb.st_mtime < now - TMP_STALE_S)
+	while ((de = readdir(d)) != NULL) {
+		if ((tmp = is_tmp_name(de->d_name)))
+			stale = now - TMP_STALE_S;
+		else if (is_undo_name(de->d_name))
+			stale = now - PG_UNDO_STALE_S;
+		else
+			continue;
+		if (fstatat(st->dirfd, de->d_name, &sb,
+		    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(sb.st_mode))
+			continue;
+		t = tmp ? sb.st_mtime : sb.st_ctime;
+		if (t < stale)
 			unlinkat(st->dirfd, de->d_name, 0);
+	}
 	closedir(d);
 }
 
@@ -59,11 +87,12 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 {
 	struct pg_state_priv	*p = pg_state_priv(st);
 	struct stat		 sb;
-	int			 created = 0;
+	char			 why[PG_ERR_MAX];
+	int			 saved;
 
 	st->dirfd = p->recfd = -1;
 	p->undolen = -1;
-	st->refused[0] = '\0';
+	st->refused[0] = st->why[0] = '\0';
 	if (path[0] != '/') {
 		snprintf(err, errlen, "state directory %s: not an absolute "
 		    "path", path);
@@ -76,43 +105,38 @@ pg_state_open(struct pg_state *st, const char *path, int create, char *err,
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (create && mkdir(path, 0755) == 0)
-		created = 1;
-	else if (create && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create state directory %s: %s",
-		    path, strerror(errno));
-		return -1;
-	}
-	/* 0755 whatever the umask: pollguard-serve reads it as another user. */
-	if ((st->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
-	    -1 || (created && fchmod(st->dirfd, 0755) == -1) ||
+	/*
+	 * Walked from /, trusted on the way, never through another's link;
+	 * made 0755 when absent: pollguard.conf(5), SECURITY CONSIDERATIONS.
+	 */
+	if ((st->dirfd = pg_trust_open(path, PG_TRUST_DIR | (create ?
+	    PG_TRUST_MKDIR : 0), 0, NULL, st->real, why, sizeof(why))) == -1 ||
 	    fstat(st->dirfd, &sb) == -1) {
+		saved = errno;
 		snprintf(err, errlen, "state directory %s: %s", path,
-		    strerror(errno));
+		    st->dirfd == -1 ? why : strerror(errno));
 		pg_state_close(st);
+		errno = saved;	/* EPERM: serve answers 500, not "never" */
 		return -1;
 	}
 	p->dev = sb.st_dev;
 	p->ino = sb.st_ino;
-	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
-		/* Shared, like /tmp: chmod would be the wrong advice. */
-		if (sb.st_mode & S_ISVTX)
-			snprintf(err, errlen, "state directory %s is shared "
-			    "(mode %04o): give pollguard a directory of its "
-			    "own, writable by its owner only", path,
-			    (unsigned int)(sb.st_mode & 07777));
-		else
-			snprintf(err, errlen, "state directory %s is writable "
-			    "by group or others (mode %04o); run: chmod go-w "
-			    "%s", path, (unsigned int)(sb.st_mode & 07777),
-			    path);
-		pg_state_close(st);
-		errno = EPERM;	/* not ENOENT: serve would take it as absent */
-		return -1;
-	}
 	if (create)
 		sweep(st);
 	return 0;
+}
+
+int
+pg_state_moved(struct pg_state *st)
+{
+	struct pg_state_priv	*p = pg_state_priv(st);
+	struct stat		 sb;
+
+	if (st->dirfd == -1)
+		return 1;
+	if (stat(st->path, &sb) == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
+	return sb.st_dev != p->dev || sb.st_ino != p->ino;
 }
 
 void
@@ -133,19 +157,26 @@ pg_serve_state(struct pg_state *st, const char *path)
 {
 	struct pg_state_priv	*p = pg_state_priv(st);
 	struct stat		 now;
-	char			 err[PG_ERR_MAX];
-	int			 moved;
+	char			 err[PG_ERR_MAX], real[PATH_MAX];
+	int			 fd;
 
+	/*
+	 * Walked again at each call: gone, replaced, made writable by others
+	 * since, or a directory or link on the way: opened again, or refused.
+	 */
+	st->why[0] = '\0';
 	if (st->dirfd != -1) {
-		if (stat(path, &now) == -1)
-			moved = errno == ENOENT || errno == ENOTDIR;
-		else
-			moved = now.st_dev != p->dev || now.st_ino != p->ino;
-		if (moved)
-			pg_state_close(st);
+		if ((fd = pg_trust_open(path, PG_TRUST_DIR, 0, NULL, real, err,
+		    sizeof(err))) != -1 && fstat(fd, &now) == 0 &&
+		    now.st_dev == p->dev && now.st_ino == p->ino) {
+			close(fd);
+			return st;
+		}
+		if (fd != -1)
+			close(fd);
+		pg_state_close(st);
 	}
-	if (st->dirfd != -1 || pg_state_open(st, path, 0, err,
-	    sizeof(err)) == 0)
+	if (pg_state_open(st, path, 0, err, sizeof(err)) == 0)
 		return st;
 	if (errno == ENOENT)
 		return NULL;
@@ -172,7 +203,38 @@ file_name(char *buf, size_t len, const char *cluster, const char *suffix)
 	return pg_state_name(buf, len, cluster, suffix) == -1 ? NULL : buf;
 }
 
-/* No fstat: doc/STATE.md, "Reading a file". */
+int
+pg_state_openat(struct pg_state *st, const char *name, int flags)
+{
+	char	 path[PATH_MAX];
+	int	 fd;
+
+	st->why[0] = '\0';
+	fd = openat(st->dirfd, name,
+	    flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+	if (fd == -1) {
+		if (errno == ELOOP)
+			strlcpy(st->why, "a symbolic link, which is never "
+			    "followed", sizeof(st->why));
+		return -1;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s", st->path, name) >=
+	    (int)sizeof(path))
+		strlcpy(path, name, sizeof(path));
+	if (pg_trust_file(fd, path, st->why, sizeof(st->why)) == -1)
+		return pg_close_fail(fd);
+	return fd;
+}
+
+const char *
+pg_state_strerror(const struct pg_state *st, int errnum)
+{
+	if ((errnum == ELOOP || errnum == EPERM) && st->why[0] != '\0')
+		return st->why;
+	return strerror(errnum);
+}
+
+/* One fstat, for the owner: doc/STATE.md, "Reading a file". */
 ssize_t
 pg_state_get(struct pg_state *st, const char *cluster, const char *suffix,
     char *buf, size_t len)
@@ -182,11 +244,10 @@ pg_state_get(struct pg_state *st, const char *cluster, const char *suffix,
 	ssize_t		 n, more;
 	int		 fd;
 
+	st->why[0] = '\0';
 	if ((name = file_name(nbuf, sizeof(nbuf), cluster, suffix)) == NULL)
 		return -1;
-	fd = openat(st->dirfd, name,
-	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd == -1)
+	if ((fd = pg_state_openat(st, name, O_RDONLY)) == -1)
 		return errno == ENOENT ? 0 : -1;
 	while ((n = read(fd, buf, len)) == -1 && errno == EINTR)
 		;
@@ -243,6 +304,8 @@ pg_state_put(struct pg_state *st, const char *cluster, const char *suffix,
 	const char	*name;
 	int		 fd, saved;
 
+	/* An earlier refusal is not why this call fails (pg_state_strerror). */
+	st->why[0] = '\0';
 	if ((name = file_name(nbuf, sizeof(nbuf), cluster, suffix)) == NULL)
 		return -1;
 	if (buf == NULL)

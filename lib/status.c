@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* The status answer, formatted by serve, read by check and status. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,8 +25,10 @@ pg_status_init(struct pg_status *st)
 	st->deciding = -1;
 	st->settle_ms = -1;
 	st->timeout_ms = -1;
+	st->rate_ppm = -1;
 	st->checked_ms = PG_NEVER;
 	st->checking_ms = -1;
+	st->wait_ms = -1;
 }
 
 /* "never" or a number of milliseconds. */
@@ -49,6 +52,8 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 		r |= pg_appendf(buf, len, &off, "node %s\n", st->node);
 	if (st->version[0] != '\0')
 		r |= pg_appendf(buf, len, &off, "version %s\n", st->version);
+	if (st->nonce[0] != '\0')
+		r |= pg_appendf(buf, len, &off, "nonce %s\n", st->nonce);
 	r |= put_ms(buf, len, &off, "elapsed", st->elapsed_ms);
 	if (st->claim_ms >= 0)
 		r |= pg_appendf(buf, len, &off, "claim %" PRId64 "\n",
@@ -79,6 +84,18 @@ pg_status_format(const struct pg_status *st, char *buf, size_t len)
 		r |= pg_appendf(buf, len, &off, "timeout %" PRId64 "\n",
 		    st->timeout_ms);
 	}
+	if (st->rate_ppm >= 0)
+		r |= pg_appendf(buf, len, &off, "rate %" PRId64 "\n",
+		    st->rate_ppm);
+	/* Since 0.5: what pollguard-status -t compares. */
+	if (st->wait_ms >= 0)
+		r |= pg_appendf(buf, len, &off, "wait %" PRId64 "\n",
+		    st->wait_ms);
+	if (st->on_failure[0] != '\0')
+		r |= pg_appendf(buf, len, &off, "on_failure %s\n",
+		    st->on_failure);
+	if (st->backend[0] != '\0')
+		r |= pg_appendf(buf, len, &off, "backend %s\n", st->backend);
 	if (st->hold_ms > 0) {
 		r |= pg_appendf(buf, len, &off, "hold %" PRId64 "\n",
 		    st->hold_ms);
@@ -143,7 +160,8 @@ enum key {
 	K_LAST_EXIT, K_LAST_SIGNAL, K_LAST_TIMEOUT, K_LAST_DURATION,
 	K_LAST_END, K_LAST_SUCCESS, K_FAILURES, K_HOLD, K_HOLD_BY,
 	K_HOLD_WHY, K_DECIDING, K_SETTLE, K_TIMEOUT, K_PREFER, K_CHECKED,
-	K_CHECKING, K_YIELD, K_YIELDED, K_COUNT
+	K_CHECKING, K_YIELD, K_YIELDED, K_NONCE, K_RATE, K_WAIT, K_ON_FAILURE,
+	K_BACKEND, K_COUNT
 };
 #define BIT(k)		(1U << (k))	/* a key's bit in pg_kv's seen */
 /* The fast rule's keys, which come together. */
@@ -154,11 +172,13 @@ static const char *const keys[K_COUNT + 1] = {
 	"last_exit", "last_signal", "last_timeout", "last_duration",
 	"last_end", "last_success", "failures", "hold", "hold_by",
 	"hold_why", "deciding", "settle", "timeout", "prefer", "checked",
-	"checking", "yield", "yielded", NULL
+	"checking", "yield", "yielded", "nonce", "rate", "wait", "on_failure",
+	"backend", NULL
 };
 
 /* A key's value: a number from min to max (up to T_NEVER), or text. */
-enum type { T_NUM, T_NEVER, T_TEXT, T_ID, T_NAME, T_PREFER, T_YESNO };
+enum type { T_NUM, T_NEVER, T_TEXT, T_ID, T_NAME, T_PREFER, T_YESNO,
+	T_NONCE, T_WORD };
 
 /* A field of struct pg_status: where, and its size (int or int64_t). */
 #define F(f)	offsetof(struct pg_status, f), \
@@ -193,7 +213,12 @@ static const struct field {
 	{ T_NUM, F(checked_ms), 0, MS_MAX },
 	{ T_NUM, F(checking_ms), 0, MS_MAX },
 	{ T_NAME, F(yield), 0, 0 },
-	{ T_NUM, F(yielded_ms), 0, MS_MAX }
+	{ T_NUM, F(yielded_ms), 0, MS_MAX },
+	{ T_NONCE, F(nonce), 0, 0 },
+	{ T_NUM, F(rate_ppm), 0, 999999 },
+	{ T_NUM, F(wait_ms), 0, MS_MAX },
+	{ T_WORD, F(on_failure), 0, 0 },
+	{ T_WORD, F(backend), 0, 0 }
 };
 
 /* A prefer order: node names joined by commas, nothing else. */
@@ -217,6 +242,14 @@ prefer_ok(const char *v)
 	}
 }
 
+/* A setting's value: a lowercase word, as pollguard.conf(5) spells it. */
+static int
+word(const char *v)
+{
+	return v[0] != '\0' && strspn(v, "abcdefghijklmnopqrstuvwxyz_") ==
+	    strlen(v);
+}
+
 /* One known key's value into st. -1 when the value is not valid. */
 static int
 value(struct pg_status *st, enum key k, const char *v)
@@ -234,7 +267,9 @@ value(struct pg_status *st, enum key k, const char *v)
 	if (f->type > T_NEVER) {
 		if ((f->type == T_ID && !pg_cluster_id_valid(v)) ||
 		    (f->type == T_NAME && !pg_peer_name_valid(v)) ||
-		    (f->type == T_PREFER && !prefer_ok(v)))
+		    (f->type == T_PREFER && !prefer_ok(v)) ||
+		    (f->type == T_NONCE && !pg_nonce_valid(v, strlen(v))) ||
+		    (f->type == T_WORD && !word(v)))
 			return -1;
 		return text(v, p, f->size);
 	}
@@ -353,4 +388,42 @@ int
 pg_status_cooldown(const struct pg_status *st, int64_t cooldown_ms)
 {
 	return pg_status_failed(st) && st->last_end_ms < cooldown_ms;
+}
+
+int
+pg_nonce_valid(const char *s, size_t n)
+{
+	size_t	 i;
+
+	if (n != PG_NONCE_LEN)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]) && (s[i] < 'a' || s[i] > 'f'))
+			return 0;
+	return 1;
+}
+
+int
+pg_status_fresh(const struct pg_status *st, const char *nonce, char *why,
+    size_t wlen)
+{
+	unsigned int	 major = 0, minor = 0;
+
+	if (st->nonce[0] != '\0') {
+		if (strcmp(st->nonce, nonce) == 0)
+			return 1;
+		/* Not the nonce sent, new each time: one copy, one text. */
+		snprintf(why, wlen, "from a cache: its nonce %.8s... is "
+		    "another request's; a proxy on the way keeps answers",
+		    st->nonce);
+		return 0;
+	}
+	/* 0.5 and later always echo it: none means a cache or a proxy. */
+	if (sscanf(st->version, "%u.%u", &major, &minor) != 2 ||
+	    (major == 0 && minor < 5))
+		return 1;
+	snprintf(why, wlen, "from a cache, or through a proxy that drops the "
+	    "Pollguard-Nonce field: a %s serve without this request's nonce",
+	    st->version);
+	return 0;
 }

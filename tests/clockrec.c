@@ -2,8 +2,9 @@
 /*
  * clockrec: a test helper, never installed. The soak's job
  * (tests/soak.sh): it appends to a log shared by every node one line
- * with the process's three clocks, read back to back, so that the soak
- * can tell whether two nodes held a round at once. date(1) reads only
+ * with the process's three clocks, read back to back (between two reads
+ * of the wall clock less than 1 ms apart, their middle given), so that
+ * the soak can tell whether two nodes held a round at once. date(1) reads only
  * the wall clock, and a fork between two reads would blur them.
  *
  *	clockrec [-h hold_ms] file word...
@@ -39,12 +40,23 @@ static void
 record(int fd, const char *words, const char *what)
 {
 	char	 line[1024];
-	int64_t	 b, m, r;
-	int	 n;
+	int64_t	 b, m, r, r0;
+	int	 n, tries;
 
-	b = ns(CLOCK_BOOTTIME);
-	m = ns(CLOCK_MONOTONIC);
-	r = ns(CLOCK_REALTIME);
+	/*
+	 * Read between two reads of the wall clock, again while those are
+	 * more than 1 ms apart (a preemption between them, or a clock shim
+	 * setting itself up: 32b compares the shim's rate with REAL's).
+	 */
+	for (tries = 0;; tries++) {
+		r0 = ns(CLOCK_REALTIME);
+		b = ns(CLOCK_BOOTTIME);
+		m = ns(CLOCK_MONOTONIC);
+		r = ns(CLOCK_REALTIME);
+		if (r - r0 <= 1000000 || tries == 100)
+			break;
+	}
+	r = r0 + (r - r0) / 2;
 	n = snprintf(line, sizeof(line), "%s%s %lld %lld %lld\n", words, what,
 	    (long long)b, (long long)m, (long long)r);
 	if (n < 0 || (size_t)n >= sizeof(line))

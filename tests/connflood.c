@@ -4,13 +4,16 @@
  * (tests/cli/94-load.sh): it holds more connections than a shell can, and
  * sends many requests quickly.
  *
- *	connflood -f [-i ms] [-k trickle] [-n conns] [-t secs] host port
+ *	connflood -f [-a addrs] [-i ms] [-k trickle] [-n conns] [-t secs]
+ *	    host port
  *	connflood -s count [-t secs] host port
  *
  * -f, flood: open conns connections (1000), IPv4, 32 every 5 ms, and hold
  * them all at once. They send nothing, except `trickle' of them (0),
  * spread among the others, which send one byte of a request head that
- * never ends every -i milliseconds (200).
+ * never ends every -i milliseconds (200). With -a, from that many source
+ * addresses in turn, 127.1.0.1 and up (127.1.X.Y, Y from 1 to 250),
+ * instead of the one the system picks.
  * Each connection is read until the server closes it; the flood ends when
  * all are closed, or after -t seconds (60). Once every connection is
  * established or has failed, it prints "connected N" on standard output.
@@ -68,14 +71,16 @@ struct fc {
 	size_t		 headlen;
 };
 
+static long		 naddrs;	/* -a: source addresses */
+
 static const char	 slow[] = "GET /v1/elapsed/mail HTTP/1.1\r\nHost: x\r\n"
 			    "X-Slow: ";
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: connflood -f [-i ms] [-k trickle] [-n conns] "
-	    "[-t secs] host port\n"
+	fprintf(stderr, "usage: connflood -f [-a addrs] [-i ms] [-k trickle] "
+	    "[-n conns] [-t secs] host port\n"
 	    "       connflood -s count [-t secs] host port\n");
 	exit(2);
 }
@@ -174,12 +179,27 @@ fc_read(struct fc *c, long long now, long long *tmin, long long *tmax,
 
 /* Open connection i: connect(2) started, or failed. */
 static void
-fc_open(struct fc *c, struct sockaddr_in *sin)
+fc_open(struct fc *c, long i, struct sockaddr_in *sin)
 {
+	struct sockaddr_in	 src;
+	long			 k = naddrs > 0 ? i % naddrs : 0;
+
 	c->t_conn = now_ms();
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd == -1) {
 		fprintf(stderr, "connflood: socket: %s\n", strerror(errno));
+		c->state = S_FAILED;
+		return;
+	}
+	memset(&src, 0, sizeof(src));
+	src.sin_family = AF_INET;
+	src.sin_addr.s_addr = htonl(0x7f010000 | (k / 250) << 8 |
+	    (k % 250 + 1));
+	if (naddrs > 0 && bind(c->fd, (struct sockaddr *)&src,
+	    sizeof(src)) == -1) {
+		fprintf(stderr, "connflood: bind: %s\n", strerror(errno));
+		close(c->fd);
+		c->fd = -1;
 		c->state = S_FAILED;
 		return;
 	}
@@ -231,8 +251,8 @@ flood(struct sockaddr_in *sin, long n, long trickle, long interval,
 	for (;;) {
 		now = now_ms();
 		if (opened < n && now >= next) {
-			for (k = 0; k < BATCH && opened < n; k++)
-				fc_open(&c[opened++], sin);
+			for (k = 0; k < BATCH && opened < n; k++, opened++)
+				fc_open(&c[opened], opened, sin);
 			next = now + BATCH_MS;
 		}
 		pending = n - opened;
@@ -426,8 +446,11 @@ main(int argc, char *argv[])
 	long			 secs = 60, count = 0;
 	int			 ch, fl = 0;
 
-	while ((ch = getopt(argc, argv, "fi:k:n:s:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:fi:k:n:s:t:")) != -1) {
 		switch (ch) {
+		case 'a':
+			naddrs = number(optarg, 1, 250 * 256);
+			break;
 		case 'f':
 			fl = 1;
 			break;

@@ -28,6 +28,17 @@ CHECK=$PG_BIN/pollguard-check
 TOUCH=$PG_BIN/pollguard-touch
 SERVE=$PG_BIN/pollguard-serve
 PGSTATE=$PG_PGSTATE
+# PG_SLOW: how much longer a bound on a time may be for this build: 4
+# under ASan (make check-sanitize), or memcheck (check-valgrind's
+# wrappers), 1 otherwise. For the few bounds that say how soon something
+# happens; an order of events needs none.
+if [ -z "${PG_SLOW:-}" ]; then
+	PG_SLOW=1
+	if grep -q '^exec valgrind' "$TOUCH" 2>/dev/null ||
+	    nm "$TOUCH" 2>/dev/null | grep -q __asan_init; then
+		PG_SLOW=4
+	fi
+fi
 
 # Longest a single command may run before it counts as hung.
 PG_CMD_TIMEOUT=${PG_CMD_TIMEOUT:-60}
@@ -519,7 +530,8 @@ free_port()
 		fi
 		[ -z "${_pg_portfd[$p]:-}" ] || continue
 		f=$PG_PORT_LOCKS/$p
-		exec {fd}>>"$f" 2>/dev/null || continue
+		# In braces: exec's own redirection of stderr would last.
+		{ exec {fd}>>"$f"; } 2>/dev/null || continue
 		# Locked, and still the file of that name: one that was
 		# removed after another test's lock was released does not
 		# count.
@@ -686,6 +698,21 @@ FLEET_PEERS=
 declare -A FLEET_SPID=() FLEET_PORT=()
 RACER=()
 RACE_RC=()
+
+# stall_start: a tests/stallproxy stalled from the start: a server that
+# accepts and never answers (a ping that hangs). STALL_URL is its
+# http:// URL; BGPID its PID.
+stall_start()
+{
+	bg stall "$PG_BUILD/tests/stallproxy" 9
+	wait_for 10 grep -q 'listening on' "$T/stall.err" ||
+	    bail "stallproxy did not start"
+	kill -USR2 "$BGPID"
+	wait_for 10 grep -q 'stalled at' "$T/stall.err" ||
+	    bail "stallproxy did not stall"
+	STALL_URL=$(sed -n 's/^stallproxy: listening on /http:\/\//p' \
+	    "$T/stall.err")
+}
 
 # fleet_conf NODE FILE [LINE]: node NODE's config: state $T/NODE.state,
 # LINE (say, "settle = 0") in [pollguard], cluster mail (wait 60s) with
@@ -925,4 +952,50 @@ job_overlaps()
 			}
 		print c + 0
 	}' "$1"
+}
+
+# fake_peer NAME FILE: a tiny peer on 127.0.0.1 (perl) that answers every
+# request with the bytes of FILE, read anew each time, "@NONCE@" replaced
+# by the request's Pollguard-Nonce (so that a block can pass for a 0.5
+# serve's); started with bg NAME, its port in PORT. 1 when it did not
+# start or perl is missing. fake_status FILE NODE BLOCK writes a 200
+# with Pollguard-Node NODE and the status block BLOCK into FILE.
+fake_peer()
+{
+	command -v perl >/dev/null 2>&1 || return 1
+	cat >"$T/fakepeer.pl" <<'PL'
+use strict;
+use warnings;
+use IO::Socket::INET;
+my $resp = shift @ARGV;
+$SIG{CHLD} = 'IGNORE';
+my $l = IO::Socket::INET->new(Proto => 'tcp', LocalAddr => '127.0.0.1',
+    LocalPort => 0, Listen => 16, ReuseAddr => 1) or die "listen: $!\n";
+print STDERR "listening on 127.0.0.1:" . $l->sockport . "\n";
+for (;;) {
+	my $c = $l->accept or next;
+	if (fork) { close $c; next; }
+	my $nonce = '';
+	while (defined(my $line = <$c>)) {
+		last if $line =~ /^\r?\n$/;
+		$nonce = $1 if $line =~ /^Pollguard-Nonce:\s*([0-9a-f]+)/i;
+	}
+	open(my $f, '<', $resp) or exit 0;
+	local $/;
+	my $d = <$f>;
+	$d =~ s/\@NONCE\@/$nonce/g;
+	print $c $d;
+	close $c;
+	exit 0;
+}
+PL
+	bg "$1" perl "$T/fakepeer.pl" "$2"
+	listen_port "$1" PORT "$BGPID"
+}
+fake_status()
+{
+	local body
+	body=$(printf '%s\n' "$3" | sed "s/@NONCE@/$(printf '%032d' 0)/")
+	printf 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nPollguard-Node: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n' \
+	    "$2" $((${#body} + 1)) "$3" >"$1"
 }

@@ -6,7 +6,7 @@
  * puts it between two nodes.
  *
  *	pathproxy [-v] [-a prefix] [-d max_ms] [-n maxconn] [-s seed]
- *	    [-w both|up|down] -l addr:port target-addr:port
+ *	    [-w both|up|down] [-c dir] -l addr:port target-addr:port
  *
  * It listens on addr:port (port 0: one the kernel picks) and says
  * "pathproxy: listening on ADDR:PORT" on stderr once it does. Of each
@@ -31,6 +31,12 @@
  *	-s seed		seed of the draws (default: from the PID and the
  *			clock), for a replayable run
  *	-v		one line on stderr per connection
+ *	-c dir		a cache, as a gateway that ignores Cache-Control:
+ *			no-store keeps one: each answer routed is stored
+ *			in dir under its path, and a request whose path
+ *			is stored there is answered from the file, the
+ *			target not asked (tests/cli/32c-cache.sh). Remove
+ *			the file to let the next request through.
  *
  * A process per connection, ended after 30 s whatever it is doing; the
  * client gets a 400 for a head too long or malformed, a 502 when the
@@ -44,6 +50,8 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -63,6 +71,7 @@
 static volatile sig_atomic_t	 quit;
 static const char		*prefix[NPREFIX];
 static int			 nprefix, up = 1, down = 1;
+static const char		*cache;
 
 static void
 on_signal(int sig)
@@ -176,10 +185,11 @@ shown(const char *path)
 
 /*
  * Copy the target's answer to the client until the target ends it, its
- * first byte (or its end) held back delay ms.
+ * first byte (or its end) held back delay ms; and into the file kfd (-1:
+ * none), for the cache.
  */
 static void
-relay(int cfd, int tfd, long delay)
+relay(int cfd, int tfd, long delay, int kfd)
 {
 	char	 buf[PROXY_BUFSZ];
 	ssize_t	 n;
@@ -192,11 +202,44 @@ relay(int cfd, int tfd, long delay)
 		}
 		sleep_ms(delay);
 		delay = 0;
+		if (kfd != -1 && proxy_write_all(kfd, buf, (size_t)n) == -1)
+			return;
 		if (proxy_write_all(cfd, buf, (size_t)n) == -1)
 			return;
 	}
 	sleep_ms(delay);
 	shutdown(cfd, SHUT_WR);
+}
+
+/* The cache file of path in buf: "/" as "_". */
+static void
+cache_name(char *buf, size_t len, const char *path)
+{
+	size_t	 i, n;
+
+	n = (size_t)snprintf(buf, len, "%s/", cache);
+	for (i = 0; path[i] != '\0' && n + 1 < len; i++)
+		buf[n++] = path[i] == '/' ? '_' : path[i];
+	buf[n] = '\0';
+}
+
+/* Answer from the cache: 1 when path was stored, else 0. */
+static int
+from_cache(int cfd, const char *path)
+{
+	char	 name[PATH_MAX], buf[PROXY_BUFSZ];
+	ssize_t	 n;
+	int	 fd;
+
+	cache_name(name, sizeof(name), path);
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (proxy_write_all(cfd, buf, (size_t)n) == -1)
+			break;
+	close(fd);
+	shutdown(cfd, SHUT_WR);
+	return 1;
 }
 
 /* A child: one connection, one request. */
@@ -205,8 +248,9 @@ serve(int cfd, long id, long dup, long ddown,
     const struct sockaddr_storage *tss, socklen_t tlen, pid_t parent)
 {
 	char	 buf[HEAD_MAX + 1], line[512], *path;
+	char	 name[PATH_MAX], tmp[PATH_MAX];
 	ssize_t	 n;
-	int	 tfd;
+	int	 tfd, kfd = -1;
 
 	/* It ends with the proxy, and after CONN_SECS (SIGALRM) anyway. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 || getppid() != parent)
@@ -238,6 +282,10 @@ serve(int cfd, long id, long dup, long ddown,
 			;
 		_exit(0);
 	}
+	if (cache != NULL && from_cache(cfd, path)) {
+		proxy_log(id, "%s: answered from the cache", shown(path));
+		_exit(0);
+	}
 	if ((tfd = proxy_connect((const struct sockaddr *)tss, tlen)) == -1) {
 		proxy_log(id, "%s: target: %s", shown(path),
 		    strerror(errno));
@@ -246,8 +294,17 @@ serve(int cfd, long id, long dup, long ddown,
 	}
 	proxy_log(id, "%s: forwarded after %ldms, answer held %ldms",
 	    shown(path), dup, ddown);
+	if (cache != NULL) {
+		cache_name(tmp, sizeof(tmp) - 8, path);
+		strlcpy(name, tmp, sizeof(name));
+		strlcat(tmp, ".tmp", sizeof(tmp));
+		kfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	}
 	if (proxy_write_all(tfd, buf, (size_t)n) == 0)
-		relay(cfd, tfd, ddown);
+		relay(cfd, tfd, ddown, kfd);
+	/* Stored whole, or not at all. */
+	if (kfd != -1 && close(kfd) == 0)
+		rename(tmp, name);
 	_exit(0);
 }
 
@@ -255,7 +312,7 @@ static __attribute__((noreturn)) void
 usage(void)
 {
 	fprintf(stderr, "usage: pathproxy [-v] [-a prefix] [-d max_ms] "
-	    "[-n maxconn] [-s seed]\n\t[-w both|up|down] "
+	    "[-n maxconn] [-s seed]\n\t[-w both|up|down] [-c dir] "
 	    "-l addr:port target-addr:port\n");
 	exit(64);
 }
@@ -272,13 +329,16 @@ main(int argc, char *argv[])
 	pid_t			 pid, parent = getpid();
 	int			 ch, lfd, cfd;
 
-	while ((ch = getopt(argc, argv, "a:d:l:n:s:vw:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:c:d:l:n:s:vw:")) != -1) {
 		switch (ch) {
 		case 'a':
 			if (nprefix == NPREFIX || optarg[0] != '/')
 				errx(64, "-a %s: up to %d prefixes, each "
 				    "starting with /", optarg, NPREFIX);
 			prefix[nprefix++] = optarg;
+			break;
+		case 'c':
+			cache = optarg;
 			break;
 		case 'd':
 			if (proxy_num(optarg, 0, 10000, &maxd) == -1)

@@ -32,15 +32,27 @@
  *				exists (at most 20 s), then the delay
  *				above: a check held up until a peer's
  *				claim is visible
- * PG_PREEMPT_SEND_UNTIL=PATH	before the first send on a TCP socket,
+ * PG_PREEMPT_SEND_UNTIL=PATH	before the first connect(2) on a TCP
+ *				socket (not after: a peer's serve would
+ *				time the held question out, 408),
  *				create PATH.held, then wait until PATH
  *				exists (at most 20 s): a check held up
  *				after it read its own status, before it
  *				asks round 1
+ * PG_PREEMPT_SENT_UNTIL=PATH	the same, after the first send on a TCP
+ *				socket: a check held up after its round-1
+ *				question left, before it reads the answer
+ *				and claims
  * PG_PREEMPT_ROUND2_UNTIL=PATH	the same, before the first connect(2)
  *				on a TCP socket after the first rename: a
  *				check held up after its claim became
  *				visible, before it connects for round 2
+ * PG_PREEMPT_CLAIMED_MS=D	sleep D ms (plus the jitter) after the
+ *				first flock(2) LOCK_UN that follows the
+ *				first rename: a check held up after its
+ *				claim became visible and it read the clock
+ *				for that, before round 2 (a hold in the
+ *				rename raises that reading: a slow write)
  * PG_PREEMPT_GETLK_MS=D	sleep D ms (plus the jitter) after each
  *				F_OFD_GETLK or F_GETLK: a serve held up
  *				between testing the claim lock and reading
@@ -53,6 +65,7 @@
  * Unix sockets, UDP), the calls are passed through untouched.
  */
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -77,19 +90,25 @@ static ssize_t	(*real_writev)(int, const struct iovec *, int);
 static int	(*real_rename)(const char *, const char *);
 static int	(*real_renameat)(int, const char *, int, const char *);
 static int	(*real_fcntl)(int, int, ...);
+static int	(*real_flock)(int, int);
 static int	(*real_connect)(int, const struct sockaddr *, socklen_t);
 
 static long	 delay_ms = -1;	/* -1: no delay */
 static long	 rename_ms = -1, rename2_ms = -1, pre_rename2_ms = -1;
 static long	 getlk_ms = -1;
+static long	 claimed_ms = -1;
+static int	 claimed;
 static long	 answer_ms = -1;
 static long	 jitter_ms;
 static const char *barrier_dir, *rename_until, *send_until, *round2_until;
+static const char *sent_until;
+static int	 sent1;
 static long	 parties;
 static int	 renamed, sent, sent2;
 static uint64_t	 rng;
 
 static void	 wait_until(int (*)(void));
+static void	 hold_until(const char *);
 
 static long
 env_ms(const char *name, long dflt)
@@ -126,6 +145,7 @@ resolve(void)
 	real_renameat = (int (*)(int, const char *, int, const char *))
 	    dlsym(RTLD_NEXT, "renameat");
 	real_fcntl = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl");
+	real_flock = (int (*)(int, int))dlsym(RTLD_NEXT, "flock");
 	real_connect = (int (*)(int, const struct sockaddr *, socklen_t))
 	    dlsym(RTLD_NEXT, "connect");
 }
@@ -144,11 +164,13 @@ preempt_init(void)
 	rename2_ms = env_ms("PG_PREEMPT_RENAME2_MS", rename_ms);
 	pre_rename2_ms = env_ms("PG_PREEMPT_PRE_RENAME2_MS", -1);
 	getlk_ms = env_ms("PG_PREEMPT_GETLK_MS", -1);
+	claimed_ms = env_ms("PG_PREEMPT_CLAIMED_MS", -1);
 	answer_ms = env_ms("PG_PREEMPT_ANSWER_MS", -1);
 	barrier_dir = getenv("PG_PREEMPT_RENAME_BARRIER");
 	parties = env_ms("PG_PREEMPT_RENAME_PARTIES", 0);
 	rename_until = getenv("PG_PREEMPT_RENAME_UNTIL");
 	send_until = getenv("PG_PREEMPT_SEND_UNTIL");
+	sent_until = getenv("PG_PREEMPT_SENT_UNTIL");
 	round2_until = getenv("PG_PREEMPT_ROUND2_UNTIL");
 	if ((seed = getenv("PG_PREEMPT_SEED")) != NULL && *seed != '\0')
 		rng = strtoull(seed, NULL, 10);
@@ -213,6 +235,10 @@ after(int fd, ssize_t n)
 {
 	if (delay_ms >= 0 && n > 0 && is_tcp(fd))
 		hold_up(delay_ms);
+	if (sent_until != NULL && !sent1 && n > 0 && is_tcp(fd)) {
+		sent1 = 1;
+		hold_until(sent_until);
+	}
 	return n;
 }
 
@@ -240,26 +266,28 @@ hold_until(const char *until)
 }
 
 /*
- * Before a write on a TCP socket: an answer held back; the first one
- * held until PG_PREEMPT_SEND_UNTIL exists.
+ * Before a write on a TCP socket: an answer held back.
  */
 static void
 before(int fd)
 {
-	if (send_until != NULL && !sent && is_tcp(fd)) {
-		sent = 1;
-		hold_until(send_until);
-	}
 	if (answer_ms >= 0 && is_tcp(fd))
 		hold_up(answer_ms);
 }
 
-/* The first connect after a rename: held until PG_PREEMPT_ROUND2_UNTIL. */
+/*
+ * The first connect: held until PG_PREEMPT_SEND_UNTIL exists; the first
+ * after a rename, until PG_PREEMPT_ROUND2_UNTIL does.
+ */
 int
 connect(int fd, const struct sockaddr *to, socklen_t len)
 {
 	if (real_writev == NULL)
 		resolve();
+	if (send_until != NULL && !sent && is_tcp(fd)) {
+		sent = 1;
+		hold_until(send_until);
+	}
 	if (round2_until != NULL && renamed && !sent2 && is_tcp(fd)) {
 		sent2 = 1;
 		hold_until(round2_until);
@@ -373,6 +401,23 @@ fcntl(int fd, int cmd, ...)
 #endif
 	    ))
 		hold_up(getlk_ms);
+	return r;
+}
+
+/* The record lock let go after the claim's rename: held up there. */
+int
+flock(int fd, int op)
+{
+	int	 r;
+
+	if (real_writev == NULL)
+		resolve();
+	r = real_flock(fd, op);
+	if (r == 0 && (op & LOCK_UN) && renamed && !claimed &&
+	    claimed_ms >= 0) {
+		claimed = 1;
+		hold_up(claimed_ms);
+	}
 	return r;
 }
 

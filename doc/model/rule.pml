@@ -18,6 +18,7 @@
  */
 
 #define W	1		/* settle/4 */
+#define D	4		/* settle: pg_settle_old_ns, settle <= 3.1 s */
 
 /* Kinds of answer: enum pg_answer_kind */
 #define K_ELAPSED	0
@@ -88,6 +89,17 @@ typedef Seen {
 
 /* later = max(W, visible - claim) */
 #define LATER(vc)	((vc) > W -> (vc) : W)
+
+/*
+ * The margin against a peer that shows no status: D, for a real 0.3.0
+ * check held up to D between writing its question and stamping it
+ * (doc/SAFETY.md, section 4). MUT_old03: none, as 0.4.0.
+ */
+#ifdef MUT_old03
+#define OLD(s)		0
+#else
+#define OLD(s)		(s.hs -> 0 : D)
+#endif
 
 #define ANSWERED(s)	(s.k == K_ELAPSED || s.k == K_NEVER)
 /* Active as round 2 and the polls count it */
@@ -214,11 +226,11 @@ inline settle_peer(s, slept, vc, r)
 			:: else ->
 				if
 #if defined(MUT_later_vc)
-				:: s.lo > vc -> r = 0
+				:: s.lo > vc + OLD(s) -> r = 0
 #elif defined(MUT_later_w)
-				:: s.lo > W -> r = 0
+				:: s.lo > W + OLD(s) -> r = 0
 #else
-				:: s.lo > LATER(vc) -> r = 0
+				:: s.lo > LATER(vc) + OLD(s) -> r = 0
 #endif
 				:: else ->
 					if
@@ -299,9 +311,10 @@ inline poll_end(tooslow, wt, v)
  * peer that answered round 1 and not round 2: withdraw. It also
  * withdraws when its claim took more than W to become visible, or the
  * rounds too long (the caller). It always slept; it publishes no status
- * and knows no hold, handover or deciding. One fix of 0.4.0 is given to
- * it (README.md): a peer active in round 2 that it could not reach in
- * round 1 makes it withdraw (O3_REAL leaves 0.3's bug in).
+ * and knows no hold, handover or deciding; its bound on a claim has no
+ * drift, and its send is stamped after the write (pollguard.pml,
+ * SENTMAX). A peer active in round 2 that it could not reach in round 1
+ * is ordered like any other (O3_FIXED: 0.4.0's fix, withdraw).
  */
 inline settle03_peer(s, r)
 {
@@ -309,7 +322,7 @@ inline settle03_peer(s, r)
 	:: s.k == K_UNREACH && s.ans1 -> r = 1
 	:: s.k == K_ELAPSED && s.act ->
 		if
-#ifndef O3_REAL
+#ifdef O3_FIXED
 		:: !s.ans1 -> r = 1
 		:: s.ans1 && (s.lo > W || (s.lo >= -W && s.first)) -> r = 0
 #else

@@ -237,7 +237,7 @@ nosuch:
 			for (ff : 0 .. 1) {
 				for (sl : 0 .. 1) {
 					for (vc : 0 .. 3) {
-						for (lo : -4 .. 5) {
+						for (lo : -4 .. 9) {
 							mkpeer(s0, kk, a, h, b);
 							s0.ans1 = an;
 							s0.first = ff;

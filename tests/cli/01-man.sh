@@ -23,7 +23,8 @@ done
 # lines continues on lines indented to the tool's name. Without
 # arguments pollguard-serve would serve a connection on stdin, so an
 # unknown option is the one way to ask all of the tools.
-for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status; do
+for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status \
+    pollguard-run; do
 	pages=("$PG_TOP"/man/"$tool".[1-8])
 	page=${pages[0]}
 	if [ ! -f "$page" ]; then
@@ -62,11 +63,14 @@ section()
 	' "$1"
 }
 
-for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status; do
+for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status \
+    pollguard-run; do
 	pages=("$PG_TOP"/man/"$tool".[1-8])
 	page=${pages[0]}
 	[ -f "$page" ] || continue
-	code=$(sed -n 's/.*getopt(argc, argv, "+\{0,1\}\([^"]*\)").*/\1/p' \
+	# The string given to getopt, or the macro OPTS it is given.
+	code=$(sed -n -e 's/.*getopt(argc, argv, "+\{0,1\}\([^"]*\)").*/\1/p' \
+	    -e 's/^#define OPTS[[:space:]]*"+\{0,1\}\([^"]*\)".*/\1/p' \
 	    "$PG_TOP/bin/$tool.c" | tr -d ':' | grep -o . | sort | tr -d '\n')
 	doc=$(grep -o '^\.It Fl [A-Za-z]' "$page" | awk '{ print $3 }' | sort -u |
 	    tr -d '\n')
@@ -125,7 +129,8 @@ objs()
 	    p && /\$\(LIB\)/ { exit }' "$PG_TOP/Makefile" |
 	    grep -o '[a-z-]*\.o' | sed "s|^|$PG_TOP/bin/|; s|\.o$|.c|"
 }
-for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status; do
+for tool in pollguard-check pollguard-touch pollguard-serve pollguard-status \
+    pollguard-run; do
 	pages=("$PG_TOP"/man/"$tool".[1-8])
 	page=${pages[0]}
 	[ -f "$page" ] || continue

@@ -141,12 +141,20 @@ assert "... the counts of all three" \
     grep -q '^3 passed, 2 failed, 0 skipped$' "$T/out"
 # Its lines: the failed check, the exit status, its TAP comment and its
 # count line, one after the other.
-grep -n 'fail\.sh' "$T/out" | grep -v '^[0-9]*:failed: ' | cut -d: -f1 >"$T/lines"
+sed '/^--- what failed:$/,$d' "$T/out" | grep -n 'fail\.sh' | cut -d: -f1 >"$T/lines"
 is "$(wc -l <"$T/lines")/$(($(tail -n 1 "$T/lines") - $(head -n 1 "$T/lines") + 1))" \
     4/4 "... the failing test's four lines together"
 assert "... its count line last" \
     grep -qE 'fail\.sh +1 ok, 2 failed, 0 skipped +[0-9]+s$' "$T/out"
 assert "... with its comment" grep -q 'fail.sh: # what broke' "$T/out"
+# At the end, before the counts: the failed check again with the comment
+# after it, and the problem (a log cut in the middle still shows them).
+is "$(sed -n '/^--- what failed:$/,/ passed, /p' "$T/out" | sed 's|^.*/t/||')" \
+    "--- what failed:
+fail.sh: not ok 2 - broken
+fail.sh: # what broke
+fail.sh: exit status 1
+3 passed, 2 failed, 0 skipped" "... and at the end, the failed check again, what it said and the problem"
 is "$(tail -n 1 "$T/out")" "failed: $T/t/fail.sh" "... and named on the last line"
 
 runner -j 3 "$T/t/serial-a.sh" "$T/t/alone-b.sh" "$T/t/pass.sh"

@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
-# Usage errors of pollguard-check, pollguard-touch and pollguard-status: exit 64, the usage
+# Usage errors of pollguard-check, pollguard-touch, pollguard-status and
+# pollguard-run: exit 64, the usage
 # text of SPEC.md on stderr, invalid cluster IDs refused, an unknown cluster
 # a configuration error (78); none of it writes to the state directory.
+# --help (the usage on stdout) and --version (the file VERSION) on every
+# tool, exit 0.
 . "${PG_TOP:-.}/tests/lib.sh"
 
 USAGE_CHECK='usage: pollguard-check [-Enqv] [-c file] cluster'
@@ -13,8 +16,13 @@ USAGE_TOUCH='usage: pollguard-touch [-c file] cluster
        pollguard-touch -r [-c file] cluster'
 
 USAGE_STATUS='usage: pollguard-status [-j] [-c file] [cluster]
-       pollguard-status -p [-C duration] [-c file] [-w duration] cluster'
+       pollguard-status -p [-C duration] [-c file] [-w duration] cluster
+       pollguard-status -t [-c file] [cluster]'
 STATUS=$PG_BIN/pollguard-status
+USAGE_RUN='usage: pollguard-run [-nqv] [-c file] [-t duration] [-w duration] cluster -- command [argument ...]'
+RUN=$PG_BIN/pollguard-run
+USAGE_SERVE='usage: pollguard-serve [-v] [-c file] [-i]
+       pollguard-serve [-v] [-c file] [-p pidfile] -l [addr]:port'
 
 LONG64=$(printf 'x%.0s' $(seq 64))
 LONG65=${LONG64}y
@@ -148,6 +156,8 @@ usage_error "$STATUS" "$USAGE_STATUS" "status, two clusters" -c "$CONF" c1 extra
 usage_error "$STATUS" "$USAGE_STATUS" "status, unknown option -x" -x -c "$CONF" c1
 usage_error "$STATUS" "$USAGE_STATUS" "status, check's option -n" -n -c "$CONF" c1
 usage_error "$STATUS" "$USAGE_STATUS" "status, -c without argument" -c
+usage_error "$STATUS" "$USAGE_STATUS" "status, -t with -j" -t -j -c "$CONF" c1
+usage_error "$STATUS" "$USAGE_STATUS" "status, -t with two clusters" -t -c "$CONF" c1 c2
 bad_id "$STATUS" "status ../x" -c "$CONF" ../x
 bad_id "$STATUS" "status ID with a control character" -c "$CONF" $'a\001b'
 exit_is 78 "status unknown cluster: exit 78" "$STATUS" -c "$CONF" nosuch
@@ -158,13 +168,79 @@ out_empty "status -j unknown cluster: nothing on stdout"
 
 state_untouched "status: nothing written in the state directory by any of these"
 
+# --- pollguard-run ---
+
+usage_error "$RUN" "$USAGE_RUN" "run, no command" -c "$CONF" c1
+usage_error "$RUN" "$USAGE_RUN" "run, -- without a command" -c "$CONF" c1 --
+usage_error "$RUN" "$USAGE_RUN" "run, no --" -c "$CONF" c1 touch "$M"
+usage_error "$RUN" "$USAGE_RUN" "run, unknown option -x" -x -c "$CONF" c1 -- touch "$M"
+usage_error "$RUN" "$USAGE_RUN" "run, check's option -E" -E -c "$CONF" c1 -- touch "$M"
+usage_error "$RUN" "$USAGE_RUN" "run, -w without argument" -c "$CONF" c1 -w
+for d in 0 500ms 31d x; do
+	exit_is 64 "run -w '$d': exit 64" "$RUN" -w "$d" -c "$CONF" c1 -- touch "$M"
+done
+for d in 50ms 31d x; do
+	exit_is 64 "run -t '$d': exit 64" "$RUN" -t "$d" -c "$CONF" c1 -- touch "$M"
+done
+bad_id "$RUN" "run ../x" -c "$CONF" ../x -- touch "$M"
+exit_is 78 "run unknown cluster: exit 78" "$RUN" -c "$CONF" nosuch -- touch "$M"
+err_has "no [cluster nosuch]" "run unknown cluster: message names it"
+assert "run usage errors: the command was not run" test ! -e "$M"
+state_untouched "run: nothing written in the state directory by any of these"
+
 # getopt's own message names the program as the others do, not the path
 # it was run by.
-for tool in "$CHECK" "$TOUCH" "$STATUS" "$SERVE"; do
+for tool in "$CHECK" "$TOUCH" "$STATUS" "$SERVE" "$RUN"; do
 	"$tool" -x </dev/null >/dev/null 2>"$T/err"
 	is "$(head -n 1 "$T/err")" "${tool##*/}: invalid option -- 'x'" \
 	    "${tool##*/} -x, run by its path: getopt names the program"
 done
+
+# --- --help and --version ---
+
+V=$(cat "$PG_TOP/VERSION")
+# help_version TOOL USAGE: --help, alone or after other options, and
+# --version, each exit 0 with nothing on stderr.
+help_version()
+{
+	local tool=$1 usage=$2 name=${1##*/} args
+	for args in "--help" "-c $CONF --help" "-c$CONF --help c1"; do
+		# shellcheck disable=SC2086
+		exit_is 0 "$name $args: exit 0" "$tool" $args
+		is "$(cat "$T/out")" "$usage" "$name $args: the usage on stdout"
+		err_empty "$name $args: nothing on stderr"
+	done
+	exit_is 0 "$name --version: exit 0" "$tool" --version
+	is "$(cat "$T/out")" "$name $V" "$name --version: '$name $V' on stdout"
+	err_empty "$name --version: nothing on stderr"
+}
+help_version "$CHECK" "$USAGE_CHECK"
+help_version "$TOUCH" "$USAGE_TOUCH"
+help_version "$SERVE" "$USAGE_SERVE"
+help_version "$STATUS" "$USAGE_STATUS"
+help_version "$RUN" "$USAGE_RUN"
+if [ -x "$PG_BIN/pollguard-touch-curl" ]; then
+	help_version "$PG_BIN/pollguard-touch-curl" "$USAGE_TOUCH"
+else
+	skip "pollguard-touch-curl not built" 12
+fi
+exit_is 0 "check -E --help: exit 0, not 255" "$CHECK" -E --help
+exit_is 0 "status -p --help: exit 0" "$STATUS" -p --help
+is "$(cat "$T/out")" "$USAGE_STATUS" "status -p --help: the usage on stdout"
+# -c's argument and a job's arguments are not options.
+exit_is 78 "check -c --help: a config named --help" "$CHECK" -c --help c1
+err_has "--help" "check -c --help: the error names the file"
+out_empty "check -c --help: no usage on stdout"
+exit_is 0 "touch c1 -- printf --help: the job's argument" \
+    "$TOUCH" -c "$CONF" c1 -- printf '%s\n' --help
+is "$(cat "$T/out")" "--help" "touch c1 -- printf --help: the job printed it"
+exit_is 0 "touch c1 -- printf --version: the job's argument" \
+    "$TOUCH" -c "$CONF" c1 -- printf '%s\n' --version
+is "$(cat "$T/out")" "--version" "touch c1 -- printf --version: the job printed it"
+exit_is 0 "run c1 -- printf --help: the job's argument" \
+    "$RUN" -q -c "$CONF" c1 -- printf '%s\n' --help
+is "$(cat "$T/out")" "--help" "run c1 -- printf --help: the job printed it"
+usage_error "$CHECK" "$USAGE_CHECK" "check, another long option" --helpme -c "$CONF" c1
 
 # --- the longest valid ID is fine ---
 

@@ -104,7 +104,7 @@ for tool in "$CHECK" "$TOUCH"; do
 	usage_err "$tool" "$t, extra argument" -c "$CONF" c1 extra
 	usage_err "$tool" "$t, two clusters" -c "$CONF" c1 "$ID64"
 	usage_err "$tool" "$t, unknown option -z" -z -c "$CONF" c1
-	usage_err "$tool" "$t, unknown long option --help" --help
+	usage_err "$tool" "$t, unknown long option --frobnicate" --frobnicate
 	usage_err "$tool" "$t, -c without its argument" -c
 	usage_err "$tool" "$t, -c without its argument after the cluster" c1 -c
 	usage_err "$tool" "$t, option cluster -x" -c "$CONF" -x
@@ -117,7 +117,7 @@ usage_err "$CHECK" "check, -- and a command" -c "$CONF" c1 -- true
 # pollguard-status takes one cluster or none.
 usage_err "$STATUS" "status, two clusters" -c "$CONF" c1 "$ID64"
 usage_err "$STATUS" "status, unknown option -z" -z -c "$CONF" c1
-usage_err "$STATUS" "status, unknown long option --help" --help
+usage_err "$STATUS" "status, unknown long option --frobnicate" --frobnicate
 usage_err "$STATUS" "status, -c without its argument" -c
 usage_err "$STATUS" "status, -c without its argument after the cluster" c1 -c
 usage_err "$STATUS" "status, option cluster -x" -c "$CONF" -x
@@ -226,7 +226,7 @@ USAGE_SERVE='usage: pollguard-serve [-v] [-c file] [-i]'
 BEFORE=$(snap)
 usage_err "$SERVE" "serve, an argument" -c "$CONF" c1
 usage_err "$SERVE" "serve, unknown option -z" -z
-usage_err "$SERVE" "serve, unknown long option --help" --help
+usage_err "$SERVE" "serve, unknown long option --frobnicate" --frobnicate
 usage_err "$SERVE" "serve, -c without its argument" -c
 usage_err "$SERVE" "serve, -l without its argument" -c "$CONF" -l
 usage_err "$SERVE" "serve, -p without its argument" -c "$CONF" -l 127.0.0.1:0 -p

@@ -77,7 +77,7 @@ run_cases 0
 
 # --- passwords and file modes ---
 
-for mode in 0644 0604 0664 0444; do
+for mode in 0644 0604 0444; do
 	copy_case "$CASES/80-peer-password.conf" "$T/pw$mode.conf" "$mode"
 	exit_is 78 "peer password, mode $mode (readable by others): exit 78" \
 	    "$CHECK" -n -c "$F" c1
@@ -85,9 +85,17 @@ for mode in 0644 0604 0664 0444; do
 	    "peer password, mode $mode: message names the file, ends \"run: chmod o-r FILE\""
 	err_has "$mode" "peer password, mode $mode: message gives the mode"
 done
-for mode in 0600 0400 0640 0440 0660; do
+for mode in 0600 0400 0640 0440; do
 	copy_case "$CASES/80-peer-password.conf" "$T/pw$mode.conf" "$mode"
 	exit_is 0 "peer password, mode $mode: loads" "$CHECK" -n -c "$F" c1
+done
+# Writable by group: not trusted, passwords or not (tests/cli/33a-trust.sh).
+for mode in 0664 0660; do
+	copy_case "$CASES/80-peer-password.conf" "$T/pw$mode.conf" "$mode"
+	exit_is 78 "peer password, mode $mode (group-writable): exit 78" \
+	    "$CHECK" -n -c "$F" c1
+	err_has "$F: writable by group or others (owner root, mode $mode)" \
+	    "peer password, mode $mode: message names the file, owner, mode"
 done
 
 copy_case "$CASES/80-serve-password.conf" "$T/serve.conf" 644

@@ -20,7 +20,7 @@ systemd/pollguard-job@.service systemd/pollguard-job@.timer
 systemd/pollguard.service systemd/pollguard.socket systemd/pollguard@.service
 tmpfiles.d/pollguard.conf xinetd.d/pollguard"
 PAGES="man1/pollguard-check.1 man1/pollguard-touch.1 man1/pollguard-status.1
-man5/pollguard.conf.5
+man1/pollguard-run.1 man5/pollguard.conf.5
 man7/pollguard.7 man8/pollguard-serve.8"
 
 root=$T/root
@@ -46,7 +46,8 @@ is "$?" 0 "make install DESTDIR=... PREFIX=/usr"
 (cd "$root" && find . -type f | sort) >"$T/files"
 {
 	echo ./etc/pollguard.conf
-	for t in pollguard-check pollguard-serve pollguard-status pollguard-touch; do
+	for t in pollguard-check pollguard-run pollguard-serve pollguard-status \
+	    pollguard-touch; do
 		echo "./usr/bin/$t"
 	done
 	echo ./usr/lib/pollguard/pollguard-touch-curl
@@ -89,9 +90,10 @@ wait = 10s
 CONF
 exit_is 0 "the installed pollguard-check runs" "$root/usr/bin/pollguard-check" -c "$CONF" mail
 exit_is 0 "the installed pollguard-touch runs" "$root/usr/bin/pollguard-touch" -c "$CONF" -r mail
+exit_is 0 "the installed pollguard-run runs a job" "$root/usr/bin/pollguard-run" -q -c "$CONF" mail -- true
 exit_is 0 "the installed pollguard-status runs" "$root/usr/bin/pollguard-status" -c "$CONF" mail
 assert "the installed pollguard-status shows the cluster" grep -q '^mail  *testnode (self)  *yes ' "$T/out"
-for t in pollguard-serve pollguard-status pollguard-touch; do
+for t in pollguard-serve pollguard-status pollguard-touch pollguard-run; do
 	is "$(readlink "$root/usr/share/bash-completion/completions/$t")" pollguard-check \
 	    "bash completion for $t: a link to pollguard-check's"
 done

@@ -140,6 +140,7 @@ pollguard-touch mail; r touch $?
 printf 'GET /v1/elapsed/mail HTTP/1.0\r\n\r\n' | pollguard-serve -i >/tmp/serve.out 2>&1
 r serve "$(head -n 1 /tmp/serve.out | tr -d '\r')"
 pollguard-check mail; r check_after_touch $?
+pollguard-run mail -- sh -c 'exit 7'; r run $?
 # An etcd cluster: pollguard-touch execs /usr/lib/pollguard/pollguard-touch-curl,
 # which alone says that this node does not hold the key (no etcd needed).
 printf '[pollguard]\nstate = /tmp/etcd-state\n[etcd]\nendpoints = http://127.0.0.1:9\n[cluster strict]\nbackend = etcd\nwait = 1m\n' >/tmp/etcd.conf
@@ -206,6 +207,7 @@ is "${R[check_n]-}" 0 "pollguard-check -n mail with the shipped config: exit 0"
 [ "${R[check_n]-}" = 0 ] || diag "pollguard-check -n: ${R[check_n_err]-}"
 is "${R[touch]-}/${R[serve]-}/${R[check_after_touch]-}" "0/HTTP/1.0 200 OK/0" \
     "pollguard-touch, pollguard-serve -i and pollguard-check run"
+is "${R[run]-}" 7 "pollguard-run mail -- job: runs it, exits with its status"
 is "${R[touch_etcd]-}" 1:1 \
     "pollguard-touch on an etcd cluster runs /usr/lib/pollguard/pollguard-touch-curl"
 case ${R[man]-} in

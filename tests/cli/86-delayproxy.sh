@@ -110,7 +110,7 @@ num_between "$MS" 2000 100000 "-x 1:blackhole: held until the client gives up (2
 
 proxy p5 -x 1:reset
 fetch "$PPORT"
-rc_in "7|56" "-x 1:reset: the client sees a reset (on connect or read)"
+rc_in "7|55|56" "-x 1:reset: the client sees a reset (on connect, send or read)"
 
 proxy p4b -x 1:blackhole
 send "$PPORT" "$T/small"

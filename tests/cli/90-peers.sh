@@ -350,7 +350,10 @@ norec a b c
 # --- unreachable peers ---
 
 exit_is 0 "unreachable peer, policy run: go" "$CHECK" -n -c "$CA" down
-err_empty "unreachable, no -v, stderr not a terminal: stderr empty"
+err_like '\<dead\>.*unreachable.*said once an hour' \
+    "unreachable, no -v, stderr not a terminal: said once (cron mails it)"
+exit_is 0 "unreachable again: go" "$CHECK" -n -c "$CA" down
+err_empty "... within the hour: stderr empty"
 exit_is 0 "unreachable, -v: go" "$CHECK" -nv -c "$CA" down
 err_like '\<dead\>.*\<unreachable\>' "-v: warns that dead is unreachable"
 err_like '\<dead\>.*\<never\>' "-v: dead counts as never"

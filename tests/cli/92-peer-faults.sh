@@ -26,7 +26,7 @@ command -v perl >/dev/null 2>&1 || {
 # slack is for a slow machine, not a speed requirement.
 TIMEOUT_MS=2000
 SETTLE_MS=1000
-SLACK_MS=${PG_SLACK_MS:-2000}
+SLACK_MS=${PG_SLACK_MS:-$((2000 * PG_SLOW))}
 ONE_ROUND_MS=$((TIMEOUT_MS + SLACK_MS))
 TWO_ROUNDS_MS=$((2 * TIMEOUT_MS + SETTLE_MS + SLACK_MS))
 

@@ -4,8 +4,8 @@
 # half of them silent, half trickling a byte every 200 ms: serve with
 # max_connections = 256 holds at most 256, answers the others 503 at
 # once, answers every held one 408 at its deadline (trickling does not
-# extend it), logs each refusal, and a
-# pollguard-check asking it meanwhile ends within its own bounds. Below the
+# extend it), logs the first refusal of each kind (the rest counted), and
+# a pollguard-check asking it meanwhile ends within its own bounds. Below the
 # limit, slow clients do not keep a check from its answer. Under a low
 # soft open file limit the limit of 256 still holds. A listen queue of
 # backlog = 4, full while serve is stopped: the kernel holds 5, and every
@@ -205,10 +205,13 @@ t=$(field t408max "$F")
 num_between "$t" $((TIMEOUT_MS - 5)) $((TIMEOUT_MS + 10000)) "the last 408 soon after it ($t ms)"
 diag "the slowest 503 came $(field t503max "$F") ms after its connect"
 tail -n +$((LOG0 + 1)) "$T/s.err" >"$T/s.log2"
-is "$(grep -c ': 408 Request Timeout' "$T/s.log2")" "$s408" "every 408 logged"
-# The checks during the flood may have had a 503 too.
-num_between "$(grep -c ': 503 Service Unavailable' "$T/s.log2")" "$s503" $((s503 + 9)) \
-    "every 503 logged"
+# The first of each kind from 127.0.0.1 in a minute is logged, the others
+# counted and summed up after it (33b-log-flood.sh): a line or two, not
+# one a connection (the flood and the one before may span two minutes).
+num_between "$(grep -c ': 408 Request Timeout' "$T/s.log2")" 0 2 \
+    "$s408 408s: at most one line a minute"
+num_between "$(grep -c ': 503 Service Unavailable' "$T/s.log2")" 0 2 \
+    "$s503 503s: at most one line a minute"
 wait_for 10 eval '[ "$(nfds "$SPID")" -eq "$BASE" ]'
 is "$(nfds "$SPID")" "$BASE" "afterwards: serve's descriptors back to $BASE"
 checks 3

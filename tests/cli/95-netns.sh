@@ -139,6 +139,8 @@ conf()
 			printf '[peer %s]\nurl = http://%s:7709/\n' "$h" "${IP[$h]}"
 		done
 		printf '[cluster mail]\nwait = %dms\nunreachable = %s\n' "$WAIT_MS" "$1"
+		# For the probe below: no cron loop runs it.
+		printf '[cluster probe]\nwait = %dms\n' "$WAIT_MS"
 	} >"$T/pollguard.conf.new"
 	chmod 644 "$T/pollguard.conf.new"
 	mv "$T/pollguard.conf.new" "$T/pollguard.conf"
@@ -334,7 +336,8 @@ for h in "${HOSTS[@]}"; do
 done
 ok "serve and the cron loop running on a, b and c"
 # The hosts answer each other across the bridge.
-if "$T/hx" a "$CHECK" -nv -c "$CONF" mail >/dev/null 2>"$T/probe.err" &&
+# Another cluster: a's cron loop may already hold mail's run lock.
+if "$T/hx" a "$CHECK" -nv -c "$CONF" probe >/dev/null 2>"$T/probe.err" &&
     grep -q ' b: never: idle' "$T/probe.err" && grep -q ' c: never: idle' "$T/probe.err"; then
 	ok "a asks b and c across the bridge: both never active"
 else

@@ -164,8 +164,14 @@ stage()
 	else
 		is "$arc" 1 "($n) a, with a second check on b, withdraws: exit 1, not 0"
 	fi
-	err_like 'withdraw: b (kept its claim|claimed earlier)' \
-	    "($n) ... since b kept its claim"
+	# At load (a sanitizer build) a's round may outlast what orders
+	# claims: it withdraws for that, safely, before b's claim is weighed.
+	if grep -q "took too long to order claims" "$T/err"; then
+		skip "($n) ... since b kept its claim: a's round took too long to order claims"
+	else
+		err_like 'withdraw: b (kept its claim|claimed earlier)' \
+		    "($n) ... since b kept its claim"
+	fi
 	if [ "$arc" = 0 ]; then
 		bg "ja$n" "$TOUCH" -c "$T/a.conf" mail -- "$CLOCKREC" \
 		    -h "$AHOLD" "$LOG" job a "$n"

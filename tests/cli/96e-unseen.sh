@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: ISC
 # A peer not reached in round 1 whose claim hides a job it runs without
 # the run lock (found by the model: doc/model, the lockless
-# configuration). Node b runs a pipeline, producer | pollguard-touch -f
-# mail | consumer, refreshing its record. A short partition: a and b
-# each reach the other through a tests/delayproxy that resets every
-# connection. a's check finds b unreachable (unreachable = run: counts
-# as never) and claims; b's check, its own pipeline aside, finds a
-# unreachable and claims later. Both are held after their claim, before
-# round 2 (tests/preempt.so), while the partition heals. a's round 2
-# then reads b's claim, later than its own: by the order of claims a
-# would keep, and go beside b's pipeline, whose refresh the claim hides.
+# configuration). Node b runs a job that records its activity with plain
+# pollguard-touch mail, refreshing its record without the run lock (a
+# pipeline through pollguard-touch -f holds it since 0.5: b's check would
+# skip). A short partition: a and b each reach the other through a
+# tests/delayproxy that resets every connection. a's check finds b
+# unreachable (unreachable = run: counts as never) and claims; b's check,
+# its own job aside, finds a unreachable and claims later. Both are held
+# after their claim, before round 2 (tests/preempt.so), while the
+# partition heals. a's round 2 then reads b's claim, later than its own:
+# by the order of claims a would keep, and go beside b's job, whose
+# refresh the claim hides.
 # A peer not reached in round 1 and active in round 2 makes a withdraw,
 # claim or not. Before the fix a went (exit 0).
 . "${PG_TOP:-.}/tests/lib.sh"
@@ -51,17 +53,18 @@ claims()
 	    grep -q '^claim '
 }
 
-# b's pipeline: a line every 200 ms, each a refresh of b's record.
-bg pipe sh -c "while :; do echo line; sleep 0.2; done |
-    '$TOUCH' -f -c '$T/b.conf' mail >/dev/null"
-PIPE=$BGPID
+# b's job: a refresh of b's record every second (as a pipeline's), for 2
+# minutes at most.
+bg job bash -c "for ((i = 0; i < 120; i++)); do
+    '$TOUCH' -c '$T/b.conf' mail; sleep 1; done"
+JOB=$BGPID
 refreshed()
 {
 	local e
 	e=$("$PGSTATE" -c "$T/b.conf" read mail 2>/dev/null) &&
 	    [[ $e =~ ^[0-9]+$ ]] && [ "$e" -lt 1000 ]
 }
-assert "b's pipeline refreshes b's record" wait_for 10 refreshed
+assert "b's job refreshes b's record" wait_for 10 refreshed
 
 bg checka env LD_PRELOAD="$SHIM" PG_PREEMPT_ROUND2_UNTIL="$T/go_a" \
     "$CHECK" -v -c "$T/a.conf" mail
@@ -92,6 +95,6 @@ err_like "peer b .* unreachable: .*counts as never" \
     "a did not reach b in round 1"
 : >"$T/go_b"
 wait_exit "$B" 30
-assert "b's pipeline still runs" kill -0 "$PIPE"
+assert "b's job still runs" kill -0 "$JOB"
 
 finish

@@ -15,35 +15,13 @@ command -v perl >/dev/null 2>&1 || {
 }
 
 # The fake peer a: every request gets the file $T/a.resp as the answer.
-cat >"$T/fake.pl" <<'PL'
-use strict;
-use warnings;
-use IO::Socket::INET;
-my $resp = shift @ARGV;
-$SIG{CHLD} = 'IGNORE';
-my $l = IO::Socket::INET->new(Proto => 'tcp', LocalAddr => '127.0.0.1',
-    LocalPort => 0, Listen => 16, ReuseAddr => 1) or die "listen: $!\n";
-print STDERR "listening on 127.0.0.1:" . $l->sockport . "\n";
-for (;;) {
-	my $c = $l->accept or next;
-	if (fork) { close $c; next; }
-	while (defined(my $line = <$c>)) { last if $line =~ /^\r?\n$/; }
-	open(my $f, '<', $resp) or exit 0;
-	local $/;
-	my $d = <$f>;
-	print $c $d;
-	close $c;
-	exit 0;
-}
-PL
-bg fa perl "$T/fake.pl" "$T/a.resp"
-listen_port fa PA || bail "the fake peer did not start"
+fake_peer fa "$T/a.resp" || bail "the fake peer did not start"
+PA=$PORT
 
 # status BODY: a's answer, a 0.4 serve's 200 with that status block.
 status()
 {
-	printf 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nPollguard-Node: a\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n' \
-	    $((${#1} + 1)) "$1" >"$T/a.resp"
+	fake_status "$T/a.resp" a "$1"
 }
 
 mkdir -m 755 "$T/b.state" "$T/c.state"

@@ -8,8 +8,11 @@
 # since a peer may have gone meanwhile. Real processes on loopback:
 # nodes a and b with their serves; tests/preempt.so holds b's check up
 # after its last write, the lengthened claim, for longer than the
-# horizon, and a checks while it is held: b's serve no longer reports
-# the claim, a goes, and b must withdraw. Before the fix, both went.
+# horizon, and a checks while it is held. Since 0.5 b's serve still
+# reports the claim, pending (its job has not begun: doc/SAFETY.md,
+# section 7), and a skips; b must withdraw all the same, and then a
+# goes. Before the fix of 0.4, b's serve no longer reported the claim,
+# a went, and so did b.
 #
 # (1) b's last run was fine when its check began; a run on b fails
 #     after the check read its own status, before it asks round 1 (held
@@ -34,7 +37,7 @@
 
 SHIM=$PG_BUILD/tests/preempt.so
 [ -f "$SHIM" ] || {
-	skip "tests/preempt.so is not built (make tests/preempt.so)" 19
+	skip "tests/preempt.so is not built (make tests/preempt.so)" 32
 	finish
 }
 
@@ -55,18 +58,21 @@ b_claims()
 {
 	b_status | grep -q '^claim '
 }
-# held: b's check holds its claim lock, past its claim's horizon, and
-# its last run failed.
+# held: b's check holds its claim lock, past its claim's horizon (at
+# most 2.5 s, lengthened), and its last run failed. Its claim, pending,
+# is still shown.
 held()
 {
-	local s
+	local s c
 	s=$(b_status) || return 1
-	grep -qx 'deciding yes' <<<"$s" && ! grep -q '^claim ' <<<"$s" &&
+	c=$(sed -n 's/^claim \([0-9]*\)$/\1/p' <<<"$s")
+	grep -qx 'deciding yes' <<<"$s" && [ -n "$c" ] && [ "$c" -ge 3000 ] &&
 	    grep -qx 'failures 1' <<<"$s"
 }
 
 # attack CASE: b's check is running in the background (PID B); once it is
-# held up past its horizon, a checks; then b's check must not go. The
+# held up past its horizon, a checks and counts b, whose claim is
+# pending; then b's check must not go, and a goes once b has withdrawn. The
 # rule needs b's claim within a second of its run's end: on a machine so
 # slow that it was not, a rightly counts b, and there is nothing to
 # attack.
@@ -74,7 +80,7 @@ attack()
 {
 	local s gap e l
 	if wait_for 8 held; then
-		ok "($1) b's check is held up past its horizon, no claim shown"
+		ok "($1) b's check is held up past its horizon, its claim pending"
 	else
 		not_ok "($1) b's check is held up past its horizon"
 		diag "$(b_status)"
@@ -84,18 +90,22 @@ attack()
 	e=$(sed -n 's/^elapsed \([0-9]*\)$/\1/p' <<<"$s")
 	gap=$((${l:-0} - ${e:-0}))
 	if [ "$gap" -gt 800 ]; then
-		skip "($1) b claimed $gap ms after its run's end (> 800)" 4
+		skip "($1) b claimed $gap ms after its run's end (> 800)" 6
 		wait_exit "$B" 30
 		return
 	fi
-	exit_is 0 "($1) a does not count b (failed, no claim): a goes" \
+	exit_is 1 "($1) a counts b, its claim pending: a skips" \
 	    "$CHECK" -v -c "$T/a.conf" mail
-	err_like "b: .*its last run failed: not counted" "($1) -v: a ignores b"
+	err_lacks "its last run failed: not counted" \
+	    "($1) -v: a does not hand over"
 	wait_exit "$B" 30
-	is "$?" 1 "($1) b's check, no longer counted, withdraws: exit 1, not 0"
+	is "$?" 1 "($1) b's check, resumed past its horizon, withdraws: exit 1, not 0"
 	cp "$T/checkb.err" "$T/err"
 	err_has "claim withdrawn: the claim's horizon passed, or nearly, before it could go" \
 	    "($1) b says why, as a warning"
+	exit_is 0 "($1) b withdrew (failed, no claim): a goes" \
+	    "$CHECK" -v -c "$T/a.conf" mail
+	err_like "b: .*its last run failed: not counted" "($1) -v: a ignores b"
 }
 
 # (1)

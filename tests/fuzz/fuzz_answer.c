@@ -26,14 +26,17 @@
  * PG_NEVER; what each said is a terminated, printable string; no peer
  * runs into the timeout (the answer always ends); a usable answer came
  * with status 200; a status only with a usable answer, of the cluster
- * asked and agreeing with it; a 0.3 serve is marked old and has none;
- * the verdict is one of those documented.
+ * asked and agreeing with it, and without a nonce: the input cannot know
+ * the one each request drew, so a block with one, or an answer with a
+ * Pollguard-Nonce field, is a cached copy and never taken; a 0.3 serve
+ * is marked old and has none; the verdict is one of those documented.
  */
 #include <sys/socket.h>
 
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -200,6 +203,29 @@ has_200(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/*
+ * A line "Pollguard-Nonce:" in the first head (up to the first empty
+ * line): libcurl hands it to peers.c, and the input cannot hold the
+ * nonce the request drew.
+ */
+static int
+echoes(const uint8_t *p, size_t n)
+{
+	static const char	 f[] = "pollguard-nonce:";
+	const uint8_t		*end = p + n, *nl;
+
+	while (p < end && (nl = memchr(p, '\n', end - p)) != NULL) {
+		p = nl + 1;
+		if (p < end && (*p == '\n' || (*p == '\r' && p + 1 < end &&
+		    p[1] == '\n')))
+			return 0;
+		if ((size_t)(end - p) >= sizeof(f) - 1 &&
+		    strncasecmp((const char *)p, f, sizeof(f) - 1) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -264,6 +290,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    r.seen[i].status.elapsed_ms &&
 		    strcmp(r.seen[i].status.cluster, cluster.id) == 0),
 		    "a status that disagrees with the answer");
+		check(!r.seen[i].has_status ||
+		    r.seen[i].status.nonce[0] == '\0', "a status with the "
+		    "nonce %s, not the request's, accepted",
+		    r.seen[i].status.nonce);
+		check(!echoes(input, input_len) || !PG_ANSWER_OK(a->kind),
+		    "an answer with a Pollguard-Nonce field taken: %s",
+		    r.seen[i].why);
 	}
 		check(r.seen[0].answer.kind == r.seen[1].answer.kind &&
 	    r.seen[0].answer.elapsed_ms == r.seen[1].answer.elapsed_ms &&

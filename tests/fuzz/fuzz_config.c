@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Fuzz target: the config loader. The input is the contents of a config
- * file. pg_config_load reads files only by name, so the input goes into
- * a memfd (mode 0600, as a config with passwords must be) that is loaded
- * as /proc/self/fd/N: the real open, fstat, stdio reading, line reader,
- * inih and every key's validation run, and no file is touched. The
+ * file. pg_config_load reads files only by name, and only files it can
+ * trust (lib/trust.c: a regular file that no one but root or the user
+ * running it can change, in directories no one else can write), so the
+ * input goes into a file of mode 0600 in a directory of its own, mode
+ * 0700, made in $TMPDIR or else /tmp: the real trust walk, open, fstat,
+ * stdio reading, line reader, inih and every key's validation run. The
  * loader reads nothing else (no includes, no password files); with no
- * node set it asks gethostname.
+ * node set it asks gethostname. (A memfd, as /proc/self/fd/N, is a link
+ * the trust walk cannot follow: every input would fail at the open, and
+ * the target would fuzz nothing.) At start a known-good config must
+ * load, or the target exits 1 with the loader's message.
  *
  * Invariants: a failure has a message that names the file; a success has
  * a config that keeps every promise pollguard.conf(5) makes: valid
@@ -18,11 +23,11 @@
  * of control characters (passwords included). Each cluster can be looked
  * up by its ID, as the tools do.
  */
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <strings.h>
 #include <unistd.h>
@@ -30,20 +35,81 @@
 #include "pollguard.h"
 #include "fuzz.h"
 
-static int	 memfd = -1;
-static char	 path[64];
+static char	 dir[PATH_MAX];
+static char	 path[PATH_MAX];
+
+static void
+cleanup(void)
+{
+	unlink(path);
+	rmdir(dir);
+}
+
+/* path, truncated and filled with data: aborts when it cannot. */
+static void
+put(const uint8_t *data, size_t size)
+{
+	size_t		 off = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600)) == -1)
+		abort();
+	while (off < size) {
+		if ((n = write(fd, data + off, size - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			abort();
+		}
+		off += n;
+	}
+	if (close(fd) == -1)
+		abort();
+}
+
+/* A private directory under base that the loader trusts: 0, or -1. */
+static int
+setup(const char *base, char *err, size_t errlen)
+{
+	static const char	 good[] = "[cluster fuzz]\nwait = 1m\n";
+	struct pg_config	*cfg = NULL;
+
+	if (snprintf(dir, sizeof(dir), "%s/fuzz_config.XXXXXX", base) >=
+	    (int)sizeof(dir) || mkdtemp(dir) == NULL) {
+		snprintf(err, errlen, "%s: mkdtemp: %s", base,
+		    strerror(errno));
+		dir[0] = '\0';
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/pollguard.conf", dir);
+	put((const uint8_t *)good, sizeof(good) - 1);
+	if (pg_config_load(path, &cfg, err, errlen) == -1) {
+		cleanup();
+		return -1;
+	}
+	pg_config_free(cfg);
+	return 0;
+}
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	const char	*tmp = getenv("TMPDIR");
+	char		 err[PG_ERR_MAX], err2[PG_ERR_MAX];
+
 	(void)argc;
 	(void)argv;
-	if ((memfd = memfd_create("pollguard.conf", MFD_CLOEXEC)) == -1 ||
-	    fchmod(memfd, 0600) == -1) {
-		perror("memfd_create");
+	umask(077);
+	if ((tmp == NULL || tmp[0] != '/' || setup(tmp, err, sizeof(err)) ==
+	    -1) && setup("/tmp", err2, sizeof(err2)) == -1) {
+		fprintf(stderr, "fuzz_config: a good config does not load, "
+		    "so no input would: %s%s%s\n", tmp != NULL &&
+		    tmp[0] == '/' ? err : "", tmp != NULL && tmp[0] == '/' ?
+		    "; " : "", err2);
 		exit(1);
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
+	atexit(cleanup);
 	return 0;
 }
 
@@ -189,19 +255,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pg_config	*cfg = NULL;
 	char			 err[PG_ERR_MAX];
-	size_t			 off = 0;
-	ssize_t			 n;
 
-	if (ftruncate(memfd, 0) == -1)
-		abort();
-	while (off < size) {
-		if ((n = pwrite(memfd, data + off, size - off, off)) == -1) {
-			if (errno == EINTR)
-				continue;
-			abort();
-		}
-		off += n;
-	}
+	put(data, size);
 	memset(err, 0x55, sizeof(err));
 	if (pg_config_load(path, &cfg, err, sizeof(err)) == -1) {
 		check(terminated(err, sizeof(err)), "error not terminated");

@@ -15,9 +15,12 @@
  *
  * Invariants: the parser's status is one of those documented and agrees
  * with what it says about any prefix of the input; the parsed fields lie
- * within the input; the answer is well-formed HTTP with the status the
+ * within the input; a Pollguard-Nonce kept is 32 lowercase hex digits
+ * of the head; the answer is well-formed HTTP with the status the
  * request deserves, a Content-Length that matches, the body only for GET;
- * 200 only with the right credentials; the log lines are printable.
+ * 200 only with the right credentials; the answer's Pollguard-Nonce
+ * field and its status block echo the request's nonce, or there is none
+ * when it sent none; the log lines are printable.
  */
 #include <sys/stat.h>
 
@@ -203,8 +206,13 @@ check_parse(const uint8_t *data, size_t len, int status,
 	check(req->has_auth || req->auth[0] == '\0', "auth without the field");
 	check(terminated(req->cluster, sizeof(req->cluster)),
 	    "cluster not terminated");
+	check(terminated(req->nonce, sizeof(req->nonce)),
+	    "nonce not terminated");
 	if (status != 200)
 		return;
+	check(req->nonce[0] == '\0' || (pg_nonce_valid(req->nonce,
+	    strlen(req->nonce)) && memmem(data, req->used, req->nonce,
+	    strlen(req->nonce)) != NULL), "nonce kept: %s", req->nonce);
 	check(req->used > req->linelen && req->used <= len &&
 	    req->used <= PG_REQ_HEAD_MAX && data[req->used - 1] == '\n',
 	    "used %zu of %zu bytes", req->used, len);
@@ -299,6 +307,13 @@ check_answer(const struct server *s, const char *out, size_t outlen,
 		check(s->auth && strcmp(req->auth, TOKEN) != 0 &&
 		    field(head, "WWW-Authenticate", val, sizeof(val)) != NULL,
 		    "401 wrongly");
+	if (req->nonce[0] != '\0')
+		check(field(head, "Pollguard-Nonce", val, sizeof(val)) !=
+		    NULL && strcmp(val, req->nonce) == 0, "nonce %s not "
+		    "echoed as a field", req->nonce);
+	else
+		check(field(head, "Pollguard-Nonce", val, sizeof(val)) ==
+		    NULL, "a Pollguard-Nonce field without one asked");
 	check(field(head, "Content-Length", val, sizeof(val)) != NULL,
 	    "no Content-Length");
 	clen = strtol(val, NULL, 10);
@@ -321,6 +336,8 @@ check_answer(const struct server *s, const char *out, size_t outlen,
 		    (int)blen, body);
 		check(strcmp(st.cluster, req->cluster) == 0 && used == blen,
 		    "status of %s: %.*s", req->cluster, (int)blen, body);
+		check(strcmp(st.nonce, req->nonce) == 0, "nonce '%s' echoed "
+		    "as '%s'", req->nonce, st.nonce);
 	}
 }
 

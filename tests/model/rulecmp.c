@@ -69,14 +69,19 @@ parse_peer(char **p, struct abs *a)
 	return 0;
 }
 
-/* lower_bound of lib/decide.c: the earliest moment of s's claim */
+/*
+ * lower_bound of lib/decide.c: the earliest moment of s's claim, at the
+ * oscillators' rates (neither this node's nor a peer's rate said: 500
+ * ppm each, R = 1000 ppm; doc/SAFETY.md, section 3)
+ */
 static int64_t
 lower_bound(int64_t claim_ns, int64_t sent_ns, int64_t e_ms)
 {
-	int64_t	 e = e_ms * MS, span, drift;
+	int64_t	 e = e_ms * MS, x, drift;
+	int64_t	 r = 2 * PG_RATE_BASE, d = 1000000 - PG_RATE_BASE;
 
-	span = llabs(sent_ns - claim_ns);
-	drift = (e + span) / PG_DRIFT_DIV + 1;
+	x = e + MS + llabs(sent_ns - claim_ns);
+	drift = x / d * r + (x % d * r + d - 1) / d + 1;
 	return sent_ns - e - MS - drift - claim_ns;
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf-int.h"
 #include "pollguard.h"
 #include "tap.h"
 
@@ -781,10 +782,11 @@ test_values(void)
 			pg_config_free(cfg);
 		}
 	}
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 7; i++) {
 		static const char *const bad[] = {
 			"Root", "1abc", "-x", "a b", "a:b",
-			"abcdefghijklmnopqrstuvwxyz0123456"	/* 33 */
+			"abcdefghijklmnopqrstuvwxyz0123456",	/* 33 */
+			"nobody"	/* shared with other daemons */
 		};
 
 		snprintf(text, sizeof(text), "[serve]\nrun_as = %s\n", bad[i]);
@@ -1082,6 +1084,51 @@ test_passwords(void)
 		pg_config_free(cfg);
 }
 
+/* Writable by group or others, or another user's: refused (lib/trust.c). */
+static void
+test_trust(void)
+{
+	struct pg_config	*cfg;
+	mode_t			 modes[] = { 0660, 0666, 0622, 0602 };
+	size_t			 i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		conf_write(without_password, modes[i]);
+		errbuf[0] = '\0';
+		cfg = NULL;
+		is_int(pg_config_load(path, &cfg, errbuf, sizeof(errbuf)), -1,
+		    "mode %04o: refused", (unsigned int)modes[i]);
+		pg_config_free(cfg);
+		like(errbuf, "writable by group or others (owner ",
+		    "mode %04o: says why, with the owner",
+		    (unsigned int)modes[i]);
+		like(errbuf, path, "mode %04o: names the file",
+		    (unsigned int)modes[i]);
+	}
+	if (geteuid() != 0) {
+		diag("not root: no file of another user");
+		return;
+	}
+	conf_write(without_password, 0644);
+	if (chown(path, 65534, 65534) == -1)
+		err(1, "chown %s", path);
+	errbuf[0] = '\0';
+	cfg = NULL;
+	is_int(pg_config_load(path, &cfg, errbuf, sizeof(errbuf)), -1,
+	    "a file of user 65534: refused");
+	pg_config_free(cfg);
+	like(errbuf, "(uid 65534), mode 0644: it must belong to root",
+	    "... naming its owner and mode");
+	/* As a dropped serve reads it: root:pollguard 0640. */
+	conf_write(without_password, 0640);
+	if (chown(path, 0, 65534) == -1)
+		err(1, "chown %s", path);
+	cfg = NULL;
+	is_int(pg_config_load(path, &cfg, errbuf, sizeof(errbuf)), 0,
+	    "root's, group 65534, 0640: loads");
+	pg_config_free(cfg);
+}
+
 static void
 test_files(void)
 {
@@ -1094,11 +1141,16 @@ test_files(void)
 	r = pg_config_load(missing, &cfg, errbuf, sizeof(errbuf));
 	is_int(r, -1, "missing file: refused");
 	like(errbuf, missing, "missing file: message names it");
+	like(errbuf, "-c file", "missing file: message points to -c");
+	like(errbuf, PG_CONF_ENV, "missing file: message points to "
+	    PG_CONF_ENV);
 
 	strlcpy(errbuf, "(unset)", sizeof(errbuf));
 	r = pg_config_load(dir, &cfg, errbuf, sizeof(errbuf));
 	is_int(r, -1, "directory as config: refused");
 	like(errbuf, dir, "directory as config: message names it");
+	ok(strstr(errbuf, PG_CONF_ENV) == NULL, "directory as config: there "
+	    "is a file, no hint to name another");
 	if (r == 0)
 		pg_config_free(cfg);
 
@@ -1368,6 +1420,85 @@ test_allow_lines(void)
 	    "listen twice");
 }
 
+/* "Did you mean": unknown keys and clusters (issue 34). */
+static void
+test_suggest(void)
+{
+	struct pg_config	*cfg;
+	const char		*no = "did you mean";
+	char			 text[PG_CLUSTERS_MAX * (PG_NAME_MAX + 32)];
+	char			 id[PG_NAME_MAX + 1];
+	size_t			 i;
+
+	is_int(conf_near("wiat", "wait"), 1, "near: two letters swapped");
+	is_int(conf_near("max_runtim", "max_runtime"), 1, "near: one left out");
+	is_int(conf_near("seetle", "settle"), 1, "near: one changed");
+	is_int(conf_near("waitt", "wait"), 1, "near: one more");
+	is_int(conf_near("wait", "wait"), -1, "near: the same is not a typo");
+	is_int(conf_near("foo", "wait"), -1, "near: not close");
+	is_int(conf_near("c2", "c1"), -1, "near: too short to tell");
+	is_int(conf_near("nosuch", "mail"), -1, "near: nosuch is not mail");
+	memset(id, 'a', PG_NAME_MAX);
+	id[PG_NAME_MAX] = '\0';
+	is_int(conf_near(id, id + 1), 1, "near: 64 letters and 63");
+
+	refuse("[cluster c]\nwiat = 10s\n", 2, "unknown key 'wiat' in "
+	    "[cluster c]; did you mean 'wait'?", "wiat: did you mean wait");
+	refuse("[pollguard]\nseetle = 1s\n", 2, "did you mean 'settle'?",
+	    "seetle in [pollguard]: did you mean settle");
+	refuse("[cluster c]\nwait = 10s\nfailbak = yes\n", 3,
+	    "did you mean 'failback'?", "failbak: did you mean failback");
+	refuse("[serve]\nmax_conections = 9\n", 2,
+	    "did you mean 'max_connections'?", "max_conections");
+	refuse("[cluster c]\nwait = 10s\nfoo = 1\n", 3, "foo", "foo");
+	ok(strstr(errbuf, no) == NULL, "foo: no suggestion, nothing is near");
+
+	if ((cfg = load("[cluster mail]\nwait = 10s\n[cluster web]\n"
+	    "wait = 10s\n[cluster orders.db]\nwait = 10s\n",
+	    "three clusters")) != NULL) {
+		ok(pg_config_find(cfg, "web", errbuf, sizeof(errbuf)) ==
+		    &cfg->clusters[1], "find: web is there");
+		ok(pg_config_find(cfg, "mial", errbuf, sizeof(errbuf)) == NULL,
+		    "find: no mial");
+		like(errbuf, "no [cluster mial]; did you mean 'mail'? "
+		    "(clusters: mail, web, orders.db)", "find mial: %s", errbuf);
+		ok(pg_config_find(cfg, "nosuch", errbuf, sizeof(errbuf)) ==
+		    NULL, "find: no nosuch");
+		like(errbuf, "no [cluster nosuch] (clusters: mail, web, "
+		    "orders.db)", "find nosuch: %s", errbuf);
+		ok(strstr(errbuf, no) == NULL, "find nosuch: nothing near");
+		pg_config_free(cfg);
+	}
+	if ((cfg = load("[pollguard]\nsettle = 1s\n", "no cluster")) !=
+	    NULL) {
+		ok(pg_config_find(cfg, "mail", errbuf, sizeof(errbuf)) == NULL,
+		    "find in none: NULL");
+		like(errbuf, "no [cluster mail]; it has no [cluster] section",
+		    "find in none: %s", errbuf);
+		pg_config_free(cfg);
+	}
+	/* As many clusters as may be, each of 64 letters: a list cut. */
+	text[0] = '\0';
+	for (i = 0; i < PG_CLUSTERS_MAX; i++) {
+		memset(id, 'a' + i % 26, PG_NAME_MAX);
+		snprintf(id + PG_NAME_MAX - 4, 5, "%04zu", i);
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+		    "[cluster %s]\nwait = 10s\n", id);
+	}
+	if ((cfg = load(text, "256 clusters of 64 letters")) != NULL) {
+		id[PG_NAME_MAX - 1] = 'x';	/* the last one, mistyped */
+		ok(pg_config_find(cfg, id, errbuf, sizeof(errbuf)) == NULL,
+		    "find in 256: NULL");
+		like(errbuf, "did you mean '", "find in 256: the near one "
+		    "said before the list");
+		i = strlen(errbuf);
+		ok(i >= 5 && strcmp(errbuf + i - 5, " ...)") == 0,
+		    "find in 256: the list cut with ' ...)'");
+		ok(i < sizeof(errbuf) - 1, "find in 256: within the buffer");
+		pg_config_free(cfg);
+	}
+}
+
 int
 main(void)
 {
@@ -1390,8 +1521,10 @@ main(void)
 	test_passwords();
 	test_settle_horizon();
 	test_allow_lines();
+	test_trust();
 	test_files();
 	test_net();
+	test_suggest();
 	cleanup();
 	return done_testing();
 }

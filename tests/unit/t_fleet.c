@@ -236,20 +236,23 @@ test_table(void)
 	nodes[1].st.failures = 3;
 	nodes[1].st.hold_ms = 1000;
 	strlcpy(nodes[1].st.hold_by, "ops", sizeof(nodes[1].st.hold_by));
+	/* Their clocks' bounds (doc/SAFETY.md, 3): b's slews fast. */
+	nodes[0].st.rate_ppm = 512;
+	nodes[1].st.rate_ppm = 40500;
 	down(2, PG_ANSWER_UNREACHABLE, "timed out");
 	/* The hold is what comes next; see it in the table. */
 	t = pg_fleet_table(&fleet, 1);
 	is_str(t,
 	    "CLUSTER  NODE      REACH        ACTIVE   RUNNING   LAST"
-	    "                  FAILS  HOLD\n"
+	    "                  FAILS  RATE      HOLD\n"
 	    "mail     a (self)  yes          12s ago  pid 4242  "
-	    "exit 0, 3.2s, 5m ago  0      -\n"
+	    "exit 0, 3.2s, 5m ago  0      512ppm    -\n"
 	    "mail     b         yes          2h ago   no        "
-	    "signal 9, 1m, 2h ago  3      1s by ops\n"
+	    "signal 9, 1m, 2h ago  3      40500ppm  1s by ops\n"
 	    "mail     c         unreachable  -        -         "
-	    "-                     -      -\n"
+	    "-                     -      -         -\n"
 	    "mail     next      held for 1s by ops: nobody goes\n",
-	    "the table");
+	    "the table, each node's clock's rate");
 	free(t);
 
 	nodes[1].st.hold_ms = 0;
@@ -265,13 +268,13 @@ test_table(void)
 	t = pg_fleet_table(&fleet, 1);
 	is_str(t,
 	    "CLUSTER  NODE      REACH         ACTIVE             RUNNING   "
-	    "LAST                     FAILS  HOLD\n"
+	    "LAST                     FAILS  RATE    HOLD\n"
 	    "mail     a (self)  yes           12s ago            pid 4242  "
-	    "timed out, 3.2s, 5m ago  0      -\n"
+	    "timed out, 3.2s, 5m ago  0      512ppm  -\n"
 	    "mail     b         elapsed only  900ms ago (claim)  -         "
-	    "-                        -      -\n"
+	    "-                        -      -       -\n"
 	    "mail     c         unreachable   -                  -         "
-	    "-                        -      -\n"
+	    "-                        -      -       -\n"
 	    "mail     next      a: active 12s ago, running (pid 4242) "
 	    "(wait 1m), keeps polling\n",
 	    "the table: elapsed only, a claim, timed out");
@@ -292,6 +295,7 @@ test_json(void)
 	nodes[0].st.last_end_ms = 20;
 	nodes[0].st.last_success_ms = 30;
 	nodes[0].st.failures = 1;
+	nodes[0].st.rate_ppm = 83833;
 	nodes[0].st.hold_ms = 100;
 	strlcpy(nodes[0].st.hold_why, "a \"q\" \\ \x01\x7f\xc3",
 	    sizeof(nodes[0].st.hold_why));
@@ -307,7 +311,8 @@ test_json(void)
 	    "\"elapsed_ms\":5000,\"claim_ms\":null,\"deciding\":null,\"running\":false,"
 	    "\"pid\":null,\"last\":{\"exit\":2,\"signal\":null,"
 	    "\"timed_out\":false,\"duration_ms\":10,\"end_ms\":20},"
-	    "\"last_success_ms\":30,\"failures\":1,\"prefer\":null,"
+	    "\"last_success_ms\":30,\"failures\":1,\"rate_ppm\":83833,"
+	    "\"prefer\":null,"
 	    "\"checked_ms\":null,\"checking_ms\":null,\"yield\":null,"
 	    "\"hold\":{\"left_ms\":100,\"by\":null,", "json: a full node");
 	like(j, "\"why\":\"a \\\"q\\\" \\\\ \\u0001\\u007f\\u00c3\"}}",
@@ -316,7 +321,8 @@ test_json(void)
 	    "\"answer\":\"elapsed\",\"error\":null,\"version\":null,"
 	    "\"elapsed_ms\":null,\"claim_ms\":null,\"deciding\":null,\"running\":null,"
 	    "\"pid\":null,\"last\":null,\"last_success_ms\":null,"
-	    "\"failures\":null,\"prefer\":null,\"checked_ms\":null,"
+	    "\"failures\":null,\"rate_ppm\":null,\"prefer\":null,"
+	    "\"checked_ms\":null,"
 	    "\"checking_ms\":null,\"yield\":null,\"hold\":null}",
 	    "json: an elapsed-only node that never polled");
 	like(j, "{\"name\":\"c\",\"self\":false,\"reachable\":false,"
@@ -334,7 +340,8 @@ test_json(void)
 	strlcpy(nodes[1].st.yield, "a", sizeof(nodes[1].st.yield));
 	nodes[1].st.yielded_ms = 3000;
 	j = pg_fleet_json("0.4.0", "a", &fleet, 1);
-	like(j, "\"failures\":0,\"prefer\":\"a,b\",\"checked_ms\":4000,"
+	like(j, "\"failures\":0,\"rate_ppm\":null,\"prefer\":\"a,b\","
+	    "\"checked_ms\":4000,"
 	    "\"checking_ms\":70000,\"yield\":{\"to\":\"a\",\"ms\":3000},"
 	    "\"hold\":null}", "json: prefer, checks and a yield");
 	free(j);

@@ -136,6 +136,14 @@ test_eligible(void)
 	ok(!pg_prefer_eligible(&c, &s), "eligible: not before 0.4");
 }
 
+/* pg_yield_ignores at this node's rate not known (the oscillator's). */
+static int
+ignores(const char *node, int64_t prev, int64_t slack,
+    const struct pg_seen *s)
+{
+	return pg_yield_ignores(node, prev, slack, -1, s);
+}
+
 static void
 test_yield_ignores(void)
 {
@@ -154,81 +162,99 @@ test_yield_ignores(void)
 	s.status.last_exit = 0;
 	s.status.last_end_ms = 50000;
 	s.status.last_duration_ms = 4000;
-	ok(pg_yield_ignores("a", prev, slack, &s), "yield: to us, before our "
+	ok(ignores("a", prev, slack, &s), "yield: to us, before our "
 	    "previous check, its last run over: not counted");
 	s.status.yielded_ms = 60000 - 5300;
-	ok(pg_yield_ignores("a", prev, slack, &s), "yield: exactly slack "
-	    "after our previous check: not counted");
+	ok(ignores("a", prev, slack, &s), "yield: exactly slack after our "
+	    "previous check: not counted");
 	s.status.yielded_ms = 60000 - 5300 - 1;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: 1ms later: its "
-	    "last run may be of this round: counted");
+	ok(!ignores("a", prev, slack, &s), "yield: 1ms later: its last run "
+	    "may be of this round: counted");
+	/*
+	 * doc/SAFETY.md, 3: a rate beyond the oscillators' widens the test.
+	 * At 40000 ppm more, 54.7s / (1 - 0.04) is 56.98s at the most.
+	 */
+	s.status.rate_ppm = 40500;
+	s.status.yielded_ms = 60000 - 5300;
+	ok(!ignores("a", prev, slack, &s), "yield: b's clock up to 40500 "
+	    "ppm: exactly the slack is not enough: counted");
+	s.status.yielded_ms = 56979;
+	ok(!ignores("a", prev, slack, &s), "yield: ... 56.979s: counted");
+	s.status.yielded_ms = 56980;
+	ok(ignores("a", prev, slack, &s), "yield: ... 56.98s: not counted");
+	s.status.rate_ppm = -1;
+	ok(pg_yield_ignores("a", prev, slack, 40500, &s), "yield: the same "
+	    "at this node's clock up to 40500 ppm: not counted");
+	s.status.yielded_ms = 56979;
+	ok(!pg_yield_ignores("a", prev, slack, 40500, &s), "yield: ... "
+	    "56.979s: counted");
 	s.status.yielded_ms = 61000;
-	ok(!pg_yield_ignores("c", prev, slack, &s), "yield: to another node");
-	ok(!pg_yield_ignores("a", INT64_MIN, slack, &s), "yield: our previous "
+	ok(!ignores("c", prev, slack, &s), "yield: to another node");
+	ok(!ignores("a", INT64_MIN, slack, &s), "yield: our previous "
 	    "check not known");
 	s.status.claim_ms = 2000;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a claim reported");
+	ok(!ignores("a", prev, slack, &s), "yield: a claim reported");
 	s.status.claim_ms = -1;
 	s.status.running = 1;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: its run going");
+	ok(!ignores("a", prev, slack, &s), "yield: its run going");
 	s.status.running = 0;
 
 	/* Its last run is over only by its records, never by their absence. */
 	s.status.last = 0;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: no run recorded "
+	ok(!ignores("a", prev, slack, &s), "yield: no run recorded "
 	    "(a pipeline through touch -f, heartbeats): counted");
 	s.status.last = 1;
 	s.status.last_end_ms = 61001;
 	s.status.last_duration_ms = 4000;
 	s.status.failures = 1;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: the last run "
+	ok(!ignores("a", prev, slack, &s), "yield: the last run "
 	    "recorded ended before the yield (the last run's start not "
 	    "recorded, or its touch killed): counted");
 	s.status.failures = 0;
 	s.status.last_end_ms = 50000;
 	s.status.last_duration_ms = 11000;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a run that ended "
+	ok(!ignores("a", prev, slack, &s), "yield: a run that ended "
 	    "after the yield, begun at its very moment: counted");
 	s.status.last_duration_ms = 10999;
-	ok(pg_yield_ignores("a", prev, slack, &s), "yield: a run begun 1ms "
+	ok(ignores("a", prev, slack, &s), "yield: a run begun 1ms "
 	    "after the yield: not counted");
 	s.status.last_duration_ms = 4000;
 	s.status.elapsed_ms = 50000 - 1000;
-	ok(pg_yield_ignores("a", prev, slack, &s), "yield: active 1s after "
+	ok(ignores("a", prev, slack, &s), "yield: active 1s after "
 	    "the end (the run's last refresh): not counted");
 	s.status.elapsed_ms = 50000 - 1001;
 	s.answer.elapsed_ms = s.status.elapsed_ms;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: active since the "
+	ok(!ignores("a", prev, slack, &s), "yield: active since the "
 	    "end (a pipeline, a heartbeat): counted");
 	s.status.elapsed_ms = s.answer.elapsed_ms = 52000;
-	ok(pg_yield_ignores("a", prev, slack, &s), "yield: last active just "
+	ok(ignores("a", prev, slack, &s), "yield: last active just "
 	    "before the end: not counted");
 	s.status.elapsed_ms = s.answer.elapsed_ms = 50000;
 
 	/* A check of b deciding: only the records count. */
 	s.status.deciding = 1;
-	ok(pg_yield_ignores("a", prev, slack, &s), "yield: a check deciding, "
+	ok(ignores("a", prev, slack, &s), "yield: a check deciding, "
 	    "its last run over: not counted");
 	s.status.last = 0;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a check deciding "
+	ok(!ignores("a", prev, slack, &s), "yield: a check deciding "
 	    "(held up before it starts the last run): counted");
 	s.status.deciding = 0;
 	s.status.last = 1;
 
 	/* Extreme answers: compared, never overflowing. */
 	s.status.last_duration_ms = INT64_MAX - 1;
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: a run of "
+	ok(!ignores("a", prev, slack, &s), "yield: a run of "
 	    "INT64_MAX - 1 ms: counted");
 	s.status.last_duration_ms = 4000;
 	s.status.elapsed_ms = s.answer.elapsed_ms = INT64_MAX - 1;
 	s.status.last_end_ms = 0;
 	s.status.yielded_ms = 61000;
-	ok(pg_yield_ignores("a", prev, slack, &s), "yield: elapsed "
+	ok(ignores("a", prev, slack, &s), "yield: elapsed "
 	    "INT64_MAX - 1 ms, the end just now: nothing since: not counted");
 	s.status.elapsed_ms = s.answer.elapsed_ms = 50000;
 	s.status.last_end_ms = 50000;
 	s.status.yield[0] = '\0';
-	ok(!pg_yield_ignores("a", prev, slack, &s), "yield: none announced");
+	ok(!ignores("a", prev, slack, &s), "yield: none announced");
 }
 
 static void

@@ -1539,6 +1539,73 @@ test_answer_status(void)
 	    NULL, "status: cut off at PG_STATUS_MAX: invalid (%s)", why);
 }
 
+/* Pollguard-Nonce: read by serve, echoed in the block, checked by askers. */
+static void
+test_nonce(void)
+{
+	static const char	 n1[] = "0123456789abcdef0123456789abcdef";
+	static const char	 n2[] = "fedcba9876543210fedcba9876543210";
+	struct pg_request	 req;
+	struct pg_status	 st, back;
+	char			 buf[PG_STATUS_MAX], why[PG_WHY_MAX];
+	size_t			 used;
+	int			 n, r;
+
+	r = parse("GET /v1/status/mail HTTP/1.1\r\nHost: a\r\n"
+	    "Pollguard-Nonce: 0123456789abcdef0123456789abcdef\r\n\r\n",
+	    &req);
+	is_int(r, 200, "nonce: 200");
+	is_str(req.nonce, n1, "nonce: read");
+	r = parse("GET /v1/status/mail HTTP/1.1\r\nHost: a\r\n\r\n", &req);
+	is_str(req.nonce, "", "no nonce: empty");
+	is_int(parse("GET /v1/status HTTP/1.0\r\npollguard-nonce: "
+	    "0123456789ABCDEF0123456789abcdef\r\n\r\n", &req), 400,
+	    "nonce in upper case: 400");
+	is_int(parse("GET /v1/status HTTP/1.0\r\nPollguard-Nonce: "
+	    "0123456789abcdef0123456789abcde\r\n\r\n", &req), 400,
+	    "nonce of 31 digits: 400");
+	is_int(parse("GET /v1/status HTTP/1.0\r\nPollguard-Nonce: "
+	    "0123456789abcdef0123456789abcdef0\r\n\r\n", &req), 400,
+	    "nonce of 33 digits: 400");
+	is_int(parse("GET /v1/status HTTP/1.0\r\nPollguard-Nonce: "
+	    "0123456789abcdef0123456789abcdef\r\nPollguard-Nonce: "
+	    "0123456789abcdef0123456789abcdef\r\n\r\n", &req), 400,
+	    "nonce twice: 400");
+
+	pg_status_init(&st);
+	strlcpy(st.cluster, "mail", sizeof(st.cluster));
+	strlcpy(st.version, "0.5.0", sizeof(st.version));
+	strlcpy(st.nonce, n1, sizeof(st.nonce));
+	n = pg_status_format(&st, buf, sizeof(buf));
+	ok(n > 0 && strstr(buf, "\nnonce " "0123456789abcdef0123456789abcdef"
+	    "\n") != NULL, "the block carries the nonce");
+	r = n > 0 ? pg_status_parse(buf, n, &back, &used, why, sizeof(why)) :
+	    -1;
+	is_int(r, 0, "the block with a nonce parses");
+	is_str(back.nonce, n1, "and the nonce reads back");
+	is_int(pg_status_parse("cluster mail\nelapsed 5\nnonce xyz\n", 35,
+	    &back, &used, why, sizeof(why)), -1, "a nonce not hex: invalid");
+
+	is_int(pg_status_fresh(&st, n1, why, sizeof(why)), 1,
+	    "our nonce: fresh");
+	is_int(pg_status_fresh(&st, n2, why, sizeof(why)), 0,
+	    "another nonce: stale");
+	like(why, "from a cache", "stale: the reason names the cache");
+	st.nonce[0] = '\0';
+	is_int(pg_status_fresh(&st, n2, why, sizeof(why)), 0,
+	    "0.5 without a nonce: stale");
+	like(why, "a 0.5.0 serve without", "and says so");
+	strlcpy(st.version, "0.4.0", sizeof(st.version));
+	is_int(pg_status_fresh(&st, n2, why, sizeof(why)), 1,
+	    "0.4 without a nonce: accepted");
+	strlcpy(st.version, "1.0", sizeof(st.version));
+	is_int(pg_status_fresh(&st, n2, why, sizeof(why)), 0,
+	    "1.0 without a nonce: stale");
+	st.version[0] = '\0';
+	is_int(pg_status_fresh(&st, n2, why, sizeof(why)), 1,
+	    "no version (0.4 with a proxy's view): accepted");
+}
+
 int
 main(void)
 {
@@ -1551,6 +1618,7 @@ main(void)
 	test_uri_too_long();
 	test_head_too_large();
 	test_auth();
+	test_nonce();
 	test_status_text();
 	test_response();
 	test_base64();

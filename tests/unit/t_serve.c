@@ -30,6 +30,8 @@
 	"Content-Length: " len "\r\nConnection: close\r\n"		\
 	"Cache-Control: no-store\r\n" extra "\r\n"
 #define ERR(status, reason, len)	HEAD(status, reason, len, "") reason "\n"
+#define NONCE	"0123456789abcdef0123456789abcdef"
+#define ECHO	"Pollguard-Nonce: " NONCE "\r\n"
 
 static char			 dir[256];
 static struct pg_config		*open_cfg, *auth_cfg, *allow_cfg;
@@ -174,6 +176,40 @@ static const struct {
 	    "500 Internal Server Error: " },
 	{ "505", 0, "192.0.2.1", "GET /metrics HTTP/2.0\r\n\r\n", 0,
 	    ERR("505", "HTTP Version Not Supported", "27"), "505 HTTP " },
+	{ "400 for a nonce in upper case", 0, "192.0.2.1",
+	    "GET /v1/status/idle HTTP/1.1\r\nHost: x\r\nPollguard-Nonce: "
+	    "0123456789ABCDEF0123456789abcdef\r\n\r\n", 0,
+	    ERR("400", "Bad Request", "12"), "400 Bad Request (a "
+	    "Pollguard-Nonce not 32 hex digits): \"GET /v1/status/idle " },
+	{ "400 for an empty nonce", 0, "192.0.2.1",
+	    "GET /v1/status/idle HTTP/1.1\r\nHost: x\r\nPollguard-Nonce:"
+	    "\r\n\r\n", 0, ERR("400", "Bad Request", "12"),
+	    "(a Pollguard-Nonce not 32 hex digits)" },
+	{ "400 for a nonce twice, the first echoed", 0, "192.0.2.1",
+	    "GET /v1/status/idle HTTP/1.1\r\nHost: x\r\nPollguard-Nonce: "
+	    NONCE "\r\npollguard-nonce: " NONCE "\r\n\r\n", 0,
+	    HEAD("400", "Bad Request", "12", ECHO) "Bad Request\n",
+	    "(Pollguard-Nonce twice)" },
+	{ "a nonce on /v1/elapsed: 0.3's body, the nonce a field", 0,
+	    "192.0.2.1", "GET /v1/elapsed/idle HTTP/1.1\r\nHost: x\r\n"
+	    "Pollguard-Nonce: " NONCE "\r\n\r\n", 0,
+	    HEAD("200", "OK", "6", "Pollguard-Node: t1\r\n" ECHO) "never\n",
+	    "client 192.0.2.1: 200 \"GET /v1/elapsed/idle HTTP/1.1\"" },
+	{ "a nonce on a 401: echoed", 1, "192.0.2.1",
+	    "GET /v1/status/c1 HTTP/1.1\r\nHost: x\r\nPollguard-Nonce: "
+	    NONCE "\r\n\r\n", 0,
+	    HEAD("401", "Unauthorized", "13",
+	    "WWW-Authenticate: Basic realm=\"pollguard\"\r\n" ECHO)
+	    "Unauthorized\n", "401 Unauthorized (no credentials): " },
+	{ "a nonce on a 403: echoed", 2, "10.0.0.1",
+	    "GET /v1/status/c1 HTTP/1.1\r\nHost: x\r\nPollguard-Nonce: "
+	    NONCE "\r\n\r\n", 0, HEAD("403", "Forbidden", "10", ECHO)
+	    "Forbidden\n", "client 10.0.0.1: 403 Forbidden: " },
+	{ "a nonce on a status 404: the node and the nonce", 0, "192.0.2.1",
+	    "GET /v1/status/nope HTTP/1.1\r\nHost: x\r\nPollguard-Nonce: "
+	    NONCE "\r\n\r\n", 0,
+	    HEAD("404", "Not Found", "10", "Pollguard-Node: t1\r\n" ECHO)
+	    "Not Found\n", "404 Not Found (no such cluster here): " },
 };
 
 static void
@@ -228,20 +264,26 @@ test_status_routes(void)
 	struct pg_status	 ps;
 	struct reply		 a;
 	char			 why[128];
-	static const char	 idle[] = "cluster idle\nnode t1\nversion "
-				    PG_VERSION "\nelapsed never\nrunning 0\n"
-				    "last_success never\nfailures 0\n"
-				    "deciding no\nsettle 500\ntimeout 2000\n\n";
-	char			 want[512];
+	char			 idle[256], want[512];
 	size_t			 used, off;
+	int64_t			 rate;
 	int			 n = 0;
+
+	/* This host's clock's bound, as the serve reads it (adjtimex). */
+	if (pg_clock_rate(&rate) == -1)
+		rate = -1;
+	snprintf(idle, sizeof(idle), "cluster idle\nnode t1\nversion "
+	    PG_VERSION "\nelapsed never\nrunning 0\nlast_success never\n"
+	    "failures 0\ndeciding no\nsettle 500\ntimeout 2000\n"
+	    "rate %lld\nwait 90000\non_failure handover\nbackend peers\n\n",
+	    (long long)rate);
 
 	ask(&a, open_cfg, "192.0.2.1", "GET /v1/status/idle HTTP/1.1\r\n"
 	    "Host: x\r\n\r\n", 0);
 	snprintf(want, sizeof(want), "HTTP/1.1 200 OK\r\nContent-Type: "
 	    "text/plain; charset=utf-8\r\nContent-Length: %zu\r\n"
 	    "Connection: close\r\nCache-Control: no-store\r\n"
-	    "Pollguard-Node: t1\r\n\r\n%s", sizeof(idle) - 1, idle);
+	    "Pollguard-Node: t1\r\n\r\n%s", strlen(idle), idle);
 	is_str(a.out, want, "status idle: the answer, byte for byte");
 	like(a.r.log, "client 192.0.2.1: 200 \"GET /v1/status/idle HTTP/1.1\"",
 	    "status idle: the log line");
@@ -281,6 +323,94 @@ test_status_routes(void)
 	}
 	is_int(off, a.r.bodylen, "/v1/status: every block reads");
 	is_int(n, 2, "/v1/status: c1 and idle, not bad");
+	done(&a);
+}
+
+/*
+ * The request's nonce as a field of the answer, and in each block of its
+ * status answer: not in a body that has no blocks.
+ */
+static void
+test_nonce(void)
+{
+	struct pg_status	 ps;
+	struct reply		 a;
+	char			 why[128], want[1024], idle[256];
+	size_t			 used, off, glen = 0;
+	int64_t			 rate;
+	int			 n = 0, echoed = 0;
+
+	/* This host's clock's bound, as the serve reads it (adjtimex). */
+	if (pg_clock_rate(&rate) == -1)
+		rate = -1;
+	snprintf(idle, sizeof(idle), "cluster idle\nnode t1\nversion "
+	    PG_VERSION "\nnonce " NONCE "\nelapsed never\nrunning 0\n"
+	    "last_success never\nfailures 0\ndeciding no\nsettle 500\n"
+	    "timeout 2000\nrate %lld\nwait 90000\non_failure handover\n"
+	    "backend peers\n\n", (long long)rate);
+
+	ask(&a, open_cfg, "192.0.2.1", "GET /v1/status/idle HTTP/1.1\r\n"
+	    "Host: x\r\nPollguard-Nonce: " NONCE "\r\n\r\n", 0);
+	snprintf(want, sizeof(want), "HTTP/1.1 200 OK\r\nContent-Type: "
+	    "text/plain; charset=utf-8\r\nContent-Length: %zu\r\n"
+	    "Connection: close\r\nCache-Control: no-store\r\n"
+	    "Pollguard-Node: t1\r\n" ECHO "\r\n%s", strlen(idle), idle);
+	is_str(a.out, want, "nonce: the status, byte for byte, the nonce "
+	    "a field and after the version");
+	is_int(a.r.body != NULL ? pg_status_parse(a.r.body, a.r.bodylen,
+	    &ps, &used, why, sizeof(why)) : -1, 0, "nonce: the block reads");
+	is_str(ps.nonce, NONCE, "nonce: read back as sent");
+	glen = a.r.bodylen;
+	done(&a);
+
+	ask(&a, open_cfg, "192.0.2.1", "HEAD /v1/status/idle HTTP/1.1\r\n"
+	    "Host: x\r\npollguard-nonce:  " NONCE " \r\n\r\n", 0);
+	is_int(a.r.status, 200, "nonce, HEAD, field name in lower case, "
+	    "spaces around: 200");
+	snprintf(want, sizeof(want), "Content-Length: %zu\r\n", glen);
+	like(a.out, want, "nonce, HEAD: the length of the block with it");
+	ok(a.out != NULL && strstr(a.out, "\r\n\r\n") != NULL &&
+	    strstr(a.out, "\r\n\r\n")[4] == '\0', "nonce, HEAD: no body");
+	done(&a);
+
+	ask(&a, auth_cfg, "192.0.2.1", "GET /v1/status/c1 HTTP/1.1\r\n"
+	    "Host: x\r\nPollguard-Nonce: " NONCE "\r\nAuthorization: Basic "
+	    TOKEN "\r\n\r\n", 0);
+	is_int(a.r.status, 200, "nonce with credentials: 200");
+	like(a.r.body, "\nnonce " NONCE "\n", "nonce with credentials: "
+	    "echoed");
+	done(&a);
+
+	ask(&a, open_cfg, "192.0.2.1", "GET /v1/status HTTP/1.0\r\n"
+	    "Pollguard-Nonce: " NONCE "\r\n\r\n", 0);
+	is_int(a.r.status, 200, "nonce, /v1/status: 200");
+	for (off = 0; a.r.body != NULL && off < a.r.bodylen; off += used) {
+		if (pg_status_parse(a.r.body + off, a.r.bodylen - off, &ps,
+		    &used, why, sizeof(why)) == -1 || used == 0)
+			break;
+		n++;
+		echoed += strcmp(ps.nonce, NONCE) == 0;
+	}
+	is_int(off, a.r.bodylen, "nonce, /v1/status: every block reads");
+	ok(n == 2 && echoed == n, "nonce, /v1/status: in each of the %d "
+	    "blocks (%d)", n, echoed);
+	done(&a);
+
+	ask(&a, open_cfg, "192.0.2.1", "GET /v1/status/idle HTTP/1.1\r\n"
+	    "Host: x\r\n\r\n", 0);
+	ok(a.r.body != NULL && strstr(a.r.body, "nonce") == NULL,
+	    "no nonce asked: none in the status, as 0.4 answered");
+	done(&a);
+
+	ask(&a, open_cfg, "192.0.2.1", "GET /metrics HTTP/1.1\r\n"
+	    "Host: x\r\nPollguard-Nonce: " NONCE "\r\n\r\n", 0);
+	ok(a.r.status == 200 && a.r.body != NULL &&
+	    strstr(a.r.body, NONCE) == NULL, "nonce, /metrics: 200, not in it");
+	ok(a.out != NULL && strstr(a.out, "\r\nContent-Type: text/plain; "
+	    "version=0.0.4; charset=utf-8\r\n") != NULL &&
+	    strstr(strstr(a.out, "Content-Type:") + 1, "Content-Type:") ==
+	    NULL, "nonce, /metrics: its own Content-Type, once");
+	like(a.out, "\r\n" ECHO "\r\n", "nonce, /metrics: echoed as a field");
 	done(&a);
 }
 
@@ -530,6 +660,7 @@ main(void)
 	allow_cfg = config("allow.conf", "[serve]\nallow = 127.0.0.0/8\n");
 
 	test_exact();
+	test_nonce();
 	test_routes();
 	test_limits();
 	test_errors();

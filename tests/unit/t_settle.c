@@ -35,7 +35,8 @@ static const char *const why_names[] = {
 	"LOST_SLOW_ROUND", "LOST_VANISHED", "LOST_UNREACHABLE",
 	"LOST_INVALID", "LOST_HELD", "WAIT", "LOST_KEPT", "LOST_POLL",
 	"LOST_RULE", "LOST_DISAGREE", "LOST_UNSEEN", "LOST_EXPIRED",
-	"LOST_OVERWRITTEN", "LOST_SELF"
+	"LOST_OVERWRITTEN", "LOST_SELF", "LOST_RAN", "LOST_RATE",
+	"LOST_SLOW_RATE", "LOST_OLD_RATE"
 };
 
 /* pg_settle's pending peers, where a test does not look at them. */
@@ -44,7 +45,7 @@ static int	 pend[8];
 static const char *
 wname(int w)
 {
-	return w >= 0 && w <= PG_LOST_SELF ? why_names[w] : "(bad why)";
+	return w >= 0 && w <= PG_LOST_OLD_RATE ? why_names[w] : "(bad why)";
 }
 
 /* The verdict that goes with a reason. */
@@ -84,7 +85,9 @@ test_horizon(void)
 
 /*
  * Direct tests of the rule: one claim at CLAIM, settle 500ms (window
- * W = 125ms), horizon 5750ms.
+ * W = 125ms), horizon 5750ms. A peer without status may be 0.3.0, which
+ * places our claim up to D = settle too late (pg_settle_old_ns): its
+ * claim is ignored only beyond max(W, visible - claim) + D.
  */
 
 #define CLAIM	(1000 * SEC)
@@ -92,6 +95,7 @@ test_horizon(void)
 #define TIMEOUT	2000LL
 #define W	(SETTLE * MS / 4)
 #define HORIZON	5750LL
+#define D	(SETTLE * MS)
 
 static struct pg_claim
 claim_of(const char *node)
@@ -128,18 +132,23 @@ seen_kind(const char *name, enum pg_answer_kind kind, int64_t e)
 }
 
 /*
- * The lower bound of the header, written out again: sent - e - 1ms -
- * drift, relative to the claim, where drift is (e + |sent - claim|) /
- * PG_DRIFT_DIV + 1ns.
+ * The lower bound of doc/SAFETY.md, section 3, written out again: sent -
+ * e - 1ms - drift, relative to the claim, where drift is (e + 1ms +
+ * |sent - claim|) * R / (1 - peer), rounded up, + 1ns; here at the
+ * oscillators' rates, 500 ppm each (R = 1000 ppm).
  */
 static int64_t
 bound(int64_t claim, int64_t sent, int64_t e)
 {
 	int64_t	 span = sent > claim ? sent - claim : claim - sent;
+	int64_t	 x = e * MS + MS + span;
 
-	return sent - e * MS - MS - ((e * MS + span) / PG_DRIFT_DIV + 1) -
+	return sent - e * MS - MS - ((x * 1000 + 999499) / 999500 + 1) -
 	    claim;
 }
+
+/* The round-2 deadline at R = 1000 ppm: horizon - W - 50ms - H * R. */
+#define DEADLINE(h, w)	((h) * MS - (w) - 50 * MS - (h) * 1000)
 
 /*
  * The first moment sent at which bound() reaches lo. It grows by 0 or 1
@@ -356,8 +365,8 @@ test_settle_basic(void)
 	is_int(peer, 1, "the close claim decides");
 
 	/* A peer we beat, or wait for, does not hide one that beats us. */
-	s[0] = seen_at("z", W + 10 * MS, 0, 300);	/* we win */
-	s[1] = seen_at("zz", 200 * MS, 0, 100);		/* clearly later */
+	s[0] = seen_at("z", W + D + 10 * MS, 0, 300);	/* we win */
+	s[1] = seen_at("zz", D + 200 * MS, 0, 100);	/* clearly later */
 	s[2] = seen_at("a", -200 * MS, 0, 700);		/* clearly earlier */
 	w = settle(&c, PG_UNREACHABLE_RUN, s, 3, &peer, "mixed");
 	is_int(w, PG_LOST_EARLIER, "two we beat, one earlier: earlier");
@@ -375,7 +384,7 @@ test_settle_basic(void)
 	    wname(w), peer);
 
 	/* Anything that loses is no PG_GO, whatever else there is. */
-	s[0] = seen_at("z", W + 10 * MS, 0, 300);
+	s[0] = seen_at("z", W + D + 10 * MS, 0, 300);
 	s[1] = seen_kind("b", PG_ANSWER_INVALID, 0);
 	w = settle(&c, PG_UNREACHABLE_RUN, s, 2, NULL, "win and invalid");
 	is_int(w, PG_LOST_INVALID, "a claim we beat and an invalid: invalid");
@@ -392,10 +401,11 @@ test_settle_basic(void)
 
 /*
  * Where the peer's claim lies, relative to ours (visible 2ms after it:
- * the threshold for "later" is W): later by more than W is ignored; any
- * other claim of a peer that announces the rule is waited for when our
- * name sorts first (its outcome decides); everything else loses, a near
- * claim of a peer without status whatever the names.
+ * the threshold for "later" is W): later by more than W is ignored when
+ * the peer announces the rule, by more than W + D when it shows no
+ * status; any other claim of a peer that announces the rule is waited
+ * for when our name sorts first (its outcome decides); everything else
+ * loses, a near claim of a peer without status whatever the names.
  */
 static void
 test_settle_window(void)
@@ -420,8 +430,15 @@ test_settle_window(void)
 		{ 1 * MS, "+1ms", PG_LOST_NAME, PG_LOST_NAME, PG_WAIT },
 		{ W - 1 * MS, "+W - 1ms", PG_LOST_NAME, PG_LOST_NAME, PG_WAIT },
 		{ W - 1, "+W - 1ns", PG_LOST_NAME, PG_LOST_NAME, PG_WAIT },
-		{ W + 1, "+W + 1ns", PG_KEEP, PG_KEEP, PG_KEEP },
-		{ W + 1 * MS, "+W + 1ms", PG_KEEP, PG_KEEP, PG_KEEP },
+		{ W + 1, "+W + 1ns", PG_LOST_NAME, PG_LOST_NAME, PG_KEEP },
+		{ W + 1 * MS, "+W + 1ms", PG_LOST_NAME, PG_LOST_NAME, PG_KEEP },
+		{ W + D / 2, "+W + D/2", PG_LOST_NAME, PG_LOST_NAME, PG_KEEP },
+		{ W + D - 1 * MS, "+W + D - 1ms",
+		    PG_LOST_NAME, PG_LOST_NAME, PG_KEEP },
+		{ W + D - 1, "+W + D - 1ns",
+		    PG_LOST_NAME, PG_LOST_NAME, PG_KEEP },
+		{ W + D + 1, "+W + D + 1ns", PG_KEEP, PG_KEEP, PG_KEEP },
+		{ W + D + 1 * MS, "+W + D + 1ms", PG_KEEP, PG_KEEP, PG_KEEP },
 		{ 2 * SEC, "+2s", PG_KEEP, PG_KEEP, PG_KEEP },
 		{ -2 * SEC, "-2s", PG_LOST_EARLIER, PG_LOST_EARLIER, PG_WAIT },
 	};
@@ -443,8 +460,10 @@ test_settle_window(void)
 		    "wide, from inside the window to after it, a < m" },
 		{ "a", W - 1 * MS, 2 * SEC, 3000, PG_LOST_NAME,
 		    "wide, from just inside +W to after, a < m" },
-		{ "a", W + 1 * MS, 5 * SEC, 3000, PG_KEEP,
-		    "wide, all after +W, a < m" },
+		{ "a", W + 1 * MS, 5 * SEC, 3000, PG_LOST_NAME,
+		    "wide, all after +W, not all after +W + D, a < m" },
+		{ "a", W + D + 1 * MS, 5 * SEC, 3000, PG_KEEP,
+		    "wide, all after +W + D, a < m" },
 		{ "z", -5 * SEC, 4 * SEC, 4000, PG_LOST_EARLIER,
 		    "wide, all before -W, z > m" },
 	};
@@ -488,11 +507,14 @@ test_settle_window(void)
 		why_either(&c, &s, 1, PG_LOST_NAME, PG_LOST_EARLIER,
 		    "lo exactly at -W, name a < m");
 		s = seen_at("a", W, 0, 3000);
+		why_is(&c, PG_UNREACHABLE_RUN, &s, 1, PG_LOST_NAME,
+		    "lo exactly at +W, name a < m, no status: within W + D");
+		s = seen_at("a", W + D, 0, 3000);
 		why_either(&c, &s, 1, PG_KEEP, PG_LOST_NAME,
-		    "lo exactly at +W, name a < m");
-		s = seen_at("z", W, 0, 3000);
+		    "lo exactly at +W + D, name a < m");
+		s = seen_at("z", W + D, 0, 3000);
 		why_either(&c, &s, 1, PG_KEEP, PG_LOST_NAME,
-		    "lo exactly at +W, name z > m");
+		    "lo exactly at +W + D, name z > m");
 		s = fast_at("z", W, 3000, 1);
 		why_either(&c, &s, 1, PG_KEEP, PG_WAIT,
 		    "lo exactly at +W, name z > m, announcing the rule");
@@ -557,10 +579,48 @@ test_name_order(void)
 }
 
 /*
+ * D leaves room: the sleep beside a peer without status and two rounds
+ * of a whole timeout end 100ms or more before the deadline, horizon - W
+ * - 50ms, for every settle and timeout; D is settle up to 3.1s, and
+ * grows with settle.
+ */
+static void
+test_old_room(void)
+{
+	int64_t	 s, t, room, left = INT64_MAX, prev = 0, d;
+	int	 short_ = 0, lower = 0, smaller = 0;
+
+	for (s = 100; s <= 10000; s++) {
+		d = pg_settle_old_ns(s);
+		if (s <= 3100 && d != s * MS)
+			short_++;
+		if (d < prev)
+			smaller++;
+		if (d > s * MS)
+			lower++;
+		prev = d;
+		for (t = 100; t <= 60000; t += t < 1000 ? 100 : 1000) {
+			room = (pg_claim_horizon(t, s) - 50) * MS - s * MS / 4 -
+			    2 * t * MS - pg_settle_sleep_ns(s, 1000) -
+			    d * 101 / 100;
+			if (room < left)
+				left = room;
+		}
+	}
+	ok(left >= 100 * MS, "D: two whole rounds and the sleep leave 100ms "
+	    "or more before the deadline (%lld ns at least)",
+	    (long long)left);
+	is_int(short_, 0, "D: settle for every settle up to 3.1s");
+	is_int(lower, 0, "D: never more than settle");
+	is_int(smaller, 0, "D: grows with settle");
+}
+
+/*
  * A claim that became visible late: a peer's claim is ignored only when
  * it certainly lies more than max(W, visible - claim) after ours (a peer
- * that claimed before ours became visible may not have seen it). Then
- * rounds that took too long, the keep horizon, and other settles.
+ * that claimed before ours became visible may not have seen it), and D
+ * more when the peer shows no status. Then rounds that took too long,
+ * the keep horizon, and other settles.
  */
 static void
 test_settle_slow(void)
@@ -581,26 +641,42 @@ test_settle_slow(void)
 		{ W + 1 * MS, W + MS / 2, 1, PG_WAIT,
 		    "claim visible W + 1ms after it: a claim W + 0.5ms later "
 		    "of a peer announcing the rule is waited for" },
-		{ W + 1 * MS, W + 1 * MS + 1, 0, PG_KEEP,
+		{ W + 1 * MS, W + 1 * MS + 1, 0, PG_LOST_NAME,
 		    "claim visible W + 1ms after it: a claim visible - claim "
-		    "+ 1ns later is ignored" },
-		{ W + 1 * MS, W + 2 * MS, 0, PG_KEEP,
+		    "+ 1ns later is not ignored: no status" },
+		{ W + 1 * MS, W + 1 * MS + 1, 1, PG_KEEP,
 		    "claim visible W + 1ms after it: a claim visible - claim "
-		    "+ 1ms later is ignored" },
-		{ W + 1, W + 2, 0, PG_KEEP,
-		    "claim visible W + 1ns after it: a claim W + 2ns later is "
-		    "ignored" },
-		{ W, W + 1, 0, PG_KEEP,
-		    "claim visible exactly W after it: a claim W + 1ns later "
+		    "+ 1ns later of a peer announcing the rule is ignored" },
+		{ W + 1 * MS, W + 1 * MS + D - 1, 0, PG_LOST_NAME,
+		    "claim visible W + 1ms after it: a claim visible - claim "
+		    "+ D - 1ns later is not ignored" },
+		{ W + 1 * MS, W + 1 * MS + D + 1, 0, PG_KEEP,
+		    "claim visible W + 1ms after it: a claim visible - claim "
+		    "+ D + 1ns later is ignored" },
+		{ W + 1 * MS, W + 2 * MS + D, 0, PG_KEEP,
+		    "claim visible W + 1ms after it: a claim visible - claim "
+		    "+ D + 1ms later is ignored" },
+		{ W + 1, W + 2 + D, 0, PG_KEEP,
+		    "claim visible W + 1ns after it: a claim W + D + 2ns later "
 		    "is ignored" },
-		{ W - 1 * MS, W + 1, 0, PG_KEEP,
-		    "claim visible W - 1ms after it: a claim W + 1ns later is "
-		    "ignored (the threshold stays W)" },
-		{ W - 1 * MS, W - MS / 2, 0, PG_LOST_NAME,
-		    "claim visible W - 1ms after it: a claim W - 0.5ms later "
-		    "is not ignored" },
-		{ 0, W + 1, 0, PG_KEEP,
-		    "claim visible at once: a claim W + 1ns later is ignored" },
+		{ W, W + 1 + D, 0, PG_KEEP,
+		    "claim visible exactly W after it: a claim W + D + 1ns "
+		    "later is ignored" },
+		{ W - 1 * MS, W + 1 + D, 0, PG_KEEP,
+		    "claim visible W - 1ms after it: a claim W + D + 1ns later "
+		    "is ignored (the threshold stays W + D)" },
+		{ W - 1 * MS, W - MS / 2 + D, 0, PG_LOST_NAME,
+		    "claim visible W - 1ms after it: a claim W + D - 0.5ms "
+		    "later is not ignored" },
+		{ 0, W + 1 + D, 0, PG_KEEP,
+		    "claim visible at once: a claim W + D + 1ns later is "
+		    "ignored" },
+		{ 0, W + 1, 0, PG_LOST_NAME,
+		    "claim visible at once: a claim W + 1ns later is not: no "
+		    "status" },
+		{ 0, W + 1, 1, PG_KEEP,
+		    "claim visible at once: a claim W + 1ns later of a peer "
+		    "announcing the rule is ignored" },
 		{ 0, 10 * MS, 0, PG_LOST_NAME,
 		    "claim visible at once: a claim 10ms later is not" },
 		{ 5 * SEC, 10 * MS, 0, PG_LOST_NAME,
@@ -612,8 +688,14 @@ test_settle_slow(void)
 		{ 5 * SEC, 5 * SEC - 1 * MS, 1, PG_WAIT,
 		    "claim visible after 5s: a claim 5s - 1ms later of a peer "
 		    "announcing the rule is waited for" },
-		{ 5 * SEC, 5 * SEC + 1 * MS, 0, PG_KEEP,
-		    "claim visible after 5s: a claim 5s + 1ms later is "
+		{ 5 * SEC, 5 * SEC + 1 * MS, 0, PG_LOST_NAME,
+		    "claim visible after 5s: a claim 5s + 1ms later is not "
+		    "ignored: no status" },
+		{ 5 * SEC, 5 * SEC + D - 1 * MS, 0, PG_LOST_NAME,
+		    "claim visible after 5s: a claim 5s + D - 1ms later is not "
+		    "ignored" },
+		{ 5 * SEC, 5 * SEC + D + 1 * MS, 0, PG_KEEP,
+		    "claim visible after 5s: a claim 5s + D + 1ms later is "
 		    "ignored" },
 		{ 5 * SEC, 5 * SEC + 1 * MS, 1, PG_KEEP,
 		    "claim visible after 5s: a claim 5s + 1ms later of a peer "
@@ -634,13 +716,17 @@ test_settle_slow(void)
 		    "settle 2s: 550ms before is clearly earlier" },
 		{ 2000, 2 * MS, 450 * MS, "a", PG_LOST_NAME,
 		    "settle 2s: 450ms after is within the window, a < m" },
-		{ 2000, 2 * MS, 550 * MS, "a", PG_KEEP,
-		    "settle 2s: 550ms after is clearly later" },
-		{ 2000, 450 * MS, 480 * MS, "z", PG_LOST_NAME,
-		    "settle 2s, visible after 450ms: 480ms after is within "
-		    "the window" },
-		{ 2000, 450 * MS, 510 * MS, "z", PG_KEEP,
-		    "settle 2s, visible after 450ms: 510ms after is clearly "
+		{ 2000, 2 * MS, 550 * MS, "a", PG_LOST_NAME,
+		    "settle 2s: 550ms after is within W + D (2.5s)" },
+		{ 2000, 2 * MS, 2450 * MS, "a", PG_LOST_NAME,
+		    "settle 2s: 2.45s after is within W + D" },
+		{ 2000, 2 * MS, 2550 * MS, "a", PG_KEEP,
+		    "settle 2s: 2.55s after is clearly later" },
+		{ 2000, 450 * MS, 2480 * MS, "z", PG_LOST_NAME,
+		    "settle 2s, visible after 450ms: 2.48s after is within "
+		    "the window and D" },
+		{ 2000, 450 * MS, 2510 * MS, "z", PG_KEEP,
+		    "settle 2s, visible after 450ms: 2.51s after is clearly "
 		    "later" },
 		/* settle 101ms: W = 25.25ms. */
 		{ 101, 2 * MS, -25 * MS, "z", PG_LOST_NAME,
@@ -649,14 +735,17 @@ test_settle_slow(void)
 		    "settle 101ms: 26ms before is clearly earlier" },
 		{ 101, 2 * MS, 25 * MS, "z", PG_LOST_NAME,
 		    "settle 101ms: 25ms after is within the window" },
-		{ 101, 2 * MS, 26 * MS, "z", PG_KEEP,
-		    "settle 101ms: 26ms after is clearly later" },
+		{ 101, 2 * MS, 126 * MS, "z", PG_LOST_NAME,
+		    "settle 101ms: 126ms after is within W + D (126.25ms)" },
+		{ 101, 2 * MS, 127 * MS, "z", PG_KEEP,
+		    "settle 101ms: 127ms after is clearly later" },
 	};
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		c = claim_of("m");
 		c.visible_ns = c.claim_ns + t[i].vis;
-		c.end_ns = c.visible_ns + SETTLE * MS + 30 * MS;
+		/* Within the deadline after 5s: less by H * R (5.75ms). */
+		c.end_ns = c.visible_ns + SETTLE * MS + 20 * MS;
 		s[0] = peer_at("z", t[i].lo, 300, t[i].rule);
 		why_is(&c, PG_UNREACHABLE_RUN, s, 1, t[i].want, t[i].what);
 	}
@@ -673,8 +762,8 @@ test_settle_slow(void)
 	    "claim visible after 5s, no peers answered: keep");
 
 	/* s[0]: no active peer; s[1]: an active one whose claim we beat. */
-	s[1] = seen_at("z", W + 10 * MS, 0, 300);
-	limit = (HORIZON - 50) * MS - W;
+	s[1] = seen_at("z", W + D + 10 * MS, 0, 300);
+	limit = DEADLINE(HORIZON, W);
 	c = claim_of("m");
 	c.end_ns = c.start_ns + limit + 1 * MS;
 	why_is(&c, PG_UNREACHABLE_RUN, &s[1], 1, PG_LOST_SLOW_ROUND,
@@ -713,8 +802,14 @@ test_settle_slow(void)
 	    "keep horizon: just below wait");
 	is_int(pg_claim_keep_horizon(&c, HORIZON + 3000), 0,
 	    "keep horizon: reaching wait: 0, withdraw");
-	is_int(pg_settle_sleep_ns(400), 204 * MS,
+	is_int(pg_settle_sleep_ns(400, 1000), 204 * MS,
 	    "sleep: settle/2 + settle/100");
+	is_int(pg_settle_old_ns(400), 400 * MS, "D: settle");
+	is_int(pg_settle_old_ns(SETTLE), D, "D: settle, 500ms");
+	is_int(pg_settle_old_ns(3000), 3000 * MS, "D: settle, 3s");
+	is_int(pg_settle_old_ns(10000), (7400 + 840) * MS * 100 / 101,
+	    "D: settle 10s: 0.74 x settle + 840ms, less 1 %%");
+	test_old_room();
 
 	/* Another settle: the window scales. */
 	for (i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
@@ -816,8 +911,11 @@ test_fast_rule(void)
 	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_RULE,
 	    "no sleep and a peer that does not announce the rule: withdraw");
 	c.slept = 1;
+	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_LOST_NAME,
+	    "with the sleep: W + 1ns later is not enough without status");
+	s[0] = seen_at("z", W + D + 1, 0, 300);
 	why_is(&c, PG_UNREACHABLE_RUN, s, 1, PG_KEEP,
-	    "with the sleep: the rule for it (later by more than W)");
+	    "with the sleep: the rule for it (later by more than W + D)");
 	/*
 	 * A claim 2s later is ordered after ours, whatever runs there: a
 	 * run a check began holds that node's record (its checks skip), a
@@ -829,7 +927,7 @@ test_fast_rule(void)
 	    "a claim 2s later, a run going there, a status without the "
 	    "rule: keep");
 	/* Per pair: a fast peer waited for, one without status beaten. */
-	s[0] = seen_at("z", W + 1, 0, 300);
+	s[0] = seen_at("z", W + D + 1, 0, 300);
 	s[1] = fast_at("y", 0, 300, 1);
 	is_int(pg_settle(&c, WAIT, PG_UNREACHABLE_RUN, s, 2, pd, &why, &p),
 	    PG_GO, "mixed: go on");
@@ -865,7 +963,7 @@ test_fast_rule(void)
 	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
 	    "poll: no longer fast: lose");
 	o = fast_at("z", 0, 300, 1);
-	c.end_ns = c.start_ns + HORIZON * MS - W - 50 * MS + 1;
+	c.end_ns = c.start_ns + DEADLINE(HORIZON, W) + 1;
 	is_int(pg_settle_poll(&c, WAIT, &o, 1, pd, &why, &p), PG_SKIP_ACTIVE,
 	    "poll: past the deadline: withdraw");
 	is_int(why, PG_LOST_SLOW_ROUND, "... SLOW_ROUND");
@@ -914,10 +1012,10 @@ random_name(char *buf, size_t size)
  * reached in round 1 without a claim reported loses; without the sleep,
  * one that does not announce the rule loses; one announcing another
  * settle or timeout loses; one whose claim certainly lies more than
- * max(W, visible - claim) after ours and that runs nothing is ignored;
- * else one announcing the rule with a later name is waited for; else we
- * lose. Boundary cases (lo exactly at -W or at the threshold) are not
- * generated.
+ * max(W, visible - claim) after ours, D more (pg_settle_old_ns) when it
+ * does not announce the rule, is ignored; else one announcing the rule with a
+ * later name is waited for; else we lose. Boundary cases (lo exactly at
+ * -W or at the threshold) are not generated.
  */
 static int
 reference_one(const struct pg_claim *c, enum pg_unreachable pol,
@@ -927,7 +1025,7 @@ reference_one(const struct pg_claim *c, enum pg_unreachable pol,
 	int64_t			 w = c->settle_ms * MS / 4, later, lo;
 	int			 slow, fast;
 
-	slow = c->end_ns - c->start_ns > c->horizon_ms * MS - w - 50 * MS;
+	slow = c->end_ns - c->start_ns > DEADLINE(c->horizon_ms, w);
 	later = c->visible_ns - c->claim_ns > w ?
 	    c->visible_ns - c->claim_ns : w;
 	fast = s->has_status && st->deciding >= 0;
@@ -955,7 +1053,7 @@ reference_one(const struct pg_claim *c, enum pg_unreachable pol,
 	    st->timeout_ms != c->timeout_ms))
 		return PG_LOST_DISAGREE;
 	lo = bound(c->claim_ns, s->sent_ns, s->answer.elapsed_ms);
-	if (lo > later)
+	if (lo > later + (fast ? 0 : pg_settle_old_ns(c->settle_ms)))
 		return slow ? PG_LOST_SLOW_ROUND : PG_KEEP;
 	if (fast && strcasecmp(c->node, s->name) < 0)
 		return slow ? PG_LOST_SLOW_ROUND : PG_WAIT;
@@ -999,7 +1097,7 @@ test_reference(void)
 	enum pg_unreachable	 pol;
 	char			 node[8], peer[8];
 	int64_t			 w, later, lo, wait;
-	int			 i, want, bad = 0, kinds[PG_LOST_SELF + 1];
+	int			 i, want, bad = 0, kinds[PG_LOST_OLD_RATE + 1];
 
 	memset(kinds, 0, sizeof(kinds));
 	for (i = 0; i < 200000; i++) {
@@ -1071,8 +1169,10 @@ test_reference(void)
 		}
 		/* The interval's start near the edges, often. */
 		lo = c.claim_ns + (chance(25) ? -w : chance(30) ? w :
-		    chance(40) ? later : 0) + between(-3 * w, 3 * w);
-		if (lo == c.claim_ns - w || lo == c.claim_ns + later)
+		    chance(40) ? later : chance(50) ? later +
+		    pg_settle_old_ns(c.settle_ms) : 0) + between(-3 * w, 3 * w);
+		if (lo == c.claim_ns - w || lo == c.claim_ns + later ||
+		    lo == c.claim_ns + later + pg_settle_old_ns(c.settle_ms))
 			lo++;
 		if (s.answer.kind == PG_ANSWER_ELAPSED)
 			s.sent_ns = sent_for(c.claim_ns, lo - c.claim_ns,
@@ -1102,7 +1202,7 @@ test_reference(void)
 	}
 	is_int(bad, 0, "200000 random single peers agree with the header's "
 	    "rule (seed %" PRIu64 ")", seed);
-	for (i = 0; i <= PG_LOST_SELF; i++)
+	for (i = 0; i <= PG_LOST_OLD_RATE; i++)
 		if (kinds[i] > 0)
 			diag("  %s: %d", wname(i), kinds[i]);
 	ok(kinds[PG_KEEP] > 1000 && kinds[PG_WAIT] > 1000 &&
@@ -1683,6 +1783,7 @@ static int	 run_policy;
 
 struct fask {
 	int64_t		 sent, lockt, recd, recv;
+	int64_t		 late;		/* 0.3.0 stamped sent + late */
 	int		 stage;		/* 0: to test the lock; 1: to read
 					   the record; 2: answered */
 	int		 unreach, deciding;
@@ -1711,10 +1812,14 @@ struct fnode {
 #define MIXED		1	/* half the nodes run 0.3 */
 #define LIVELY		2	/* no stalls, quick answers */
 #define GATEWAY		4	/* a third of the views read no status */
+#define LATE03		8	/* 0.3 nodes are 0.3.0, held up to D
+				   after a write, before its stamp */
+#define LATER03		16	/* ... held up to 2 D: not covered */
 
 struct fworld {
 	int		 n, stalls, lively;
 	int64_t		 settle, timeout, horizon, wait;
+	int64_t		 late03;	/* 0.3.0's longest hold, ns */
 	struct fnode	 nd[NODES];
 	int		 sees[NODES][NODES];	/* i reads j's status */
 };
@@ -1793,6 +1898,13 @@ fask(struct fworld *w, int i, const int *which, int64_t at, int64_t stall)
 		q->recd = q->lockt + (w->lively || chance(95) ?
 		    between(0, 200000) : between(0, 50 * MS));
 		q->recv = q->recd + frtt(w) + stall;
+		/* 0.3.0 reads its clock after the write, maybe held. */
+		if (!x->fast && w->late03 > 0) {
+			q->late = chance(30) ? w->late03 :
+			    between(0, w->late03);
+			if (q->recv < q->sent + q->late)
+				q->recv = q->sent + q->late;
+		}
 		if (run_policy)
 			q->unreach = x->claimed == -1 && chance(20);
 		else
@@ -1847,7 +1959,7 @@ fseen(struct fworld *w, int i, struct pg_seen *s, int *map)
 		memset(&s[n], 0, sizeof(s[n]));
 		s[n].name = w->nd[j].name;
 		q = &x->q[j];
-		s[n].sent_ns = q->sent + x->off;
+		s[n].sent_ns = q->sent + q->late + x->off;
 		s[n].recv_ns = q->recv + x->off;
 		s[n].answered = !x->unreach1[j];
 		if (!x->asked[j] || q->unreach) {
@@ -1957,7 +2069,9 @@ fstep(struct fworld *w, int i, int64_t now)
 		x->c.horizon_ms = w->horizon;
 		x->c.slept = x->slept = !allfast;
 		/* 0.3 slept a random half to all of settle. */
-		d = !x->slept ? 0 : x->fast ? pg_settle_sleep_ns(w->settle) :
+		d = !x->slept ? 0 : x->fast ?
+		    pg_settle_sleep_ns(w->settle, 1000) +
+		    pg_settle_old_ns(w->settle) * 101 / 100 :
 		    between(w->settle * MS / 2, w->settle * MS);
 		/* The worst moment: held up after the rename. */
 		fask(w, i, NULL, x->v + d + fstall(w, 3), 0);
@@ -2015,6 +2129,9 @@ fmake(struct fworld *w, int n, int kind)
 	w->settle = chance(30) ? 500 : between(100, 2000);
 	w->horizon = pg_claim_horizon(w->timeout, w->settle);
 	w->wait = w->horizon + (chance(20) ? 1 : between(1, 600000));
+	/* The holds staged: up to settle, what D is meant to cover. */
+	w->late03 = (kind & LATE03) ? w->settle * MS :
+	    (kind & LATER03) ? 2 * w->settle * MS : 0;
 	spread = chance(50) ? between(0, 5 * MS) : chance(50) ?
 	    between(0, 50 * MS) : between(0, w->settle * MS);
 	for (i = 0; i < n; i++) {
@@ -2066,6 +2183,21 @@ fhole03(const struct fworld *w)
 	return 0;
 }
 
+/*
+ * 0.3.0's late stamp between two 0.3.0 nodes (LATE03): every keeper is a
+ * 0.3 node. No rule of a new node orders those two.
+ */
+static int
+fonly03(const struct fworld *w)
+{
+	int	 i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->nd[i].fast && w->nd[i].kept == 1)
+			return 0;
+	return w->late03 > 0;
+}
+
 /* A moment of the time line, in ms from the start of the first round. */
 static double
 fms(int64_t t)
@@ -2102,12 +2234,14 @@ fstory(const struct fworld *w, int r, const char *what)
 			if (j == i)
 				continue;
 			diag("    round 2 to %s: %s, reached in round 1 %d, "
-			    "sent %.3f, lock %.3f (deciding %d), record %.3f "
-			    "(%s %lld ms, claim %d), received %.3f",
+			    "sent %.3f (stamped %.3f later), lock %.3f "
+			    "(deciding %d), record %.3f (%s %lld ms, claim "
+			    "%d), received %.3f",
 			    w->nd[j].name, !x->fast || !w->nd[j].fast ?
 			    "no status (0.3)" : w->sees[i][j] ? "status" :
 			    "no status (gateway)", !x->unreach1[j],
-			    fms(q->sent), fms(q->lockt), q->deciding,
+			    fms(q->sent), (double)q->late / MS, fms(q->lockt),
+			    q->deciding,
 			    fms(q->recd), q->unreach ? "unreachable" :
 			    q->a.kind == PG_ANSWER_NEVER ? "never" : "elapsed",
 			    q->a.kind == PG_ANSWER_NEVER ? -1LL :
@@ -2125,10 +2259,12 @@ test_fast_worlds(int n, int kind, int rounds)
 	int64_t		 t, m;
 	int		 r, i, j, k, steps, keepers, claims, newclaim, allsee;
 	int		 bad = 0, empty = 0, lost = 0, broken = 0, hole = 0;
-	int		 conflicts = 0, polled = 0;
+	int		 conflicts = 0, polled = 0, only03 = 0;
 
-	snprintf(what, sizeof(what), "%d-node fast worlds%s%s%s%s", n,
+	snprintf(what, sizeof(what), "%d-node fast worlds%s%s%s%s%s", n,
 	    kind & MIXED ? " (mixed with 0.3)" : "",
+	    kind & LATE03 ? " (0.3.0 held up to D after a write)" :
+	    kind & LATER03 ? " (0.3.0 held up to 2 D after a write)" : "",
 	    kind & GATEWAY ? " (gateways)" : "",
 	    kind & LIVELY ? " (no stalls)" : "",
 	    run_policy ? " (unreachable in round 1)" : "");
@@ -2165,9 +2301,11 @@ test_fast_worlds(int n, int kind, int rounds)
 		}
 		conflicts += claims > 1;
 		if (keepers > 1 && fhole03(&w)) {
-			if (hole++ == 0)
+			if (hole++ == 0 && !(kind & LATER03))
 				fstory(&w, r, what);
-		} else if (keepers > 1 && bad++ < 5)
+		} else if (keepers > 1 && fonly03(&w))
+			only03++;
+		else if (keepers > 1 && bad++ < 5 && !(kind & LATER03))
 			fstory(&w, r, what);
 		/*
 		 * Every node new and reading every other's status, no
@@ -2189,13 +2327,21 @@ test_fast_worlds(int n, int kind, int rounds)
 		diag("%s: %d rounds with two keepers through 0.3.0's own "
 		    "hole (a peer unreached in round 1, active in round 2)",
 		    what, hole);
+	if (only03 > 0)
+		diag("%s: %d rounds with two 0.3.0 keepers (its late stamp "
+		    "between two 0.3.0 nodes)", what, only03);
 	if ((kind & LIVELY) && ((kind & (MIXED | GATEWAY)) || run_policy))
 		diag("%s: %d rounds lost by claimants that could not read "
 		    "a status or reach a peer in round 1", what, lost);
 	is_int(broken, 0, "%s: every round ends", what);
-	is_int(bad, 0, "%s: never two keepers%s (seed %" PRIu64 ")", what,
-	    (kind & MIXED) && run_policy ? " (0.3.0's own hole aside)" :
-	    "", seed);
+	/* What D does not cover (pollguard(7), COMPATIBILITY). */
+	if (kind & LATER03)
+		ok(bad > 0, "%s: two keepers do happen beyond D (%d rounds): "
+		    "the worlds find what D does not cover", what, bad);
+	else
+		is_int(bad, 0, "%s: never two keepers%s (seed %" PRIu64 ")",
+		    what, (kind & MIXED) && run_policy ? " (0.3.0's own hole "
+		    "aside)" : "", seed);
 	if (kind & LIVELY)
 		is_int(empty, 0, "%s: never zero keepers among claimants that "
 		    "all read each other's status and reached each other in "
@@ -2236,7 +2382,7 @@ test_slow_disk(void)
 	x->end1 = x->start1 + 2 * MS;
 	x->t = x->end1 + 1 * MS;
 	x->v = x->t + 3 * SEC;
-	x->sent2[1] = x->v + pg_settle_sleep_ns(wd.settle);
+	x->sent2[1] = x->v + pg_settle_sleep_ns(wd.settle, 1000);
 	x->m2[1] = x->sent2[1] + 1 * MS;
 	x->recv2[1] = x->end2 = x->m2[1] + 1 * MS;
 	x->withdraw = x->end2 + 1 * MS;
@@ -2346,6 +2492,11 @@ main(void)
 	test_fast_worlds(3, GATEWAY | MIXED, 5000);
 	test_fast_worlds(2, GATEWAY | LIVELY, 5000);
 	test_fast_worlds(3, GATEWAY | LIVELY, 5000);
+	test_fast_worlds(2, MIXED | LATE03, 10000);
+	test_fast_worlds(3, MIXED | LATE03, 10000);
+	test_fast_worlds(2, MIXED | LATE03 | LIVELY, 10000);
+	test_fast_worlds(3, GATEWAY | MIXED | LATE03, 10000);
+	test_fast_worlds(2, MIXED | LATER03 | LIVELY, 10000);
 	run_policy = 1;
 	test_fast_worlds(2, LIVELY, 5000);
 	test_fast_worlds(3, LIVELY, 5000);
@@ -2359,5 +2510,7 @@ main(void)
 	test_fast_worlds(3, GATEWAY | MIXED, 10000);
 	test_fast_worlds(2, GATEWAY | LIVELY, 5000);
 	test_fast_worlds(3, GATEWAY | LIVELY, 5000);
+	test_fast_worlds(2, MIXED | LATE03, 10000);
+	test_fast_worlds(3, MIXED | LATE03, 10000);
 	return done_testing();
 }

@@ -7,6 +7,7 @@
  * that holds them, each part on its own.
  */
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -35,6 +36,8 @@
 #define BOOT_B	"9f3c1e2d-0000-4abc-8def-123456789abc"
 
 static char	 base[256];
+
+static void	 rm_rf(const char *);
 
 static struct pg_stamp
 stamp(const char *boot, int64_t mono, int64_t wall)
@@ -453,6 +456,141 @@ test_dir(void)
 	is_int(r, 0, "state_open of a 0700 directory");
 	if (r == 0)
 		pg_state_close(&st);
+}
+
+/*
+ * Trust (lib/trust.c): the directories above the state directory, its
+ * owner, and the files in it; pg_serve_state checks again at each call.
+ */
+static void
+test_trust(void)
+{
+	struct pg_state	 st;
+	struct pg_stamp	 rec;
+	struct stat	 sb;
+	char		 up[300], p[320], f[340], errbuf[PG_ERR_MAX];
+	char		 want[PG_ERR_MAX];
+	int		 r, fd;
+
+	snprintf(up, sizeof(up), "%s/trust", base);
+	snprintf(p, sizeof(p), "%s/state", up);
+	mkdir(up, 0755);
+	chmod(up, 0777);
+	mkdir(p, 0755);
+	r = pg_state_open(&st, p, 1, errbuf, sizeof(errbuf));
+	is_int(r, -1, "below a directory writable by others: refused");
+	is_int(errno, EPERM, "... with EPERM");
+	like(errbuf, "above it is writable by group or others (owner ",
+	    "... naming that directory, its owner");
+	like(errbuf, ", mode 0777)", "... and its mode");
+	like(errbuf, up, "... by name");
+	if (r == 0)
+		pg_state_close(&st);
+	chmod(up, 01777);
+	r = pg_state_open(&st, p, 1, errbuf, sizeof(errbuf));
+	is_int(r, 0, "below a sticky one (like /tmp): opened");
+	if (r == 0)
+		pg_state_close(&st);
+	chmod(up, 0755);
+
+	/* serve's handle: trusted again at each request. */
+	st.dirfd = -1;
+	ok(pg_serve_state(&st, p) == &st && st.dirfd != -1,
+	    "pg_serve_state opens a trusted directory");
+	chmod(p, 0777);
+	ok(pg_serve_state(&st, p) == &st && st.dirfd == -1,
+	    "made 0777 since: no longer used");
+	like(st.refused, "writable by group or others (owner ",
+	    "... refused says why, with the owner");
+	like(st.refused, ", mode 0777)", "... and the mode");
+	chmod(p, 0755);
+	ok(pg_serve_state(&st, p) == &st && st.dirfd != -1 &&
+	    st.refused[0] == '\0', "made 0755 again: used again");
+	chmod(up, 0757);
+	ok(pg_serve_state(&st, p) == &st && st.dirfd == -1,
+	    "a directory above made writable by others: not used");
+	chmod(up, 0755);
+	ok(pg_serve_state(&st, p) == &st && st.dirfd != -1,
+	    "... and made 0755 again: used");
+
+	/* Files in it: never through a link, never another user's. */
+	snprintf(f, sizeof(f), "%s/t1", p);
+	write_file(f, "x", 1);
+	unlink(f);
+	if (symlink("/etc/passwd", f) == -1)
+		err(1, "symlink %s", f);
+	is_int(pg_state_read(&st, "t1", &rec), -1, "a link as the record: "
+	    "not read");
+	is_int(errno, ELOOP, "... ELOOP");
+	like(pg_state_strerror(&st, ELOOP), "a symbolic link, which is never "
+	    "followed", "... pg_state_strerror says so");
+	is_int(pg_state_touch(&st, "t1"), 0, "pg_state_touch replaces it");
+	ok(lstat(f, &sb) == 0 && S_ISREG(sb.st_mode), "... by a record");
+	snprintf(f, sizeof(f), "%s/.t1.lock", p);
+	if (symlink("/etc/passwd", f) == -1)
+		err(1, "symlink %s", f);
+	is_int(pg_lock_take(&st, "t1", &fd), -1, "a link as the run lock: "
+	    "not taken");
+	is_int(errno, ELOOP, "... ELOOP");
+	unlink(f);
+
+	/* A refusal said before is not why a later call fails. */
+	snprintf(f, sizeof(f), "%s/t2", p);
+	if (symlink("/etc/passwd", f) == -1)
+		err(1, "symlink %s", f);
+	is_int(pg_state_read(&st, "t2", &rec), -1, "a link as t2: not read");
+	is_int(pg_state_put(&st, "t3", NULL, "x\n", 2), 0, "then t3 written");
+	is_str(pg_state_strerror(&st, ELOOP), strerror(ELOOP),
+	    "... and a later ELOOP is not said to be t2's link");
+	unlink(f);
+
+	/* A file in it that others can write: refused, with the fix. */
+	snprintf(f, sizeof(f), "%s/t1", p);
+	chmod(f, 0666);
+	is_int(pg_state_read(&st, "t1", &rec), -1, "a record mode 0666: "
+	    "not read");
+	is_int(errno, EPERM, "... EPERM");
+	snprintf(want, sizeof(want), "writable by group or others (owner "
+	    "%s, mode 0666); run: chmod go-w %s", geteuid() == 0 ? "root" :
+	    "", f);
+	like(pg_state_strerror(&st, EPERM), geteuid() == 0 ? want :
+	    "mode 0666); run: chmod go-w ", "... pg_state_strerror says how "
+	    "to fix it");
+	chmod(f, 0620);
+	is_int(pg_state_read(&st, "t1", &rec), -1, "... mode 0620: not read");
+	chmod(f, 0644);
+	is_int(pg_state_read(&st, "t1", &rec), 1, "... 0644 again: read");
+	if (geteuid() == 0) {
+		snprintf(f, sizeof(f), "%s/t1", p);
+		chown(f, 65534, 65534);
+		is_int(pg_state_read(&st, "t1", &rec), -1,
+		    "a record of user 65534: not read");
+		is_int(errno, EPERM, "... EPERM");
+		like(pg_state_strerror(&st, EPERM), "(uid 65534), mode 0644: "
+		    "it must belong to root", "... pg_state_strerror says "
+		    "whose and why");
+		is_int(pg_state_touch(&st, "t1"), 0,
+		    "pg_state_touch replaces it");
+		ok(stat(f, &sb) == 0 && sb.st_uid == 0, "... by root's");
+		is_int(pg_lock_take(&st, "t1", &fd), 1, "run lock taken");
+		close(fd);
+		snprintf(f, sizeof(f), "%s/.t1.lock", p);
+		chown(f, 65534, 65534);
+		is_int(pg_lock_take(&st, "t1", &fd), -1,
+		    "a run lock of user 65534: not taken");
+		is_int(errno, EPERM, "... EPERM");
+		pg_state_close(&st);
+		chown(p, 65534, 65534);
+		r = pg_state_open(&st, p, 0, errbuf, sizeof(errbuf));
+		is_int(r, -1, "a state directory of user 65534: refused");
+		like(errbuf, "(uid 65534), mode 0755: it must belong to root",
+		    "... naming its owner and mode");
+		if (r == 0)
+			pg_state_close(&st);
+	} else {
+		diag("not root: no files of another user");
+		pg_state_close(&st);
+	}
 }
 
 /* Replace the record of cluster with rec, as the writers of record.c do. */
@@ -916,7 +1054,11 @@ test_claim_records(void)
 	pg_state_read(&st, "mail", &r);
 	is_int(r.claim_ns, w.claim_ns, "touch again keeps the claim");
 
-	/* ... and drops it after. */
+	/*
+	 * ... and after it: the record keeps its last claim for the boot
+	 * (lib/local.c tells from it whether a go's job has begun), while
+	 * serve reports the time since the refresh.
+	 */
 	w.claim_ns = now.mono_ns - 10 * SEC;
 	w.horizon_ms = 5000;
 	state_write(&st, "mail", &w);
@@ -924,15 +1066,33 @@ test_claim_records(void)
 	    "horizon");
 	memset(&r, 0x5a, sizeof(r));
 	pg_state_read(&st, "mail", &r);
-	is_int(r.claim_ns, 0, "touch after the horizon drops claim_ns");
-	is_int(r.horizon_ms, 0, "touch after the horizon drops horizon_ms");
+	is_int(r.claim_ns, w.claim_ns, "touch after the horizon keeps "
+	    "claim_ns");
+	is_int(r.horizon_ms, 5000, "touch after the horizon keeps horizon_ms");
+	ok(r.mono_ns >= now.mono_ns, "and refreshes the moment");
+	pg_stamp_now(&now);
+	ok(!pg_stamp_in_horizon(&r, &now), "the kept claim is not in its "
+	    "horizon");
+	ok(pg_record_elapsed(&r, &now) < 5000, "serve says since the refresh "
+	    "(%lld ms), not since the claim",
+	    (long long)pg_record_elapsed(&r, &now));
 	w.claim_ns = now.mono_ns - 3 * SEC;
 	w.horizon_ms = 3000;
 	state_write(&st, "mail", &w);
 	pg_state_touch(&st, "mail");
 	memset(&r, 0x5a, sizeof(r));
 	pg_state_read(&st, "mail", &r);
-	is_int(r.claim_ns, 0, "touch just after the horizon drops the claim");
+	is_int(r.claim_ns, w.claim_ns, "touch just after the horizon keeps "
+	    "the claim");
+	w.claim_ns = now.mono_ns - 25 * SEC;
+	w.horizon_ms = 5750;
+	state_write(&st, "mail", &w);
+	pg_state_touch(&st, "mail");
+	pg_state_touch(&st, "mail");
+	memset(&r, 0x5a, sizeof(r));
+	pg_state_read(&st, "mail", &r);
+	ok(r.claim_ns == w.claim_ns && r.horizon_ms == 5750, "touches long "
+	    "after the claim keep it");
 
 	/* A claim from another boot is not kept. */
 	if (strcmp(now.boot_id, BOOT_B) != 0) {
@@ -1070,6 +1230,25 @@ restore:
 	is_int(r.claim_ns, rec.claim_ns, "restore after a touch: the "
 	    "touched record (with the claim) stays");
 
+	/*
+	 * The whole record is compared, not the claim: a touch past the
+	 * horizon keeps the claim but is someone else's all the same.
+	 */
+	pg_stamp_now(&now);
+	if (now.mono_ns > 30 * SEC) {
+		w = claimed(now.boot_id, now.mono_ns - 10 * SEC, now.wall_ns,
+		    now.mono_ns - 10 * SEC, 5000);
+		state_write(&st, "race", &w);
+		pg_state_touch(&st, "race");
+		is_int(pg_state_restore(&st, "race", &w, old, n), 0,
+		    "restore after a touch past the horizon, the claim kept: "
+		    "0");
+		memset(&r, 0, sizeof(r));
+		pg_state_read(&st, "race", &r);
+		ok(r.claim_ns == w.claim_ns && r.mono_ns > w.mono_ns,
+		    "and the touched record stays");
+	}
+
 	/* Removed since: nothing comes back. */
 	pg_state_claim(&st, "race", 5750, &rec, &vis);
 	pg_state_remove(&st, "race");
@@ -1159,6 +1338,295 @@ child_take(struct pg_state *st, const char *cluster)
 	int	 fd = -1;
 
 	return pg_lock_take(st, cluster, &fd);
+}
+
+/*
+ * No byte may be written (RLIMIT_FSIZE 0, write fails with EFBIG): as a
+ * full file system, for the withdrawal, which must need no new data.
+ * Meanwhile the test's own lines go to a pipe, which the limit does not
+ * bound (it would drop them when stdout is a file, as under tests/run),
+ * and after it to stdout.
+ */
+static void
+no_writes(int on)
+{
+	static struct rlimit	 was;
+	static int		 out = -1, p[2];
+	struct rlimit		 rl;
+	char			 buf[4096];
+	ssize_t			 n;
+
+	fflush(stdout);
+	if (on) {
+		if (pipe(p) == -1 || (out = dup(STDOUT_FILENO)) == -1 ||
+		    dup2(p[1], STDOUT_FILENO) == -1)
+			err(1, "no_writes");
+		close(p[1]);
+		signal(SIGXFSZ, SIG_IGN);
+		getrlimit(RLIMIT_FSIZE, &was);
+		rl = was;
+		rl.rlim_cur = 0;
+		setrlimit(RLIMIT_FSIZE, &rl);
+		return;
+	}
+	setrlimit(RLIMIT_FSIZE, &was);
+	/* The pipe's last writer gone: read to its end (a few lines). */
+	if (dup2(out, STDOUT_FILENO) == -1)
+		err(1, "no_writes");
+	close(out);
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		if (write(STDOUT_FILENO, buf, n) != n)
+			err(1, "no_writes");
+	close(p[0]);
+}
+
+static ino_t
+ino_of(const char *dir, const char *name)
+{
+	char		 p[PATH_MAX];
+	struct stat	 sb;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return lstat(p, &sb) == 0 ? sb.st_ino : 0;
+}
+
+/*
+ * The withdrawal needs no new disk blocks: the claim keeps the replaced
+ * file by a second name, .CLUSTER.undo, and the restore renames it back;
+ * a restore that fails anyway leaves the claim only while what it
+ * replaced would still count (pg_state_unclaim).
+ */
+static void
+test_undo(void)
+{
+	struct pg_state	 st;
+	struct pg_stamp	 rec, now, w, r;
+	char		 dirp[512], errbuf[PG_ERR_MAX], p[PATH_MAX];
+	char		 old[PG_RECORD_MAX + 1], cur[PG_RECORD_MAX + 1];
+	int64_t		 vis, left;
+	ino_t		 ino;
+	ssize_t		 n;
+
+	snprintf(dirp, sizeof(dirp), "%s/undo", base);
+	if (pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf)) == -1) {
+		ok(0, "state_open %s: %s", dirp, errbuf);
+		return;
+	}
+	pg_stamp_now(&now);
+	if (now.mono_ns < 200 * SEC) {
+		diag("CLOCK_BOOTTIME below 200s: withdrawal tests skipped");
+		pg_state_close(&st);
+		return;
+	}
+
+	/* The claim links what it replaces; the restore renames it back. */
+	w = stamp(now.boot_id, now.mono_ns - 100 * SEC, now.wall_ns);
+	state_write(&st, "mail", &w);
+	n = raw(&st, "mail", old);
+	ino = ino_of(dirp, "mail");
+	is_int(pg_state_claim(&st, "mail", 5750, &rec, &vis), 0, "claim");
+	ok(ino != 0 && ino_of(dirp, ".mail.undo") == ino, "the claim keeps "
+	    "the record it replaced as .mail.undo, the same file");
+	ok(ino_of(dirp, "mail") != ino, "and the record is the claim's");
+	no_writes(1);
+	is_int(pg_state_restore(&st, "mail", &rec, old, n), 1,
+	    "restore where no byte can be written: 1");
+	no_writes(0);
+	ok(raw(&st, "mail", cur) == n && memcmp(cur, old, n) == 0,
+	    "restore: byte for byte the record before");
+	is_int((long long)ino_of(dirp, "mail"), (long long)ino,
+	    "restore: the file of before, renamed back");
+	is_int((long long)ino_of(dirp, ".mail.undo"), 0,
+	    "restore: no .mail.undo left");
+	is_int(count_tmp(dirp), 0, "restore: no .tmp. file left");
+
+	/* None before: the claim links nothing, the restore removes it. */
+	pg_state_remove(&st, "none");
+	pg_state_claim(&st, "none", 5750, &rec, &vis);
+	is_int((long long)ino_of(dirp, ".none.undo"), 0,
+	    "no record before: no .none.undo");
+	no_writes(1);
+	is_int(pg_state_restore(&st, "none", &rec, old, 0), 1,
+	    "restore of none where no byte can be written: 1");
+	no_writes(0);
+	is_int(pg_state_read(&st, "none", &r), 0, "and the record is gone");
+
+	/* Lengthened, then restored: still by the link. */
+	state_write(&st, "mail", &w);
+	n = raw(&st, "mail", old);
+	ino = ino_of(dirp, "mail");
+	pg_state_claim(&st, "mail", 5750, &rec, &vis);
+	is_int(pg_state_lengthen(&st, "mail", &rec, 6000), 1, "lengthen");
+	no_writes(1);
+	is_int(pg_state_restore(&st, "mail", &rec, old, n), 1,
+	    "restore of the lengthened claim, no byte written: 1");
+	no_writes(0);
+	is_int((long long)ino_of(dirp, "mail"), (long long)ino,
+	    "... the file of before");
+
+	/* A refresh since is never undone, and the link goes. */
+	pg_state_claim(&st, "mail", 5750, &rec, &vis);
+	pg_state_touch(&st, "mail");
+	is_int(pg_state_restore(&st, "mail", &rec, old, n), 0,
+	    "restore after a touch: 0");
+	memset(&r, 0, sizeof(r));
+	pg_state_read(&st, "mail", &r);
+	ok(r.mono_ns > w.mono_ns, "the touch stays");
+	is_int((long long)ino_of(dirp, ".mail.undo"), 0,
+	    "and no .mail.undo is left");
+
+	/* A link that is no longer the record before is not renamed back. */
+	state_write(&st, "mail", &w);
+	n = raw(&st, "mail", old);
+	pg_state_claim(&st, "mail", 5750, &rec, &vis);
+	snprintf(p, sizeof(p), "%s/.mail.undo", dirp);
+	unlink(p);
+	write_file(p, "other\n", 6);
+	is_int(pg_state_restore(&st, "mail", &rec, old, n), 1,
+	    "restore with a changed .mail.undo: 1");
+	ok(raw(&st, "mail", cur) == n && memcmp(cur, old, n) == 0,
+	    "... the record before, written again, not the other file");
+	is_int((long long)ino_of(dirp, ".mail.undo"), 0,
+	    "... and no .mail.undo is left");
+
+	/*
+	 * The restore fails (the link gone, no byte can be written): the
+	 * claim stays while the record before is active, as it would count,
+	 * and is removed once that record would be idle.
+	 */
+	w = stamp(now.boot_id, now.mono_ns - 100 * SEC, now.wall_ns);
+	state_write(&st, "mail", &w);
+	n = raw(&st, "mail", old);
+	pg_state_claim(&st, "mail", 5750, &rec, &vis);
+	unlink(p);
+	no_writes(1);
+	is_int(pg_state_restore(&st, "mail", &rec, old, n), -1,
+	    "restore without the link, no byte written: -1");
+	left = -1;
+	is_int(pg_state_unclaim(&st, "mail", &rec, 150 * 1000, &left), 0,
+	    "unclaim while the record before is active (100s of 150s): 0");
+	ok(left > 45 * 1000 && left <= 50 * 1000, "... for about 50s more "
+	    "(%lld ms)", (long long)left);
+	memset(&r, 0, sizeof(r));
+	pg_state_read(&st, "mail", &r);
+	is_int(r.claim_ns, rec.claim_ns, "... and the claim stays");
+	is_int(pg_state_unclaim(&st, "mail", &rec, 100 * 1000, &left), 1,
+	    "unclaim once the record before is idle (100s of 100s): 1");
+	no_writes(0);
+	is_int(pg_state_read(&st, "mail", &r), 0, "... the record removed: "
+	    "never, as the idle record counts for nothing");
+	is_int(pg_state_unclaim(&st, "mail", &rec, 100 * 1000, &left), 0,
+	    "unclaim again: 0");
+	is_int(left, 0, "... and nothing to wait for");
+
+	/* Not the claim any more: left alone, nothing to wait for. */
+	state_write(&st, "mail", &w);
+	n = raw(&st, "mail", old);
+	pg_state_claim(&st, "mail", 5750, &rec, &vis);
+	unlink(p);
+	no_writes(1);
+	is_int(pg_state_restore(&st, "mail", &rec, old, n), -1,
+	    "restore fails again");
+	no_writes(0);
+	pg_state_touch(&st, "mail");
+	left = -1;
+	is_int(pg_state_unclaim(&st, "mail", &rec, 10 * 1000, &left), 0,
+	    "unclaim after a touch: 0");
+	is_int(left, 0, "... nothing to wait for");
+	is_int(pg_state_read(&st, "mail", &r), 1, "... and the touch stays");
+
+	/* None before: the claim is removed at once. */
+	pg_state_remove(&st, "none");
+	pg_state_claim(&st, "none", 5750, &rec, &vis);
+	is_int(pg_state_unclaim(&st, "none", &rec, 10 * 1000, &left), 1,
+	    "unclaim where there was no record: 1");
+	is_int(pg_state_read(&st, "none", &r), 0, "... and there is none");
+
+	/* A damaged record before counts as long as the claim would. */
+	snprintf(p, sizeof(p), "%s/dmg", dirp);
+	write_file(p, "garbage\n", 8);
+	pg_state_claim(&st, "dmg", 5750, &rec, &vis);
+	is_int(pg_state_unclaim(&st, "dmg", &rec, 10 * 1000, &left), 0,
+	    "unclaim over a damaged record: 0");
+	ok(left > 9 * 1000 && left <= 10 * 1000, "... for the claim's wait "
+	    "(%lld ms)", (long long)left);
+
+	/* A link a crash left is removed once stale (tests/cli), not before. */
+	snprintf(p, sizeof(p), "%s/.left.undo", dirp);
+	write_file(p, "x\n", 2);
+	pg_state_close(&st);
+	pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf));
+	ok(ino_of(dirp, ".left.undo") != 0, "a new .left.undo stays");
+	pg_state_close(&st);
+}
+
+/*
+ * pg_state_moved and pg_state_reopen: the directory removed, renamed or
+ * replaced is noticed, made again, and given the record back.
+ */
+static void
+test_moved(void)
+{
+	struct pg_state	 st;
+	struct pg_stamp	 w, r;
+	char		 dirp[512], moved[600], errbuf[PG_ERR_MAX];
+	char		 rec[PG_RECORD_MAX + 1];
+	ssize_t		 n;
+
+	snprintf(dirp, sizeof(dirp), "%s/moved", base);
+	snprintf(moved, sizeof(moved), "%s/moved.old", base);
+	if (pg_state_open(&st, dirp, 1, errbuf, sizeof(errbuf)) == -1) {
+		ok(0, "state_open %s: %s", dirp, errbuf);
+		return;
+	}
+	is_int(pg_state_moved(&st), 0, "moved: not yet");
+	w = stamp(BOOT_A, 77 * SEC, 1700000000 * SEC);
+	w.claim_ns = 76 * SEC;
+	w.horizon_ms = 5750;
+	state_write(&st, "mail", &w);
+	n = raw(&st, "mail", rec);
+
+	rm_rf(dirp);
+	is_int(pg_state_moved(&st), 1, "removed: moved");
+	is_int(pg_state_reopen(&st, "mail", rec, n, errbuf, sizeof(errbuf)),
+	    0, "reopen: made again");
+	is_int(pg_state_moved(&st), 0, "... and it is the one at its path");
+	memset(&r, 0, sizeof(r));
+	is_int(pg_state_read(&st, "mail", &r), 1, "... with the record");
+	ok(stamp_eq(&r, &w) && r.claim_ns == w.claim_ns &&
+	    r.horizon_ms == w.horizon_ms, "... as it was, its claim too");
+
+	if (rename(dirp, moved) == -1 || mkdir(dirp, 0755) == -1)
+		diag("rename or mkdir %s: %s", dirp, strerror(errno));
+	is_int(pg_state_moved(&st), 1, "replaced: moved");
+	w.mono_ns = 78 * SEC;
+	n = pg_stamp_format(&w, rec, sizeof(rec));
+	{
+		struct pg_state	 other;
+
+		if (pg_state_open(&other, dirp, 0, errbuf,
+		    sizeof(errbuf)) == 0) {
+			state_write(&other, "mail", &w);
+			pg_state_close(&other);
+		}
+	}
+	w.mono_ns = 79 * SEC;
+	n = pg_stamp_format(&w, rec, sizeof(rec));
+	is_int(pg_state_reopen(&st, "mail", rec, n, errbuf, sizeof(errbuf)),
+	    0, "reopen the replacement");
+	pg_state_read(&st, "mail", &r);
+	is_int(r.mono_ns, 78 * SEC, "... its own record stays");
+
+	rm_rf(dirp);
+	write_file(dirp, "", 0);
+	is_int(pg_state_moved(&st), 1, "a file in its place: moved");
+	is_int(pg_state_reopen(&st, "mail", rec, n, errbuf, sizeof(errbuf)),
+	    -1, "reopen: -1");
+	like(errbuf, dirp, "... the reason names the directory");
+	is_int(st.dirfd, -1, "... nothing open");
+	is_int(pg_state_moved(&st), 1, "... and it still reads as moved");
+	unlink(dirp);
+	rm_rf(moved);
 }
 
 static void
@@ -2211,6 +2679,203 @@ rm_rf(const char *path)
 	    "the NUL", name);						\
 } while (0)
 
+/* The outcome of a finished failed run begun at start: as .CLUSTER.side. */
+static int
+side_start(struct pg_state *st, const char *cluster,
+    const struct pg_stamp *start)
+{
+	struct pg_outcome	 o;
+	char			 buf[PG_OUTCOME_MAX];
+	int			 len;
+
+	memset(&o, 0, sizeof(o));
+	o.start = *start;
+	o.ended = 1;
+	o.end = *start;
+	o.end.mono_ns += 1;
+	o.exit_status = 1;
+	o.failures = 1;
+	if ((len = pg_outcome_format(&o, buf, sizeof(buf))) == -1)
+		return -1;
+	return pg_state_set(st, cluster, "side", buf, len);
+}
+
+/*
+ * What this node reports of its claim (lib/local.c): within the horizon,
+ * and while it is pending, that is until a run begins at or after it, or
+ * the wait has passed since it (doc/SAFETY.md, section 7, "From the go
+ * to the job"). And the last step of a go, pg_still_counted.
+ */
+static void
+test_pending(void)
+{
+	static const struct {
+		int64_t		 claim;	/* ms ago */
+		int64_t		 touch;	/* ms ago: the record's moment */
+		int64_t		 start;	/* ms after the claim; NONE: no run */
+		int		 boot;	/* 0: this boot; 1: the start's is
+					   another; 2: the record's is */
+		int		 claimed;	/* claim_ms reported */
+		const char	*name;
+	} t[] = {
+#define NONE	INT64_MIN
+		{ 1000, 1000, NONE, 0, 1, "within the horizon, no run" },
+		{ 1000, 500, 200, 0, 1, "within the horizon, a run since" },
+		{ 10000, 10000, NONE, 0, 1, "past the horizon, no run, "
+		    "no touch: pending" },
+		{ 10000, 2000, NONE, 0, 1, "past the horizon, touched since "
+		    "(a pipeline), no run: pending" },
+		{ 10000, 2000, -1, 0, 1, "a run began 1 ms before the claim: "
+		    "pending" },
+		{ 10000, 2000, -5000, 0, 1, "a run began 5 s before the "
+		    "claim: pending" },
+		{ 10000, 2000, 0, 0, 0, "a run began at the claim: not "
+		    "pending" },
+		{ 10000, 2000, 1, 0, 0, "a run began 1 ms after the claim: "
+		    "not pending" },
+		{ 10000, 2000, 3000, 0, 0, "a run began 3 s after the "
+		    "claim: not pending" },
+		{ 10000, 2000, 3000, 1, 1, "a run of another boot: pending" },
+		{ 10000, 10000, NONE, 2, 0, "a claim of another boot: not" },
+		{ 59000, 2000, NONE, 0, 1, "59 s after the claim, wait 60 s: "
+		    "pending" },
+		{ 60000, 2000, NONE, 0, 0, "the wait since the claim: not "
+		    "pending" },
+		{ 61000, 61000, NONE, 0, 0, "past the wait: not pending" },
+#undef NONE
+	};
+	struct pg_state		 st;
+	struct pg_cluster	 c;
+	struct pg_status	 s;
+	struct pg_stamp		 now, w, b;
+	struct pg_seen		 self;
+	enum pg_settle_why	 why;
+	char			 dir[PATH_MAX], errbuf[PG_ERR_MAX];
+	int64_t			 ms;
+	size_t			 i;
+	int			 fd;
+
+	snprintf(dir, sizeof(dir), "%s/pending", base);
+	if (pg_state_open(&st, dir, 1, errbuf, sizeof(errbuf)) == -1) {
+		diag("%s", errbuf);
+		ok(0, "pending: state directory opened");
+		return;
+	}
+	pg_stamp_now(&now);
+	if (now.mono_ns < 120 * SEC || now.boot_id[0] == '\0' ||
+	    strcmp(now.boot_id, BOOT_B) == 0) {
+		diag("CLOCK_BOOTTIME below 120s, or no boot ID: pending "
+		    "tests skipped");
+		pg_state_close(&st);
+		return;
+	}
+	memset(&c, 0, sizeof(c));
+	strlcpy(c.id, "mail", sizeof(c.id));
+	c.wait_ms = 60000;
+	for (i = 0; i < NITEMS(t); i++) {
+		pg_state_set(&st, "mail", "side", NULL, 0);
+		pg_stamp_now(&now);
+		w = claimed(t[i].boot == 2 ? BOOT_B : now.boot_id,
+		    now.mono_ns - t[i].touch * MS, now.wall_ns - t[i].touch *
+		    MS, now.mono_ns - t[i].claim * MS, 5750);
+		if (state_write(&st, "mail", &w) == -1)
+			ok(0, "pending: write the record");
+		if (t[i].start != INT64_MIN) {
+			b = stamp(t[i].boot == 1 ? BOOT_B : now.boot_id,
+			    w.claim_ns + t[i].start * MS, now.wall_ns);
+			if (side_start(&st, "mail", &b) == -1)
+				ok(0, "pending: write the outcome");
+		}
+		if (pg_status_local(&st, &c, "a", &s) == -1) {
+			ok(0, "%s: pg_status_local: %s", t[i].name,
+			    strerror(errno));
+			continue;
+		}
+		ms = t[i].claim;
+		if (t[i].claimed)
+			ok(s.claim_ms >= ms && s.claim_ms < ms + 5000,
+			    "%s: claim %lld ms", t[i].name,
+			    (long long)s.claim_ms);
+		else
+			is_int(s.claim_ms, -1, "%s: no claim", t[i].name);
+		if (t[i].boot != 2)
+			ok(s.elapsed_ms >= t[i].touch && s.elapsed_ms <
+			    t[i].touch + 5000, "%s: elapsed since the %s",
+			    t[i].name, t[i].claim < 5750 ? "claim" :
+			    "refresh");
+	}
+
+	/* A damaged outcome ends no pending: it shows no run. */
+	pg_stamp_now(&now);
+	w = claimed(now.boot_id, now.mono_ns - 10 * SEC, now.wall_ns,
+	    now.mono_ns - 10 * SEC, 5750);
+	state_write(&st, "mail", &w);
+	pg_state_set(&st, "mail", "side", "pollguard-outcome 1\nstart\n",
+	    26);
+	pg_status_local(&st, &c, "a", &s);
+	ok(s.claim_ms >= 10000 && !s.last, "a damaged outcome: pending, no "
+	    "failure shown");
+
+	/* A run going, begun after the claim: running, no claim. */
+	pg_state_set(&st, "mail", "side", NULL, 0);
+	if (pg_lock_take(&st, "mail", &fd) == 1) {
+		struct pg_outcome	 o;
+
+		pg_outcome_start(&st, "mail", getpid(), &o);
+		pg_status_local(&st, &c, "a", &s);
+		ok(s.running && s.claim_ms == -1, "a run going, begun after "
+		    "the claim: running, the claim not reported");
+		close(fd);
+	} else
+		ok(0, "pending: the run lock taken");
+
+	/*
+	 * pg_still_counted: a go's last step withdraws when a run began at
+	 * or after its claim (PG_LOST_RAN); the horizon's end comes first.
+	 */
+	pg_state_set(&st, "mail", "side", NULL, 0);
+	pg_stamp_now(&now);
+	w = claimed(now.boot_id, now.mono_ns - 1 * SEC, now.wall_ns,
+	    now.mono_ns - 1 * SEC, 5750);
+	state_write(&st, "mail", &w);
+	is_int(pg_still_counted(&st, &c, "a", 100, &w, &why, &self), 1,
+	    "still_counted: no run since the claim: 1");
+	b = stamp(now.boot_id, w.claim_ns - 1 * MS, now.wall_ns);
+	side_start(&st, "mail", &b);
+	is_int(pg_still_counted(&st, &c, "a", 100, &w, &why, &self), 1,
+	    "still_counted: a run begun 1 ms before the claim: 1");
+	b.mono_ns = w.claim_ns;
+	side_start(&st, "mail", &b);
+	is_int(pg_still_counted(&st, &c, "a", 100, &w, &why, &self), 0,
+	    "still_counted: a run begun at the claim: 0");
+	is_int(why, PG_LOST_RAN, "... PG_LOST_RAN");
+	b.mono_ns = w.claim_ns + 500 * MS;
+	side_start(&st, "mail", &b);
+	is_int(pg_still_counted(&st, &c, "a", 100, &w, &why, &self), 0,
+	    "still_counted: a run begun after the claim, failed: 0");
+	is_int(why, PG_LOST_RAN, "... PG_LOST_RAN");
+	pg_settle_text(why, -1, &self, errbuf, sizeof(errbuf));
+	ok(strstr(errbuf, "a run began on this node after the claim") !=
+	    NULL, "... and says so: %s", errbuf);
+	ok(pg_settle_warns(why), "... as a warning");
+	b = stamp(BOOT_B, w.claim_ns + 500 * MS, now.wall_ns);
+	side_start(&st, "mail", &b);
+	is_int(pg_still_counted(&st, &c, "a", 100, &w, &why, &self), 1,
+	    "still_counted: a run of another boot: 1");
+	pg_state_set(&st, "mail", "side", "pollguard-outcome 1\nstart\n",
+	    26);
+	is_int(pg_still_counted(&st, &c, "a", 100, &w, &why, &self), 1,
+	    "still_counted: a damaged outcome: 1");
+	b = stamp(now.boot_id, w.claim_ns + 500 * MS, now.wall_ns);
+	side_start(&st, "mail", &b);
+	w.horizon_ms = 1000;
+	state_write(&st, "mail", &w);
+	is_int(pg_still_counted(&st, &c, "a", 100, &w, &why, &self), 0,
+	    "still_counted: the horizon over, a run since: 0");
+	is_int(why, PG_LOST_EXPIRED, "... PG_LOST_EXPIRED first");
+	pg_state_close(&st);
+}
+
 static void
 test_format_bounds(void)
 {
@@ -2234,6 +2899,84 @@ test_format_bounds(void)
 }
 #undef BOUNDS
 
+/*
+ * ".CLUSTER.unreachable" (doc/STATE.md, "Unreachable peers"): each peer
+ * said once within every_ms, per cluster; missing or damaged says yes.
+ */
+static void
+test_unreachable(void)
+{
+	struct pg_state	 st;
+	char		 dir[PATH_MAX], path[PATH_MAX + 32], buf[512];
+	char		 errbuf[PG_ERR_MAX];
+	const char	*b = "b", *a = "a", *nobody = "nobody";
+	const char	*both[] = { "b", "a.b" };
+	struct stat	 sb;
+
+	snprintf(dir, sizeof(dir), "%s/unreach", base);
+	if (pg_state_open(&st, dir, 1, errbuf, sizeof(errbuf)) == -1) {
+		diag("%s", errbuf);
+		ok(0, "unreachable: state directory opened");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/.c.unreachable", dir);
+	is_int(pg_unreachable_due(&st, "c", "b", 3600000), 1,
+	    "unreachable: no record: due");
+	ok(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0644,
+	    "the file is .CLUSTER.unreachable, 0644");
+	ok(read_file(path, buf, sizeof(buf)) > 0 &&
+	    strncmp(buf, "pollguard-unreachable 1\nb ", 26) == 0,
+	    "... the magic, then b's line");
+	is_int(pg_unreachable_due(&st, "c", "b", 3600000), 0,
+	    "unreachable: b again within the hour: not due");
+	is_int(pg_unreachable_due(&st, "c", "a.b", 3600000), 1,
+	    "unreachable: another peer: due");
+	is_int(pg_unreachable_due(&st, "c", "b", 3600000), 0,
+	    "... b is still not due");
+	is_int(pg_unreachable_due(&st, "c", "a.b", 3600000), 0,
+	    "... nor a.b");
+	is_int(pg_unreachable_due(&st, "d", "b", 3600000), 1,
+	    "unreachable: b of another cluster: due");
+	is_int(pg_unreachable_due(&st, "c", "b", 0), 1,
+	    "unreachable: b said longer ago than every_ms: due");
+	ok(read_file(path, buf, sizeof(buf)) > 0 && strstr(buf, "\na.b ") ==
+	    NULL, "... the expired line of a.b dropped");
+	write_file(path, "pollguard-unreachable 1\nb x 1 2\n", 32);
+	is_int(pg_unreachable_due(&st, "c", "b", 3600000), 1,
+	    "unreachable: a damaged line: due");
+	write_file(path, "pollguard-unreachable 1\nb", 25);
+	is_int(pg_unreachable_due(&st, "c", "b", 3600000), 1,
+	    "unreachable: cut short: due");
+	write_file(path, "", 0);
+	is_int(pg_unreachable_due(&st, "c", "b", 3600000), 1,
+	    "unreachable: empty: due");
+	is_int(pg_unreachable_due(&st, "c", "b", 3600000), 0,
+	    "... and written anew: not due");
+	/* b answered: forgotten, so its next outage is said at once. */
+	is_int(pg_unreachable_due(&st, "c", "a.b", 3600000), 1,
+	    "unreachable: a.b said");
+	is_int(pg_unreachable_clear(&st, "c", &b, 1, 3600000), 0,
+	    "unreachable: b answered: cleared");
+	is_int(pg_unreachable_due(&st, "c", "b", 3600000), 1,
+	    "... and b's next outage is due at once");
+	is_int(pg_unreachable_due(&st, "c", "a.b", 3600000), 0,
+	    "... a.b's line kept");
+	is_int(pg_unreachable_clear(&st, "c", &a, 1, 3600000), 0,
+	    "unreachable: a, a prefix of a.b, answered");
+	is_int(pg_unreachable_due(&st, "c", "a.b", 3600000), 0,
+	    "... a.b's line still kept");
+	is_int(pg_unreachable_clear(&st, "c", &nobody, 1, 3600000), 0,
+	    "unreachable: a peer without a line answered: nothing to do");
+	is_int(pg_unreachable_clear(&st, "c", both, 2, 3600000), 0,
+	    "unreachable: b and a.b answered at once: cleared");
+	is_int(pg_unreachable_due(&st, "c", "a.b", 3600000), 1,
+	    "... a.b is due again");
+	is_int(pg_unreachable_due(&st, "c", "b", 3600000), 1,
+	    "... and so is b");
+	is_int(count_tmp(dir), 0, "unreachable: no temporary files left");
+	pg_state_close(&st);
+}
+
 int
 main(void)
 {
@@ -2250,11 +2993,14 @@ main(void)
 	test_format();
 	test_parse();
 	test_dir();
+	test_trust();
 	test_records();
 	test_claim_format();
 	test_claim_parse();
 	test_record_elapsed();
 	test_claim_records();
+	test_undo();
+	test_moved();
 	test_lock();
 	test_rec_lock();
 	test_outcome_format();
@@ -2265,7 +3011,9 @@ main(void)
 	test_hold_left();
 	test_hold_files();
 	test_side_files();
+	test_pending();
 	test_format_bounds();
+	test_unreachable();
 	rm_rf(base);
 	return done_testing();
 }

@@ -181,6 +181,17 @@ test_refused(void)
 		    "deciding, settle and timeout go together" },
 		{ "cluster mail\nelapsed 5\ndeciding no\ndeciding yes\n"
 		    "settle 500\ntimeout 2000\n", "deciding twice" },
+		{ "cluster mail\nelapsed 5\nrate -1\n", "rate: invalid" },
+		{ "cluster mail\nelapsed 5\nrate 1000000\n", "rate: invalid" },
+		{ "cluster mail\nelapsed 5\nrate 5.5\n", "rate: invalid" },
+		{ "cluster mail\nelapsed 5\nrate 500\nrate 600\n",
+		    "rate twice" },
+		{ "cluster mail\nelapsed 5\nwait -1\n", "wait: invalid" },
+		{ "cluster mail\nelapsed 5\non_failure Stay\n",
+		    "on_failure: invalid" },
+		{ "cluster mail\nelapsed 5\nbackend etcd 2\n",
+		    "backend: invalid" },
+		{ "cluster mail\nelapsed 5\nwait 5\nwait 5\n", "wait twice" },
 	};
 	struct pg_status	 st;
 	char			 why[128], big[PG_STATUS_LINE_MAX + 64];
@@ -241,11 +252,74 @@ test_deciding(void)
 	    back.timeout_ms == -1, "... says none of them (-1)");
 }
 
+/* Its clock's bound, ppm (doc/PROTOCOL.md; doc/SAFETY.md, 3). */
+static void
+test_rate(void)
+{
+	struct pg_status	 st, back;
+	char			 buf[PG_STATUS_MAX], why[128];
+
+	pg_status_init(&st);
+	is_int(st.rate_ppm, -1, "init: rate not said");
+	strlcpy(st.cluster, "mail", sizeof(st.cluster));
+	st.elapsed_ms = 5;
+	ok(pg_status_format(&st, buf, sizeof(buf)) > 0, "formatted");
+	ok(strstr(buf, "rate") == NULL, "not said: no rate line");
+	st.deciding = 0;
+	st.settle_ms = 500;
+	st.timeout_ms = 2000;
+	st.rate_ppm = 40500;
+	ok(pg_status_format(&st, buf, sizeof(buf)) > 0, "formatted");
+	like(buf, "\ntimeout 2000\nrate 40500\n", "rate after the rule's keys");
+	is_int(parse(buf, &back, why, sizeof(why)), 0, "read back");
+	is_int(back.rate_ppm, 40500, "rate 40500");
+	is_int(parse("cluster mail\nelapsed 5\nrate 0\n", &back, why,
+	    sizeof(why)), 0, "rate 0 reads");
+	is_int(back.rate_ppm, 0, "... as 0 (the rule counts it as 500)");
+	is_int(parse("cluster mail\nelapsed 5\nrate 999999\n", &back, why,
+	    sizeof(why)), 0, "rate 999999 reads");
+	is_int(parse("cluster mail\nelapsed 5\n", &back, why, sizeof(why)), 0,
+	    "a status before 0.5");
+	is_int(back.rate_ppm, -1, "... says no rate (-1)");
+}
+
+/* The settings pollguard-status -t compares (doc/PROTOCOL.md, 0.5). */
+static void
+test_settings(void)
+{
+	struct pg_status	 st, back;
+	char			 buf[PG_STATUS_MAX], why[128];
+
+	pg_status_init(&st);
+	is_int(st.wait_ms, -1, "init: wait not said");
+	strlcpy(st.cluster, "mail", sizeof(st.cluster));
+	st.elapsed_ms = 5;
+	ok(pg_status_format(&st, buf, sizeof(buf)) > 0, "formatted");
+	ok(strstr(buf, "wait") == NULL && strstr(buf, "on_failure") == NULL &&
+	    strstr(buf, "backend") == NULL, "not said: no settings lines");
+	st.wait_ms = 600000;
+	strlcpy(st.on_failure, "stay", sizeof(st.on_failure));
+	strlcpy(st.backend, "etcd", sizeof(st.backend));
+	ok(pg_status_format(&st, buf, sizeof(buf)) > 0, "formatted");
+	like(buf, "\nwait 600000\non_failure stay\nbackend etcd\n",
+	    "wait, on_failure, backend");
+	is_int(parse(buf, &back, why, sizeof(why)), 0, "read back");
+	is_int(back.wait_ms, 600000, "wait 600000");
+	is_str(back.on_failure, "stay", "on_failure stay");
+	is_str(back.backend, "etcd", "backend etcd");
+	is_int(parse("cluster mail\nelapsed 5\n", &back, why, sizeof(why)), 0,
+	    "a status before 0.5");
+	ok(back.wait_ms == -1 && back.on_failure[0] == '\0' &&
+	    back.backend[0] == '\0', "... says none of them");
+}
+
 int
 main(void)
 {
+	test_settings();
 	test_round_trip();
 	test_deciding();
+	test_rate();
 	test_later_versions();
 	test_refused();
 	return done_testing();
