@@ -92,17 +92,15 @@ report(struct tool *t, const struct pg_round *r, int second)
 	}
 }
 
-void
-check_ask(struct tool *t, struct pg_round *r, const struct pg_round *first)
+/* Round 2 into *r, of round 1's (first's) peers, reported. */
+static void
+ask2(struct tool *t, struct pg_round *r, const struct pg_round *first)
 {
 	if (pg_peers_ask_some(t->cfg, t->cluster, first, NULL, r) == -1)
 		failed(t);
 	/* A round a signal cut short: its silent peers were not slow. */
-	if (pg_peers_stop)
-		return;
-	report(t, r, first != NULL);
-	if (first == NULL)
-		peers_answered(t, r);
+	if (!pg_peers_stop)
+		report(t, r, 1);
 }
 
 int
@@ -185,7 +183,7 @@ check_round2(struct tool *t, struct pg_round *r, struct pg_round *first)
 	size_t	 i;
 
 	if (round1 == NULL) {
-		check_ask(t, r, first);
+		ask2(t, r, first);
 		return 0;
 	}
 	if (pg_asking_start(asking, t->cfg, t->cluster, first, NULL, r) ==

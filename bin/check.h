@@ -23,12 +23,6 @@
 int	 check_decide(struct tool *, int, int64_t, int *, int *);
 
 /*
- * Ask the peers into *r: round 1 (first NULL), or round 2 (first's peers).
- * Report the answers; exit 71 when they cannot be asked.
- */
-void	 check_ask(struct tool *, struct pg_round *, const struct pg_round *);
-
-/*
  * A peer whose round-1 question is open this part of the timeout after
  * round 1 began, when every other peer has answered, is silent: it does
  * not hold back the claim (doc/SAFETY.md, 4, "A peer that does not
@@ -54,7 +48,7 @@ int	 check_round1(struct tool *, const struct pg_status *,
 int	 check_wait(int64_t);
 
 /*
- * Round 2 into *r (check_ask) and 0; or, when round 1 (first) was open,
+ * Round 2 into *r, reported, and 0; or, when round 1 (first) was open,
  * ask round 2 and end round 1 with the same timeout as ever, reported,
  * and 1: then check_late, and check_round2_end to end round 2 (reported)
  * or check_round2_abort to give it up.
