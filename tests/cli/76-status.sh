@@ -160,6 +160,7 @@ fi
 # b's check of fkb is held up 3 s right after its claim became visible
 # (tests/preempt.so): b's serve says deciding yes and shows the claim.
 SHIM=$PG_BUILD/tests/preempt.so
+held0=$(now_ms)
 env LD_PRELOAD="$SHIM" PG_PREEMPT_RENAME_MS=3000 \
     "$CHECK" -c "$T/b.conf" fkb >"$T/held.out" 2>"$T/held.err" &
 HELD=$!
@@ -181,9 +182,15 @@ else
 fi
 wait "$HELD"
 is "$?" 0 "b's check, held up, kept its claim"
-exit_is 0 "b decided: exit 0" "$STATUS" -c "$CA" fkb
-has '^fkb  +b  +yes  +[0-9.]+m?s ago \(claim\)  ' \
-    "b's claim, no longer deciding"
+# The claim shows as one while it is younger than the wait (12 s); a
+# loaded machine can hold the check and the statuses above that long.
+if [ $(($(now_ms) - held0)) -lt 9000 ]; then
+	exit_is 0 "b decided: exit 0" "$STATUS" -c "$CA" fkb
+	has '^fkb  +b  +yes  +[0-9.]+m?s ago \(claim\)  ' \
+	    "b's claim, no longer deciding"
+else
+	skip "staging took 9 s or more of b's 12 s claim" 2
+fi
 
 # --- a cluster a peer does not know ---
 

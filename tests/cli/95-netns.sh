@@ -443,6 +443,19 @@ ACTIVE=$(printf '%s\n' $WHO | grep -v -- - | tail -n 1)
 
 # --- 4. a host cut off, unreachable = run -----------------------------------------------
 
+# cut_link: cut ISO's link a second before a round PR begins (at least
+# 1.5 s from now). Where a loaded machine cut it later than 100 ms
+# before, PR is the next round: its checks began while the link was up.
+cut_link()
+{
+	PR=$(( ($(now_ms) + 1500 - T0) / IV + 1 ))
+	until_round "$PR" -1000
+	link "$ISO" down
+	while [ "$(now_ms)" -gt $((T0 + PR * IV - 100)) ]; do
+		PR=$((PR + 1))
+	done
+}
+
 # cut_off: an idle host, not the one polling.
 cut_off()
 {
@@ -452,9 +465,7 @@ cut_off()
 	done
 }
 ISO=$(cut_off)
-PR=$(( $(round_now) + 1 ))
-until_round "$PR" -1000
-link "$ISO" down
+cut_link
 R2=$((PR + 3))
 until_round $((R2 + 1)) 0
 settle_round "$R2"
@@ -498,9 +509,7 @@ ACTIVE=$(printf '%s\n' $WHO | grep -v -- - | tail -n 1)
 
 conf skip
 ISO=$(cut_off)
-PR=$(( $(round_now) + 1 ))
-until_round "$PR" -1000
-link "$ISO" down
+cut_link
 R2=$((PR + 3))
 until_round $((R2 + 1)) 0
 settle_round "$R2"

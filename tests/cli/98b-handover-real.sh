@@ -59,6 +59,8 @@ later()
 }
 
 declare -A JOB=()
+declare -a RSTART=()	# when each round began, ms
+declare -A RUNEND=()	# when a node's job (ROUND NODE) ended, ms
 WHO=	# the nodes that went in the last round
 TABLE=	# the rounds so far, for diag
 ROUND=0
@@ -104,6 +106,7 @@ why()
 round()
 {
 	local n k line rc
+	RSTART[$((ROUND + 1))]=$(now_ms)
 	race_round "${NODES[@]}"
 	ROUND=$((ROUND + 1))
 	WHO= line=$(printf 'round %2d:' "$ROUND")
@@ -114,6 +117,7 @@ round()
 		WHO+=$n
 		"$TOUCH" -c "$T/$n.conf" mail -- sh -c "${JOB[$n]}"
 		rc=$?
+		RUNEND[$ROUND$n]=$(now_ms)
 		line+=" (job exit $rc)"
 	done
 	TABLE+="$line"$'\n'
@@ -191,50 +195,58 @@ rounds 3
 diag "(b) a's job fails once; who went: $POLLERS"
 diag "$TABLE"
 is "$BAD_ROUNDS" 0 "(b) exactly one poller in each of 3 rounds"
-if [[ $POLLERS =~ ^a(bb|cc)$ ]]; then
-	ok "(b) a fails in round 1, the cluster moves on to ${POLLERS:1:1}"
+# Round 2 must begin within a's cooldown, or a, active and eligible
+# again, may poll on: a loaded machine can take that long.
+late2=$((RSTART[2] - ${RUNEND[1a]:-${RSTART[2]}}))
+if [ "$late2" -gt $((COOLDOWN * 1000 - 500)) ] && [ "${POLLERS:1:1}" = a ]
+then
+	skip "a busy machine: round 2 began $late2 ms after a's failed run (cooldown ${COOLDOWN}s)" 7
 else
-	not_ok "(b) a fails in round 1, the cluster moves on"
-	diag "who went: $POLLERS"
-fi
-taker=${POLLERS:1:1}
-# The node that took over goes quiet (its record ages past the wait):
-# now nobody is active, and only a's cooldown keeps a back.
-"$PGSTATE" -c "$T/$taker.conf" write mail 61000 ||
-    bail "pgstate write $taker"
-# end_ago: ms since a's run ended, as pgstate outcome says.
-end_ago()
-{
-	"$PGSTATE" -c "$T/a.conf" outcome mail | sed -n 's/^end_ago //p'
-}
-ended=$(($(now_ms) - $(end_ago)))
-if [ $(($(now_ms) - ended)) -lt $((COOLDOWN * 1000 - 1000)) ]; then
-	exit_is 1 "(b) within cooldown, the cluster idle: a still hands over" \
+	# end_ago: ms since a's run ended, as pgstate outcome says.
+	end_ago()
+	{
+		"$PGSTATE" -c "$T/a.conf" outcome mail | sed -n 's/^end_ago //p'
+	}
+	ended=$(($(now_ms) - $(end_ago)))
+	if [[ $POLLERS =~ ^a(bb|cc)$ ]]; then
+		ok "(b) a fails in round 1, the cluster moves on to ${POLLERS:1:1}"
+	else
+		not_ok "(b) a fails in round 1, the cluster moves on"
+		diag "who went: $POLLERS"
+	fi
+	taker=${POLLERS:1:1}
+	# The node that took over goes quiet (its record ages past the wait):
+	# now nobody is active, and only a's cooldown keeps a back.
+	"$PGSTATE" -c "$T/$taker.conf" write mail 61000 ||
+	    bail "pgstate write $taker"
+	if [ $(($(now_ms) - ended)) -lt $((COOLDOWN * 1000 - 1000)) ]; then
+		exit_is 1 "(b) within cooldown, the cluster idle: a still hands over" \
+		    "$CHECK" -n -v -c "$T/a.conf" mail
+		err_like "skip: handing over after a failed run \\(exit 1, .*cooldown ${COOLDOWN}s\\)" \
+		    "(b) -v: a says why"
+	else
+		skip "a busy machine: the cooldown was nearly over after 3 rounds" 2
+	fi
+	# Wait out the cooldown (from the end of a's run, in round 1).
+	while [ $(($(now_ms) - ended)) -lt $((COOLDOWN * 1000 + 200)) ]; do
+		sleep 0.2
+	done
+	exit_is 0 "(b) after cooldown, the cluster idle: a is eligible again" \
 	    "$CHECK" -n -v -c "$T/a.conf" mail
-	err_like "skip: handing over after a failed run \\(exit 1, .*cooldown ${COOLDOWN}s\\)" \
-	    "(b) -v: a says why"
-else
-	skip "a busy machine: the cooldown was nearly over after 3 rounds" 2
+	err_lacks 'handing over' "(b) -v: no handover any more"
+	# And in a round: a's peers do not count it (its last run failed, it has
+	# been idle since), it does not hold back: all three claim, one goes.
+	BAD_ROUNDS=0
+	JOB[a]="exit 0"
+	later
+	round
+	diag "${TABLE%$'\n'}" | tail -n 1
+	is "$BAD_ROUNDS" 0 "(b) after cooldown: one poller in the round ($WHO)"
+	# a claims like the others, or skips because a faster one's claim came
+	# first: not for cooldown any more.
+	assert "(b) after cooldown: a does not skip for cooldown in the round" \
+	    grep -qE 'round  4: a (GO|skip\((withdrew|[bc] was active))' <<<"$TABLE"
 fi
-# Wait out the cooldown (from the end of a's run, in round 1).
-while [ $(($(now_ms) - ended)) -lt $((COOLDOWN * 1000 + 200)) ]; do
-	sleep 0.2
-done
-exit_is 0 "(b) after cooldown, the cluster idle: a is eligible again" \
-    "$CHECK" -n -v -c "$T/a.conf" mail
-err_lacks 'handing over' "(b) -v: no handover any more"
-# And in a round: a's peers do not count it (its last run failed, it has
-# been idle since), it does not hold back: all three claim, one goes.
-BAD_ROUNDS=0
-JOB[a]="exit 0"
-later
-round
-diag "${TABLE%$'\n'}" | tail -n 1
-is "$BAD_ROUNDS" 0 "(b) after cooldown: one poller in the round ($WHO)"
-# a claims like the others, or skips because a faster one's claim came
-# first: not for cooldown any more.
-assert "(b) after cooldown: a does not skip for cooldown in the round" \
-    grep -qE 'round  4: a (GO|skip\((withdrew|[bc] was active))' <<<"$TABLE"
 
 # --- (c) every node failing ---
 

@@ -77,7 +77,7 @@ for n in a b; do
 done
 
 declare -A LOG=() AWENT=() BWENT=() OVERLAP=()
-T0=
+T0= SLIP=0	# the latest any check fired after its time, in ms
 
 # until_ms MS: sleep until MS after T0.
 until_ms()
@@ -113,8 +113,10 @@ verdict()
 # over (its marker $T/run.CLUSTER gone), and a's own job runs.
 fire()
 {
-	local n=$1 t=$2 cl k rc pids=()
+	local n=$1 t=$2 cl k rc pids=() late
 	until_ms "$t"
+	late=$(($(now_ms) - T0 - t))
+	[ "$late" -le "$SLIP" ] || SLIP=$late
 	for cl in "${CLUSTERS[@]}"; do
 		"$CHECK" -v -c "$T/$n.conf" "$cl" >/dev/null \
 		    2>"$T/$n.$cl.err" &
@@ -210,6 +212,12 @@ for cl in "${CLUSTERS[@]}"; do
 	    grep -q "^$cl t=  0 b GO(last,yield)" <<<"${LOG[$cl]}"
 	is "${BWENT[$cl]:-}" " 0" "$cl: b went at t=0 only"
 	is "${OVERLAP[$cl]:-}" "" "$cl: a never went while b's last run went"
+	# When a will go follows from b's runs on the schedule above; a
+	# loaded machine that fires late moves b's runs and a's checks.
+	if [ "$SLIP" -gt 1000 ]; then
+		skip "$cl: when a went: a check fired ${SLIP} ms late" 1
+		continue
+	fi
 	case $cl in
 	full)
 		is "${AWENT[$cl]:-}" 9 "full: a went at t=9, after b's end"
