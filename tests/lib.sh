@@ -403,6 +403,32 @@ faked_clean()
 	rm -f "/dev/shm/faketime_shm_$1" "/dev/shm/sem.faketime_sem_$1"
 }
 
+# private_run_ok: 0 when this user can give a process a /run of its own
+# (root, and unshare(1) can make a mount namespace); the answer is kept.
+private_run_ok()
+{
+	if [ -z "${_pg_privrun:-}" ]; then
+		_pg_privrun=1
+		[ "$(id -u)" = 0 ] && unshare -m --propagation private \
+		    sh -c 'mount -t tmpfs -o size=1m pgrun /run' 2>/dev/null &&
+		    _pg_privrun=0
+	fi
+	return "$_pg_privrun"
+}
+
+# private_run COMMAND...: exec COMMAND with a /run of its own, an empty
+# tmpfs in a mount namespace of its own, where private_run_ok; else as it
+# is. A daemon with a fixed pidfile there (openbsd-inetd's
+# /run/inetd.pid) then neither takes nor meets the host's. The PID stays
+# COMMAND's: unshare and sh exec it.
+private_run()
+{
+	private_run_ok && exec unshare -m --propagation private sh -c \
+	    'mount -t tmpfs -o size=1m,mode=755 pgrun /run && exec "$@"' \
+	    sh "$@"
+	exec "$@"
+}
+
 # wait_for SECONDS COMMAND...: poll until the command succeeds; 1 on timeout.
 wait_for()
 {

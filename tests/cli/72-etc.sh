@@ -275,11 +275,14 @@ launch_inetd()
 {
 	awk -v p="127.0.0.1:$1" -v u="$ME" '{ $1 = p; $5 = u; print }' \
 	    "$T/inetd.line" | paths >"$T/inetd.conf"
-	bg inetd "$INETD" -d "$T/inetd.conf"
+	bg inetd private_run "$INETD" -d "$T/inetd.conf"
 }
-# One inetd at a time on this host: its pidfile is /run/inetd.pid.
+# inetd's pidfile is /run/inetd.pid: where a /run of its own cannot be
+# had (private_run), one inetd at a time on this host, and none beside
+# the host's.
 host_lock inetd || diag "no lock on the inetd pidfile: another test may hold it"
-inetd_pid=$(cat /run/inetd.pid 2>/dev/null)
+inetd_pid=
+private_run_ok || inetd_pid=$(cat /run/inetd.pid 2>/dev/null)
 if [ ! -x "$INETD" ] || ! dpkg-query -W -f '${Status}' openbsd-inetd 2>/dev/null |
     grep -q ' installed$'; then
 	skip "openbsd-inetd not installed (scripts/deps installs it)" 3

@@ -105,7 +105,7 @@ launch_inetd()
 {
 	printf '127.0.0.1:%s stream tcp %s %s %s pollguard-serve -v -i -c %s\n' \
 	    "$1" "${IWAIT:-$WAIT}" "$ME" "$SERVE" "$SRV" >"$T/inetd.conf"
-	bg inetd "$INETD" -d "$T/inetd.conf"
+	bg inetd private_run "$INETD" -d "$T/inetd.conf"
 }
 # inetd_burst: 300 connections at once to $SPORT (connflood), each held
 # until answered (408 at serve's timeout); then 1 when a request gets no
@@ -123,9 +123,12 @@ inetd_burst()
 	wait_for 10 answers
 }
 NBURST=2
-# One inetd at a time on this host: its pidfile is /run/inetd.pid.
+# inetd's pidfile is /run/inetd.pid: where a /run of its own cannot be
+# had (private_run), one inetd at a time on this host, and none beside
+# the host's.
 host_lock inetd || diag "no lock on the inetd pidfile: another test may hold it"
-inetd_pid=$(cat /run/inetd.pid 2>/dev/null)
+inetd_pid=
+private_run_ok || inetd_pid=$(cat /run/inetd.pid 2>/dev/null)
 if [ ! -x "$INETD" ] || ! dpkg-query -W -f '${Status}' openbsd-inetd 2>/dev/null |
     grep -q ' installed$'; then
 	skip "openbsd-inetd not installed (scripts/deps installs it)" $((NCHECKS + 1 + NBURST))
