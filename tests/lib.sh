@@ -432,6 +432,18 @@ private_run()
 	exec "$@"
 }
 
+# proxy_kept DIR WORD: the first copy a caching tests/pathproxy -c DIR
+# kept of a path with WORD in it, once stored whole (empty after 5 s
+# without one). The proxy relays an answer before it renames NAME.tmp to
+# NAME: its client may be done before the copy is.
+proxy_kept()
+{
+	local e= dir=$1 word=$2
+	wait_for 5 eval 'e=$(ls "$dir"/*"$word"* 2>/dev/null |
+	    grep -v "\.tmp$" | head -n 1); [ -n "$e" ]'
+	echo "$e"
+}
+
 # wait_for SECONDS COMMAND...: poll until the command succeeds; 1 on timeout.
 wait_for()
 {

@@ -59,7 +59,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	    bail "pgstate write b mail failed"
 	# The copy: b idle, taken by a's earlier dry run.
 	"$CHECK" -n -c "$T/a.conf" mail >/dev/null 2>&1
-	ls "$T/cache" | grep -q status ||
+	[ -n "$(proxy_kept "$T/cache" status)" ] ||
 	    bail "round $r: the proxy kept no copy of b's status"
 	"$CHECK" -c "$T/b.conf" mail >"$T/b.out" 2>&1 ||
 	    bail "round $r: b did not go ($(cat "$T/b.out"))"
@@ -86,7 +86,7 @@ rm -f "$T/cache"/* "$T/a.state/mail" "$T/b.state/mail"
 code=$(curl -s -o /dev/null -w '%{http_code}' \
     "http://127.0.0.1:$PP/v1/status/mail")
 is "$code" 200 "curl through the gateway, no nonce: 200"
-entry=$(ls "$T/cache"/*status* 2>/dev/null | head -n 1)
+entry=$(proxy_kept "$T/cache" status)
 [ -n "$entry" ] || bail "the proxy kept no copy of b's status"
 if grep -q '^nonce' "$entry"; then
 	not_ok "... and the copy has no nonce"
@@ -130,7 +130,7 @@ rm -f "$T/cache"/* "$T/a.state/mail"
 exit_is 1 "a asks the 0.4.0 serve b (active 5s ago) with a nonce, through the proxy: skip" \
     "$CHECK" -v -c "$T/a.conf" mail
 err_like 'skip: b was active' "... b read as before"
-entry=$(ls "$T/cache"/*status* 2>/dev/null | head -n 1)
+entry=$(proxy_kept "$T/cache" status)
 if [ -n "$entry" ] && grep -q '^version 0\.4\.0' "$entry" &&
     ! grep -q '^nonce' "$entry"; then
 	ok "the 0.4.0 serve's answer, kept by the proxy, has no nonce"
@@ -139,6 +139,7 @@ else
 fi
 rm -f "$T/cache"/* "$T/b.state/mail"
 exit_is 0 "a's dry run, b idle, fills the cache" "$CHECK" -n -c "$T/a.conf" mail
+[ -n "$(proxy_kept "$T/cache" status)" ] || bail "the proxy kept no copy of b's status"
 "$PGSTATE" -c "$T/b.conf" write mail 5000 || bail "pgstate write b mail failed"
 hits=$(grep -c 'answered from the cache' "$T/pp.err")
 exit_is 0 "b active since, its 0.4.0 copy is taken as before: go (cannot be told)" \

@@ -36,7 +36,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	    bail "pgstate write b mail failed"
 	# The copy: b idle, taken by a's earlier dry run.
 	"$CHECK" -n -c "$T/a.conf" mail >/dev/null 2>&1
-	ls "$T/cache" | grep -q elapsed ||
+	[ -n "$(proxy_kept "$T/cache" elapsed)" ] ||
 	    bail "round $r: the proxy kept no copy of b's status"
 	"$CHECK" -c "$T/b.conf" mail >"$T/b.out" 2>&1 ||
 	    bail "round $r: b did not go ($(cat "$T/b.out"))"
