@@ -432,6 +432,42 @@ private_run()
 	exec "$@"
 }
 
+# cached_rounds WORD: ROUNDS rounds in which a asks b through the
+# caching proxy of $T/cache (a's peer b), whose copy of b's answer (its
+# path has WORD in it) was taken by a dry run of a while b was idle, and
+# b then goes and runs a job. Counts in WENT the rounds a went beside
+# b's job, in REFUSED those it refused (exit 76) naming the cache.
+cached_rounds()
+{
+	local r rc job
+	WENT=0 REFUSED=0
+	for ((r = 1; r <= ROUNDS; r++)); do
+		rm -f "$T/cache"/*
+		"$PGSTATE" -c "$T/a.conf" write mail 600000 ||
+		    bail "pgstate write a mail failed"
+		"$PGSTATE" -c "$T/b.conf" write mail 600000 ||
+		    bail "pgstate write b mail failed"
+		# The copy: b idle, taken by a's earlier dry run.
+		"$CHECK" -n -c "$T/a.conf" mail >/dev/null 2>&1
+		[ -n "$(proxy_kept "$T/cache" "$1")" ] ||
+		    bail "round $r: the proxy kept no copy of b's $1"
+		"$CHECK" -c "$T/b.conf" mail >"$T/b.out" 2>&1 ||
+		    bail "round $r: b did not go ($(cat "$T/b.out"))"
+		"$TOUCH" -c "$T/b.conf" mail -- sleep 3 &
+		job=$!
+		wait_for 5 sh -c "curl -s http://127.0.0.1:${FLEET_PORT[b]}/v1/status/mail | grep -q '^running 1'" ||
+		    bail "round $r: b's job did not start"
+		"$CHECK" -c "$T/a.conf" mail >"$T/a.out" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] && WENT=$((WENT + 1))
+		[ "$rc" = 76 ] && grep -q 'peer b .*from a cache' "$T/a.out" &&
+		    REFUSED=$((REFUSED + 1))
+		[ "$rc" = 0 ] || [ "$rc" = 76 ] ||
+		    diag_file "$T/a.out" "round $r: a exited $rc"
+		wait "$job"
+	done
+}
+
 # proxy_kept DIR WORD: the first copy a caching tests/pathproxy -c DIR
 # kept of a path with WORD in it, once stored whole (empty after 5 s
 # without one). The proxy relays an answer before it renames NAME.tmp to

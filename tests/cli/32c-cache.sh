@@ -50,33 +50,9 @@ echo "$direct" >"$T/direct"
 assert "b's serve echoes the request's nonce" \
     grep -q "^nonce $n" "$T/direct"
 
-went=0 refused=0
-for ((r = 1; r <= ROUNDS; r++)); do
-	rm -f "$T/cache"/*
-	"$PGSTATE" -c "$T/a.conf" write mail 600000 ||
-	    bail "pgstate write a mail failed"
-	"$PGSTATE" -c "$T/b.conf" write mail 600000 ||
-	    bail "pgstate write b mail failed"
-	# The copy: b idle, taken by a's earlier dry run.
-	"$CHECK" -n -c "$T/a.conf" mail >/dev/null 2>&1
-	[ -n "$(proxy_kept "$T/cache" status)" ] ||
-	    bail "round $r: the proxy kept no copy of b's status"
-	"$CHECK" -c "$T/b.conf" mail >"$T/b.out" 2>&1 ||
-	    bail "round $r: b did not go ($(cat "$T/b.out"))"
-	"$TOUCH" -c "$T/b.conf" mail -- sleep 3 &
-	job=$!
-	wait_for 5 sh -c "curl -s http://127.0.0.1:${FLEET_PORT[b]}/v1/status/mail | grep -q '^running 1'" ||
-	    bail "round $r: b's job did not start"
-	"$CHECK" -c "$T/a.conf" mail >"$T/a.out" 2>&1
-	rc=$?
-	[ "$rc" = 0 ] && went=$((went + 1))
-	[ "$rc" = 76 ] && grep -q 'peer b .*from a cache' "$T/a.out" &&
-	    refused=$((refused + 1))
-	[ "$rc" = 0 ] || [ "$rc" = 76 ] || diag_file "$T/a.out" "round $r: a exited $rc"
-	wait "$job"
-done
-is "$went" 0 "a never went beside b's job ($ROUNDS rounds through the cache)"
-is "$refused" "$ROUNDS" "a refused each round (exit 76), naming b and the cache"
+cached_rounds status
+is "$WENT" 0 "a never went beside b's job ($ROUNDS rounds through the cache)"
+is "$REFUSED" "$ROUNDS" "a refused each round (exit 76), naming b and the cache"
 diag_file "$T/a.out" "a's last words"
 
 # A copy without a nonce: b's status asked through the gateway without
